@@ -1,0 +1,67 @@
+// The library's front door: source text + options in; tokens, AST, Tile IR,
+// diagnostics, LLVM IR, PTX and cubin out, each computed on demand and cached.
+// Nothing here prints, exits or reads global state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/diagnostic.h"
+#include "support/source.h"
+
+namespace argus {
+namespace ast { struct Module; }
+namespace ir { struct Module; }
+namespace sema { struct Result; }
+struct TokenInfo;
+
+struct CompileOptions {
+  std::string arch = "sm_90";  // sm_80 | sm_90 | sm_90a
+  std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE
+  bool warningsAsErrors = false;
+  std::string ptxasPath = "/usr/local/cuda/bin/ptxas";
+};
+
+bool isSupportedArch(const std::string& arch);
+
+// Reads a source file; problems (missing, a directory, binary, invalid UTF-8)
+// become one diagnostic in `diags` and the result is empty.
+std::optional<SourceFile> loadSourceFile(const std::string& path, DiagnosticSink& diags);
+
+class Compilation {
+ public:
+  Compilation(SourceFile file, CompileOptions options);
+  ~Compilation();
+  Compilation(const Compilation&) = delete;
+  Compilation& operator=(const Compilation&) = delete;
+
+  const SourceFile& source() const { return file_; }
+  const CompileOptions& options() const { return options_; }
+
+  const std::vector<TokenInfo>& tokens();
+  const ast::Module& ast();
+  const sema::Result& sema();
+  // The Tile IR of every kernel that checked without errors.
+  const ir::Module& ir();
+  // Empty when an earlier stage failed; failures are diagnostics.
+  const std::string& llvmIR();
+  const std::string& ptx();
+  const std::optional<std::vector<uint8_t>>& cubin();
+
+  // Every diagnostic produced so far, in order, -Werror applied.
+  const std::vector<Diagnostic>& diagnostics();
+  bool hasErrors();
+
+ private:
+  struct Stages;
+  SourceFile file_;
+  CompileOptions options_;
+  DiagnosticSink diags_;
+  std::unique_ptr<Stages> stages_;
+};
+
+}  // namespace argus

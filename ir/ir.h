@@ -1,0 +1,206 @@
+// The Tile IR: a typed, structured SSA form of a kernel. Produced by the
+// frontend (sema), analysed by the checker, lowered by codegen, executed by the
+// CPU interpreter. Every value and op keeps the source range it came from.
+//
+// Execution model: a kernel runs as a grid of blocks; every op executes for the
+// whole block. Scalars are block-uniform (every thread holds the same value), so
+// control flow (For, If) is uniform. Tiles are distributed over the threads by
+// their Layout (ir/types.h). Memory: global tensors (row-major, contiguous) and
+// shared buffers (row-major, one per AllocShared, alive for the whole kernel).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/types.h"
+#include "support/source.h"
+
+namespace argus::ir {
+
+using ValueId = uint32_t;
+constexpr ValueId kNoValue = ~0u;
+
+enum class OpKind : uint8_t {
+  // --- scalars and tiles alike (operands and result of one type unless noted)
+  Const,        // attrs.i / attrs.f per result dtype; result scalar
+  ProgramId,    // attrs.i = axis (0..2); result i32 scalar
+  NumPrograms,  // attrs.i = axis; result i32 scalar
+  Binary,       // attrs.binary; (x, y) -> same type. Integer Div/Rem truncate toward zero (C).
+  Compare,      // attrs.cmp; (x, y) -> bool of x's shape and layout
+  Unary,        // attrs.unary; (x) -> same type
+  Fma,          // (a, b, c) -> a*b+c, floats only, one rounding
+  Select,       // (cond: bool, a, b) -> a where cond else b
+  Cast,         // (x) -> result dtype (attrs.dtype); see docs/language.md "Casts"
+  // --- building tiles
+  Splat,        // (scalar) -> tile of the result type
+  Iota,         // attrs.i = axis; result i32 tile; element = its coordinate on axis
+  Broadcast,    // (tile with layout (P, R)) -> tile with layout (P, R') where R' is a subset of R.
+                // Free: each thread already holds the value. Element c = operand[c with R\R' axes = 0].
+  ConvertLayout,// (tile) -> same shape and dtype, another layout (through shared scratch)
+  Reduce,       // attrs.reduce, attrs.i = axis; (tile (P, R)) -> tile (P, R | 1<<axis)
+  ReduceAll,    // attrs.reduce; (tile) -> scalar of its dtype
+  // --- memory
+  AllocShared,  // result Shared type
+  View,         // (base: Tensor|Shared, offsets: i32 scalar x rank(base)) -> View (attrs.ints unused).
+                // A view of shape (t0..tk-1), k <= rank r, maps tile coordinate c to base
+                // element (o0, .., o[r-k-1], o[r-k]+c0, .., o[r-1]+c[k-1]).
+  Load,         // (view[, other: scalar]) -> tile with the canonical layout of the view shape.
+                // Global: elements outside the tensor read `other` (default 0). Shared: must be in bounds.
+  Store,        // (view, tile) -> nothing. Global: elements outside the tensor are skipped.
+                // Only the primary owner of each element writes it.
+  Dot,          // (a: View (M,K) shared, b: View (K,N) shared, acc: tile (M,N)) -> acc's type.
+                // c[m,n] = acc[m,n] + sum over k ascending of f32(a[m,k]) * f32(b[k,n]) (fma each step).
+  Barrier,      // block-wide barrier with shared-memory visibility (bar.sync 0)
+  // --- structure
+  For,          // (lb, ub, step, inits...) region(iv, iters...) -> final iters. step > 0; runs while iv < ub.
+  If,           // (cond) then-region, else-region -> results (each region ends in Yield)
+  Yield,        // terminator of For / If regions
+};
+
+enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
+enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+enum class UnaryKind : uint8_t {
+  Neg, Not, Abs, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Floor, Ceil
+};
+enum class ReduceKind : uint8_t { Sum, Max, Min, Prod };
+
+const char* opKindName(OpKind k);
+const char* binaryKindName(BinaryKind k);
+const char* cmpKindName(CmpKind k);
+const char* unaryKindName(UnaryKind k);
+const char* reduceKindName(ReduceKind k);
+
+struct Attrs {
+  int64_t i = 0;
+  double f = 0.0;
+  DType dtype = DType::F32;
+  BinaryKind binary = BinaryKind::Add;
+  CmpKind cmp = CmpKind::Eq;
+  UnaryKind unary = UnaryKind::Neg;
+  ReduceKind reduce = ReduceKind::Sum;
+  std::vector<int64_t> ints;
+};
+
+struct Op;
+
+struct Block {
+  std::vector<ValueId> args;
+  std::vector<std::unique_ptr<Op>> ops;
+};
+
+struct Op {
+  OpKind kind;
+  SourceRange range;
+  std::vector<ValueId> operands;
+  std::vector<ValueId> results;
+  std::vector<Block> regions;  // For: 1; If: 2
+  Attrs attrs;
+};
+
+struct Value {
+  Type type;
+  Op* def = nullptr;         // null for block arguments
+  uint32_t resultIndex = 0;  // index among def's results
+  std::string name;          // the source variable it was bound to, if any (for printing)
+  SourceRange range;
+};
+
+// Integer expressions over runtime sizes, evaluated on the host at launch time
+// (grid sizes, requirements).
+struct LaunchExpr {
+  enum class Kind : uint8_t {
+    Const, Size, Add, Sub, Mul, FloorDiv, CeilDiv, Mod, Min, Max,
+    Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not
+  };
+  Kind kind = Kind::Const;
+  int64_t value = 0;     // Const: the value; Size: index into Function::sizeNames
+  std::vector<LaunchExpr> operands;
+  std::string str(const std::vector<std::string>& sizeNames) const;
+  // Evaluates with the given sizes; returns false (and sets `error`) on division by zero.
+  bool evaluate(const std::vector<int64_t>& sizes, int64_t& out, std::string* error = nullptr) const;
+};
+
+// Extent of one tensor dimension: a compile-time constant or a runtime size.
+struct DimRef {
+  int64_t constant = -1;  // >= 0 when constant
+  int sizeIndex = -1;     // index into Function::sizeNames otherwise
+};
+
+enum class ParamKind : uint8_t { Tensor, Size, Scalar };
+
+// Kernel parameters in ABI order: every tensor and scalar parameter as written,
+// then one i32 per runtime size name, in order of first appearance.
+struct Param {
+  ParamKind kind;
+  std::string name;
+  DType dtype;
+  std::vector<DimRef> dims;  // Tensor only
+  ValueId value = kNoValue;  // the body's block argument
+  SourceRange range;
+};
+
+// A launch-time requirement on runtime sizes (`require(N <= BLOCK)`).
+struct Requirement {
+  LaunchExpr condition;
+  std::string text;  // as written
+  SourceRange range;
+};
+
+struct Function {
+  std::string name;
+  SourceRange range;
+  std::vector<Param> params;
+  std::vector<std::string> sizeNames;
+  LaunchExpr grid[3];
+  int64_t numWarps = 4;
+  std::vector<Requirement> requirements;
+  std::vector<std::pair<std::string, int64_t>> constants;  // resolved const parameters
+  Block body;  // args = params' values, in order
+  std::vector<Value> values;
+
+  int64_t numThreads() const { return numWarps * 32; }
+  const Value& value(ValueId id) const { return values[id]; }
+  const Type& typeOf(ValueId id) const { return values[id].type; }
+};
+
+struct Module {
+  std::vector<std::unique_ptr<Function>> functions;
+};
+
+// Appends ops at the end of a block of one function.
+class Builder {
+ public:
+  Builder(Function& fn, Block* block) : fn_(fn), block_(block) {}
+  Function& function() { return fn_; }
+  Block* block() const { return block_; }
+  void setBlock(Block* block) { block_ = block; }
+
+  ValueId addBlockArg(Block& block, Type type, std::string name = {}, SourceRange range = {});
+  // Creates an op with the given result types; returns the op.
+  Op& create(OpKind kind, std::vector<ValueId> operands, std::vector<Type> resultTypes,
+             SourceRange range, Attrs attrs = {});
+  // Single-result convenience.
+  ValueId make(OpKind kind, std::vector<ValueId> operands, Type resultType, SourceRange range,
+               Attrs attrs = {});
+
+  ValueId constInt(int64_t v, DType t, SourceRange range = {});
+  ValueId constFloat(double v, DType t, SourceRange range = {});
+  ValueId constBool(bool v, SourceRange range = {});
+
+ private:
+  Function& fn_;
+  Block* block_;
+};
+
+// Checks structural and type rules; returns one message per problem (empty = valid).
+std::vector<std::string> verify(const Function& fn);
+std::vector<std::string> verify(const Module& module);
+
+// Textual form used by `--emit=ir` and golden tests. With a source file,
+// each op line ends in `// line:col`.
+std::string print(const Function& fn, const SourceFile* file = nullptr);
+std::string print(const Module& module, const SourceFile* file = nullptr);
+
+}  // namespace argus::ir

@@ -1,0 +1,93 @@
+// Types of the Tile IR: dtypes, register-tile layouts, and value types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace argus::ir {
+
+enum class DType : uint8_t {
+  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2
+};
+
+const char* dtypeName(DType t);  // "f32", "bf16", "i32", ...
+std::optional<DType> dtypeFromName(std::string_view name);
+int dtypeBits(DType t);
+bool isFloat(DType t);
+bool isInteger(DType t);  // signed or unsigned, not bool
+bool isSigned(DType t);   // signed integers only
+
+// How a register tile is spread over the threads of a block (see docs/language.md,
+// "How tiles live in registers"). A layout is the canonical blocked distribution
+// of `parent` (every extent a power of two) over the block's warps, with the axes
+// in `reducedMask` collapsed to extent 1: their value is replicated over the
+// threads that shared that axis in the parent.
+//
+// Canonical distribution of parent P (rank r) over W warps of 32 lanes:
+//   lanes:  for d = r-1 .. 0:  L[d] = min(P[d], lanesLeft);  lanesLeft /= L[d]
+//   warps:  for d = 0 .. r-1:  W[d] = min(P[d] / L[d], warpsLeft); warpsLeft /= W[d]
+//   values: V[d] = P[d] / (L[d] * W[d])
+//   lane id splits into l[d] (innermost dim fastest); warp id into w[d] (same order);
+//   leftover lane / warp bits are replicas.
+//   value index v splits row-major into k[d] (k[r-1] fastest), k[d] < V[d]
+//   (reduced axes contribute no factor: their k is 0).
+//   coordinate[d] = l[d] + L[d] * (w[d] + W[d] * k[d]);  0 on reduced axes.
+// The primary owner of an element is the replica with all replica bits and all
+// l[d], w[d] of reduced axes equal to zero; only it stores the element.
+struct Layout {
+  std::vector<int64_t> parent;
+  uint32_t reducedMask = 0;
+  bool operator==(const Layout&) const = default;
+  bool isReduced(size_t axis) const { return (reducedMask >> axis) & 1u; }
+  // The tile shape this layout describes: parent with reduced axes set to 1.
+  std::vector<int64_t> shape() const;
+  static Layout canonical(std::vector<int64_t> shape) { return Layout{std::move(shape), 0}; }
+};
+
+// Concrete numbers of a layout's distribution for a given number of warps.
+struct Distribution {
+  std::vector<int64_t> lanes, warps, values;  // L[d], W[d], V[d] of the parent
+  uint32_t reducedMask = 0;
+  int64_t numWarps = 1;
+  int64_t valuesPerThread = 1;  // product of V[d] over non-reduced axes
+
+  static Distribution of(const Layout& layout, int64_t numWarps);
+  // Per-dimension lane and warp coordinates of a thread.
+  void threadCoords(int64_t thread, std::vector<int64_t>& laneCoord, std::vector<int64_t>& warpCoord) const;
+  // Tile coordinate (in the layout's shape) of value `v` of `thread`.
+  std::vector<int64_t> coordinate(int64_t thread, int64_t v) const;
+  bool isPrimaryOwner(int64_t thread) const;
+  // Row-major k[d] of value index v.
+  std::vector<int64_t> valueCoords(int64_t v) const;
+};
+
+enum class TypeKind : uint8_t { Void, Scalar, Tile, Tensor, Shared, View };
+enum class MemSpace : uint8_t { Global, Shared };
+
+struct Type {
+  TypeKind kind = TypeKind::Void;
+  DType dtype = DType::F32;
+  // Tile: the tile shape. Shared: the buffer shape. View: the tile shape.
+  // Tensor: one entry per dimension, -1 where the extent is a runtime size.
+  std::vector<int64_t> shape;
+  Layout layout;                     // Tile only
+  MemSpace space = MemSpace::Global;  // View only
+
+  static Type voidType() { return {}; }
+  static Type scalar(DType t) { Type ty; ty.kind = TypeKind::Scalar; ty.dtype = t; return ty; }
+  static Type tile(DType t, Layout layout);
+  static Type tensor(DType t, std::vector<int64_t> shape);
+  static Type shared(DType t, std::vector<int64_t> shape);
+  static Type view(MemSpace space, DType t, std::vector<int64_t> shape);
+
+  bool isScalar() const { return kind == TypeKind::Scalar; }
+  bool isTile() const { return kind == TypeKind::Tile; }
+  int64_t numElements() const;
+  bool operator==(const Type&) const = default;
+  std::string str() const;  // e.g. "tile<f32, [64, 64], #blocked<[64, 64]>>"
+};
+
+}  // namespace argus::ir

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds Argus into ./build (Release, ccache, ninja).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+EXTRA=()
+[ "${CI:-}" = "true" ] && EXTRA+=(-DARGUS_WERROR=ON)
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} "${EXTRA[@]}" >/dev/null
+cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}"

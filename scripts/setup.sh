@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian package Argus needs. Idempotent: installs only what is missing.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
+  llvm-19-dev libzstd-dev
+  libz3-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev libcurl4-openssl-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi

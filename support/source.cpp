@@ -1,0 +1,95 @@
+#include "support/source.h"
+
+#include <algorithm>
+
+namespace argus {
+
+SourceFile::SourceFile(std::string name, std::string text)
+    : name_(std::move(name)), text_(std::move(text)) {
+  lineStarts_.push_back(0);
+  for (uint32_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+}
+
+std::string_view SourceFile::slice(SourceRange r) const {
+  uint32_t size = static_cast<uint32_t>(text_.size());
+  uint32_t b = std::min(r.begin, size), e = std::min(std::max(r.end, b), size);
+  return std::string_view(text_).substr(b, e - b);
+}
+
+LineCol SourceFile::lineCol(uint32_t offset) const {
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text_.size()));
+  auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), offset);
+  uint32_t line = static_cast<uint32_t>(it - lineStarts_.begin());
+  return {line, offset - lineStarts_[line - 1] + 1};
+}
+
+std::string_view SourceFile::lineText(uint32_t line) const {
+  if (line == 0 || line > lineStarts_.size()) return {};
+  uint32_t b = lineStarts_[line - 1];
+  uint32_t e = line < lineStarts_.size() ? lineStarts_[line] : static_cast<uint32_t>(text_.size());
+  std::string_view s = std::string_view(text_).substr(b, e - b);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+uint32_t SourceFile::offsetOf(uint32_t line, uint32_t column) const {
+  if (line == 0) line = 1;
+  if (line > lineStarts_.size()) return static_cast<uint32_t>(text_.size());
+  uint32_t len = static_cast<uint32_t>(lineText(line).size());
+  uint32_t col = std::min(column == 0 ? 0u : column - 1, len);
+  return lineStarts_[line - 1] + col;
+}
+
+uint32_t SourceFile::utf16Column(uint32_t offset) const {
+  LineCol lc = lineCol(offset);
+  uint32_t units = 0;
+  for (uint32_t i = lineStarts_[lc.line - 1]; i < offset && i < text_.size();) {
+    unsigned char c = static_cast<unsigned char>(text_[i]);
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    units += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return units;
+}
+
+uint32_t SourceFile::offsetOfUtf16(uint32_t line0, uint32_t utf16Col) const {
+  if (line0 >= lineStarts_.size()) return static_cast<uint32_t>(text_.size());
+  std::string_view line = lineText(line0 + 1);
+  uint32_t i = 0, units = 0;
+  while (i < line.size() && units < utf16Col) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    units += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return lineStarts_[line0] + std::min<uint32_t>(i, static_cast<uint32_t>(line.size()));
+}
+
+bool isValidUtf8(std::string_view text, uint32_t* badOffset) {
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) { ++i; continue; }
+    if ((c >> 5) == 6) { len = 2; cp = c & 0x1F; }
+    else if ((c >> 4) == 14) { len = 3; cp = c & 0x0F; }
+    else if ((c >> 3) == 30) { len = 4; cp = c & 0x07; }
+    else { if (badOffset) *badOffset = static_cast<uint32_t>(i); return false; }
+    if (i + len > text.size()) { if (badOffset) *badOffset = static_cast<uint32_t>(i); return false; }
+    for (size_t k = 1; k < len; ++k) {
+      unsigned char cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc >> 6) != 2) { if (badOffset) *badOffset = static_cast<uint32_t>(i); return false; }
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      if (badOffset) *badOffset = static_cast<uint32_t>(i);
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace argus
