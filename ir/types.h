@@ -47,6 +47,9 @@ struct Layout {
   static Layout canonical(std::vector<int64_t> shape) { return Layout{std::move(shape), 0}; }
 };
 
+// "#blocked<[64, 64]>", or "#blocked<[4, 1024], reduced=[1]>" with reduced axes.
+std::string layoutStr(const Layout& layout);
+
 // Concrete numbers of a layout's distribution for a given number of warps.
 struct Distribution {
   std::vector<int64_t> lanes, warps, values;  // L[d], W[d], V[d] of the parent

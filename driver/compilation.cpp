@@ -1,0 +1,161 @@
+#include "driver/compilation.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/codegen.h"
+#include "frontend/ast.h"
+#include "frontend/lexer.h"
+#include "frontend/parser.h"
+#include "frontend/sema.h"
+#include "ir/ir.h"
+
+namespace argus {
+
+bool isSupportedArch(const std::string& arch) {
+  return arch == "sm_80" || arch == "sm_90" || arch == "sm_90a";
+}
+
+std::optional<SourceFile> loadSourceFile(const std::string& path, DiagnosticSink& diags) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    diags.report(DiagId::FileNotFound, {}, {path, std::strerror(errno)});
+    return std::nullopt;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    diags.report(DiagId::FileIsDirectory, {}, {path});
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.report(DiagId::FileNotFound, {}, {path, std::strerror(errno)});
+    return std::nullopt;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    diags.report(DiagId::FileIsBinary, {}, {path, std::to_string(nul)});
+    return std::nullopt;
+  }
+  uint32_t bad = 0;
+  if (!isValidUtf8(text, &bad)) {
+    diags.report(DiagId::FileInvalidUtf8, {}, {path, std::to_string(bad)});
+    return std::nullopt;
+  }
+  return SourceFile(path, std::move(text));
+}
+
+struct Compilation::Stages {
+  std::optional<std::vector<TokenInfo>> tokens;
+  std::unique_ptr<ast::Module> ast;
+  std::optional<sema::Result> sema;
+  std::unique_ptr<ir::Module> emptyModule;
+  bool codegenDone = false;
+  std::string llvmIR, ptx;
+  bool cubinDone = false;
+  std::optional<std::vector<uint8_t>> cubin;
+  std::vector<Diagnostic> promoted;
+};
+
+Compilation::Compilation(SourceFile file, CompileOptions options)
+    : file_(std::move(file)), options_(std::move(options)), stages_(std::make_unique<Stages>()) {}
+
+Compilation::~Compilation() = default;
+
+namespace {
+// Lexing runs for both `tokens()` and `ast()`; keep each problem once.
+void mergeUnique(DiagnosticSink& into, const DiagnosticSink& from) {
+  for (const Diagnostic& d : from.diagnostics()) {
+    bool seen = false;
+    for (const Diagnostic& e : into.diagnostics())
+      if (e.id == d.id && e.range == d.range && e.message == d.message) seen = true;
+    if (!seen) into.diagnostics().push_back(d);
+  }
+}
+}  // namespace
+
+const std::vector<TokenInfo>& Compilation::tokens() {
+  if (!stages_->tokens) {
+    DiagnosticSink local;
+    stages_->tokens = tokenize(file_, local);
+    mergeUnique(diags_, local);
+  }
+  return *stages_->tokens;
+}
+
+const ast::Module& Compilation::ast() {
+  if (!stages_->ast) {
+    DiagnosticSink local;
+    stages_->ast = parseModule(file_, local);
+    mergeUnique(diags_, local);
+  }
+  return *stages_->ast;
+}
+
+const sema::Result& Compilation::sema() {
+  if (!stages_->sema) {
+    const ast::Module& module = ast();
+    sema::Options options;
+    options.defines = options_.defines;
+    stages_->sema = sema::analyze(module, file_, options, diags_);
+  }
+  return *stages_->sema;
+}
+
+const ir::Module& Compilation::ir() {
+  const sema::Result& result = sema();
+  if (result.module) return *result.module;
+  if (!stages_->emptyModule) stages_->emptyModule = std::make_unique<ir::Module>();
+  return *stages_->emptyModule;
+}
+
+const std::string& Compilation::llvmIR() {
+  ptx();
+  return stages_->llvmIR;
+}
+
+const std::string& Compilation::ptx() {
+  if (!stages_->codegenDone) {
+    const ir::Module& module = ir();
+    stages_->codegenDone = true;
+    if (!diags_.hasErrors() && !module.functions.empty()) {
+      codegen::Options options;
+      options.arch = options_.arch;
+      if (!codegen::emitPTX(module, options, diags_, &stages_->ptx, &stages_->llvmIR)) {
+        stages_->ptx.clear();
+      }
+    }
+  }
+  return stages_->ptx;
+}
+
+const std::optional<std::vector<uint8_t>>& Compilation::cubin() {
+  if (!stages_->cubinDone) {
+    const std::string& text = ptx();
+    stages_->cubinDone = true;
+    if (!text.empty())
+      stages_->cubin = codegen::assembleCubin(text, options_.arch, options_.ptxasPath, diags_);
+  }
+  return stages_->cubin;
+}
+
+const std::vector<Diagnostic>& Compilation::diagnostics() {
+  if (!options_.warningsAsErrors) return diags_.diagnostics();
+  stages_->promoted = diags_.diagnostics();
+  for (Diagnostic& d : stages_->promoted)
+    if (d.severity == Severity::Warning) d.severity = Severity::Error;
+  return stages_->promoted;
+}
+
+bool Compilation::hasErrors() {
+  for (const Diagnostic& d : diagnostics())
+    if (d.severity == Severity::Error) return true;
+  return false;
+}
+
+}  // namespace argus

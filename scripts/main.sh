@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job: install, build, then compile every kernel in examples/ to PTX,
+# assemble it with ptxas, and run it on the CPU interpreter, showing diagnostics.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh || exit 1
+ARGUSC=build/argusc
+OUT=build/examples
+mkdir -p "$OUT"
+status=0
+for src in examples/*.ag; do
+  name=$(basename "$src" .ag)
+  echo "== $src"
+  if "$ARGUSC" --arch=sm_90 "$src" -o "$OUT/$name.ptx"; then
+    echo "   PTX:   $OUT/$name.ptx ($(grep -c '^\s*\.entry\|^\.visible .entry' "$OUT/$name.ptx") kernel(s))"
+    if "$ARGUSC" --arch=sm_90 --emit=cubin "$src" -o "$OUT/$name.cubin"; then
+      echo "   cubin: $OUT/$name.cubin (ptxas -arch=sm_90 accepted it)"
+    else
+      status=1
+    fi
+  else
+    echo "   failed: see the diagnostics above"
+    status=1
+  fi
+  # Sizes for the CPU run come from the example's header comment: '# run: --size N=1000 ...'
+  run_args=$(sed -n 's/^# run: //p' "$src" | head -n1)
+  if [ -n "$run_args" ]; then
+    # shellcheck disable=SC2086
+    "$ARGUSC" run --cpu "$src" $run_args || status=1
+  fi
+done
+echo "== a broken kernel, to show the diagnostics"
+"$ARGUSC" examples/broken/typo.ag -o "$OUT/typo.ptx" && status=1
+exit $status

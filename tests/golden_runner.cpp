@@ -1,0 +1,225 @@
+// Golden file tests.
+//
+// tests/golden/diagnostics/*.ag (and tests/golden/docs/*.ag): every diagnostic
+// the file produces (through PTX generation) must be announced by a comment
+//   # expect-<error|warning|note>@<LINE>:<COL>-<ENDCOL> <CODE>: <exact message>
+// LINE is absolute or relative to the comment (+1, -2); COL/ENDCOL are the
+// 1-based byte columns of the range's first and last character.
+//
+// tests/golden/ir/*.ag: `--emit=ir` output must equal <file>.ag.ir.
+//
+// ARGUS_UPDATE_GOLDEN=1 rewrites the expectations and the .ir files from what
+// the compiler does now (review the diff before committing).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "driver/compilation.h"
+#include "ir/ir.h"
+
+namespace fs = std::filesystem;
+namespace {
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool updateMode() {
+  const char* v = std::getenv("ARGUS_UPDATE_GOLDEN");
+  return v && std::string(v) == "1";
+}
+
+std::vector<fs::path> goldenFiles(const std::string& dir, const std::string& ext) {
+  std::vector<fs::path> out;
+  fs::path root = fs::path(ARGUS_SOURCE_DIR) / "tests" / "golden" / dir;
+  if (!fs::exists(root)) return out;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.path().extension() == ext) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Expectation {
+  std::string severity, code, message;
+  uint32_t line = 0, col = 0, endCol = 0;
+  bool hasColumns = false;
+  std::string str() const {
+    std::string s = severity + " at " + std::to_string(line);
+    if (hasColumns) s += ":" + std::to_string(col) + "-" + std::to_string(endCol);
+    return s + " " + code + ": " + message;
+  }
+};
+
+const std::regex kExpectRe(
+    R"(#\s*expect-(error|warning|note)@([+-]?)(\d+)(?::(\d+)-(\d+))?\s+(AG\d{4}):\s?(.*)$)");
+
+std::vector<Expectation> parseExpectations(const std::string& text, std::vector<uint32_t>& lines) {
+  std::vector<Expectation> out;
+  std::istringstream in(text);
+  std::string line;
+  uint32_t lineNo = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    std::smatch m;
+    if (!std::regex_search(line, m, kExpectRe)) continue;
+    lines.push_back(lineNo);
+    Expectation e;
+    e.severity = m[1];
+    uint32_t n = static_cast<uint32_t>(std::stoul(m[3]));
+    e.line = m[2] == "+" ? lineNo + n : m[2] == "-" ? lineNo - n : n;
+    if (m[4].matched) {
+      e.hasColumns = true;
+      e.col = static_cast<uint32_t>(std::stoul(m[4]));
+      e.endCol = static_cast<uint32_t>(std::stoul(m[5]));
+    }
+    e.code = m[6];
+    e.message = m[7];
+    while (!e.message.empty() && (e.message.back() == '\r' || e.message.back() == ' ')) e.message.pop_back();
+    out.push_back(e);
+  }
+  return out;
+}
+
+Expectation fromDiagnostic(const argus::Diagnostic& d, const argus::SourceFile& file) {
+  Expectation e;
+  e.severity = argus::severityName(d.severity);
+  e.code = d.code();
+  e.message = d.message;
+  argus::LineCol b = file.lineCol(d.range.begin);
+  argus::LineCol last = file.lineCol(d.range.end > d.range.begin ? d.range.end - 1 : d.range.begin);
+  e.line = b.line;
+  e.col = b.column;
+  e.endCol = last.line == b.line ? last.column : static_cast<uint32_t>(file.lineText(b.line).size());
+  e.hasColumns = true;
+  return e;
+}
+
+std::vector<argus::Diagnostic> compileForDiagnostics(const fs::path& path, const std::string& text) {
+  argus::Compilation c(argus::SourceFile(path.filename().string(), text), argus::CompileOptions{});
+  c.ptx();
+  return c.diagnostics();
+}
+
+// Rewrites the file's expectation comments from the actual diagnostics.
+void updateExpectations(const fs::path& path, const std::string& text,
+                        const std::vector<argus::Diagnostic>& diags) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+  }
+  std::vector<uint32_t> expectLines;
+  parseExpectations(text, expectLines);
+  // Diagnostics are computed on the text with its current comments; map each
+  // diagnostic line to the stripped file, then insert new comments above.
+  std::vector<int> newIndex(lines.size() + 2, 0);
+  std::vector<std::string> kept;
+  for (uint32_t i = 1; i <= lines.size(); ++i) {
+    newIndex[i] = static_cast<int>(kept.size());
+    if (std::find(expectLines.begin(), expectLines.end(), i) == expectLines.end())
+      kept.push_back(lines[i - 1]);
+  }
+  argus::SourceFile file(path.filename().string(), text);
+  std::map<int, std::vector<Expectation>> byLine;
+  for (const argus::Diagnostic& d : diags) {
+    Expectation e = fromDiagnostic(d, file);
+    byLine[newIndex[std::min<uint32_t>(e.line, static_cast<uint32_t>(lines.size()))]].push_back(e);
+  }
+  std::string out;
+  for (int i = 0; i <= static_cast<int>(kept.size()); ++i) {
+    auto it = byLine.find(i);
+    if (it != byLine.end()) {
+      std::string indent;
+      if (i < static_cast<int>(kept.size()))
+        indent = kept[i].substr(0, kept[i].find_first_not_of(' ') == std::string::npos ? 0 : kept[i].find_first_not_of(' '));
+      int k = static_cast<int>(it->second.size());
+      for (int j = 0; j < k; ++j) {
+        const Expectation& e = it->second[j];
+        out += indent + "# expect-" + e.severity + "@+" + std::to_string(k - j) + ":" +
+               std::to_string(e.col) + "-" + std::to_string(e.endCol) + " " + e.code + ": " +
+               e.message + "\n";
+      }
+    }
+    if (i < static_cast<int>(kept.size())) out += kept[i] + "\n";
+  }
+  std::ofstream(path, std::ios::binary) << out;
+}
+
+void checkDiagnosticsFile(const fs::path& path) {
+  std::string text = readFile(path);
+  std::vector<argus::Diagnostic> diags = compileForDiagnostics(path, text);
+  if (updateMode()) {
+    updateExpectations(path, text, diags);
+    return;
+  }
+  std::vector<uint32_t> expectLines;
+  std::vector<Expectation> expected = parseExpectations(text, expectLines);
+  argus::SourceFile file(path.filename().string(), text);
+  std::vector<bool> matched(expected.size(), false);
+  for (const argus::Diagnostic& d : diags) {
+    Expectation actual = fromDiagnostic(d, file);
+    bool found = false;
+    for (size_t i = 0; i < expected.size() && !found; ++i) {
+      const Expectation& e = expected[i];
+      if (matched[i] || e.severity != actual.severity || e.code != actual.code ||
+          e.line != actual.line || e.message != actual.message)
+        continue;
+      if (e.hasColumns && (e.col != actual.col || e.endCol != actual.endCol)) continue;
+      matched[i] = found = true;
+    }
+    EXPECT_TRUE(found) << path.filename() << ": unexpected diagnostic: " << actual.str();
+  }
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_TRUE(matched[i]) << path.filename() << ": expected but not produced: " << expected[i].str();
+}
+
+class DiagnosticsGolden : public ::testing::TestWithParam<fs::path> {};
+TEST_P(DiagnosticsGolden, MatchesInlineExpectations) { checkDiagnosticsFile(GetParam()); }
+
+std::vector<fs::path> diagnosticCases() {
+  std::vector<fs::path> all = goldenFiles("diagnostics", ".ag");
+  std::vector<fs::path> docs = goldenFiles("docs", ".ag");
+  all.insert(all.end(), docs.begin(), docs.end());
+  return all;
+}
+
+std::string caseName(const ::testing::TestParamInfo<fs::path>& info) {
+  std::string name = info.param.parent_path().filename().string() + "_" + info.param.stem().string();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, DiagnosticsGolden, ::testing::ValuesIn(diagnosticCases()), caseName);
+
+class IrGolden : public ::testing::TestWithParam<fs::path> {};
+TEST_P(IrGolden, MatchesPrintedIr) {
+  const fs::path& path = GetParam();
+  std::string text = readFile(path);
+  argus::Compilation c(argus::SourceFile(path.filename().string(), text), argus::CompileOptions{});
+  std::string printed = argus::ir::print(c.ir(), &c.source());
+  for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << path.filename() << ": " << d.message;
+  fs::path golden = path;
+  golden += ".ir";
+  if (updateMode()) {
+    std::ofstream(golden, std::ios::binary) << printed;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << "missing " << golden << " (run with ARGUS_UPDATE_GOLDEN=1)";
+  EXPECT_EQ(readFile(golden), printed) << "IR of " << path.filename() << " changed";
+}
+INSTANTIATE_TEST_SUITE_P(Golden, IrGolden, ::testing::ValuesIn(goldenFiles("ir", ".ag")), caseName);
+
+TEST(GoldenSuite, HasEnoughNegativeCases) {
+  EXPECT_GE(goldenFiles("diagnostics", ".ag").size(), 40u);
+}
+
+}  // namespace
