@@ -178,7 +178,8 @@ class Builder {
   void setBlock(Block* block) { block_ = block; }
 
   ValueId addBlockArg(Block& block, Type type, std::string name = {}, SourceRange range = {});
-  // Creates an op with the given result types; returns the op.
+  // Creates an op with the given result types; returns the op. For gets one empty
+  // region and If two, ready for addBlockArg / setBlock.
   Op& create(OpKind kind, std::vector<ValueId> operands, std::vector<Type> resultTypes,
              SourceRange range, Attrs attrs = {});
   // Single-result convenience.
