@@ -207,6 +207,10 @@ struct FunctionDef {
   std::vector<Param> params;
   ExprPtr returnAnnotation;
   Block body;
+  // Set by the parser when a lexical or syntax error lies inside this
+  // definition: its tree is partial (Error nodes), so later stages may want to
+  // stay quiet about it rather than report follow-on errors.
+  bool hasSyntaxErrors = false;
 };
 
 struct Module {

@@ -143,6 +143,24 @@ std::vector<int64_t> Distribution::coordinate(int64_t thread, int64_t v) const {
   return c;
 }
 
+int64_t Distribution::valueIndexOf(int64_t thread, const std::vector<int64_t>& coord) const {
+  if (coord.size() != lanes.size()) return -1;
+  std::vector<int64_t> l, w;
+  threadCoords(thread, l, w);
+  int64_t v = 0;
+  for (size_t d = 0; d < coord.size(); ++d) {
+    if ((reducedMask >> d) & 1u) {
+      if (coord[d] != 0) return -1;
+      continue;
+    }
+    int64_t rest = coord[d] - l[d] - lanes[d] * w[d];
+    int64_t span = lanes[d] * warps[d];
+    if (rest < 0 || rest % span != 0 || rest / span >= values[d]) return -1;
+    v = v * values[d] + rest / span;
+  }
+  return v;
+}
+
 bool Distribution::isPrimaryOwner(int64_t thread) const {
   int64_t laneSpan = 1, warpSpan = 1;
   for (size_t d = 0; d < lanes.size(); ++d) {

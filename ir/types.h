@@ -65,6 +65,9 @@ struct Distribution {
   bool isPrimaryOwner(int64_t thread) const;
   // Row-major k[d] of value index v.
   std::vector<int64_t> valueCoords(int64_t v) const;
+  // The value index under which `thread` holds the element at tile coordinate
+  // `coord` (in the layout's shape), or -1 when it does not hold it.
+  int64_t valueIndexOf(int64_t thread, const std::vector<int64_t>& coord) const;
 };
 
 enum class TypeKind : uint8_t { Void, Scalar, Tile, Tensor, Shared, View };

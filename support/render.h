@@ -35,6 +35,12 @@ std::string renderJson(const std::vector<Diagnostic>& diags, const SourceFile& f
 std::string renderSarif(const std::vector<Diagnostic>& diags, const SourceFile& file,
                         const std::string& toolVersion);
 
+// True for a diagnostic about the file as a whole rather than a place in it: an
+// empty range in an empty file, or in a driver kind (AG0xxx: cannot open, -D...).
+// The text shows `file: error[...]` with no line, column or source line; SARIF
+// gives no region.
+bool isFileLevel(const Diagnostic& diag, const SourceFile& file);
+
 // LSP range {start:{line,character}, end:{...}}: 0-based lines, UTF-16 characters.
 nlohmann::json lspRange(SourceRange range, const SourceFile& file);
 // `file://` + absolute, percent-encoded path when `name` is a path; names such as

@@ -101,18 +101,20 @@ class TextWriter {
       : file_(file), options_(options) {}
 
   void diagnostic(const Diagnostic& d) {
-    header(d.range, severityName(d.severity), d.severity, d.code(), d.message);
+    bool fileLevel = isFileLevel(d, file_);
+    header(d, fileLevel);
     std::vector<const FixIt*> hinted;
     for (const FixIt& fix : d.fixits)
-      if (onlyOnLineOf(fix.range, d.range)) hinted.push_back(&fix);
-    snippet(d.range, hinted);
+      if (!fileLevel && onlyOnLineOf(fix.range, d.range)) hinted.push_back(&fix);
+    if (!fileLevel) snippet(d.range, hinted);
     if (d.counterexample) counterexample(*d.counterexample);
     for (const Label& label : d.labels) note(label);
     for (const std::string& text : d.notes) {
       paint(kCyan, "note:");
       out_ += ' ' + text + '\n';
     }
-    for (const FixIt& fix : d.fixits) fixit(fix, onlyOnLineOf(fix.range, d.range));
+    for (const FixIt& fix : d.fixits)
+      fixit(fix, !fileLevel && onlyOnLineOf(fix.range, d.range));
   }
 
   std::string take() { return std::move(out_); }
@@ -130,16 +132,22 @@ class TextWriter {
     out_ += ' ';
   }
 
-  void header(SourceRange range, const char* severity, Severity sev, const char* code,
-              const std::string& message) {
-    location(range);
-    const char* color = sev == Severity::Error ? kRed : sev == Severity::Warning ? kMagenta : kCyan;
-    std::string tag = severity;
-    if (code) tag += std::string("[") + code + "]";
-    paint(color, tag + ':');
+  // `file:line:col: error[AG3001]: message`, or `file: error[AG0001]: message`
+  // for a diagnostic about the whole file.
+  void header(const Diagnostic& d, bool fileLevel) {
+    if (fileLevel) {
+      paint(kBold, file_.name() + ':');
+      out_ += ' ';
+    } else {
+      location(d.range);
+    }
+    const char* color = d.severity == Severity::Error     ? kRed
+                        : d.severity == Severity::Warning ? kMagenta
+                                                          : kCyan;
+    paint(color, std::string(severityName(d.severity)) + '[' + d.code() + "]:");
     out_ += ' ';
-    if (sev == Severity::Note) out_ += message;
-    else paint(kBold, message);
+    if (d.severity == Severity::Note) out_ += d.message;
+    else paint(kBold, d.message);
     out_ += '\n';
   }
 
@@ -176,11 +184,10 @@ class TextWriter {
     };
     unsigned first = columnAt(begin.column);
     unsigned last = end.line == begin.line ? columnAt(end.column) : columnAt(raw.size() + 1);
-    std::string carets(first, ' ');
-    carets += '^';
+    std::string carets = "^";
     if (last > first + 1) carets.append(last - first - 1, '~');
     std::string gutter = std::string(width, ' ') + " | ";
-    out_ += gutter;
+    out_ += gutter + std::string(first, ' ');
     paint(kGreen, carets);
     out_ += '\n';
 
@@ -243,6 +250,11 @@ std::string plural(size_t n, const char* word) {
 }
 
 }  // namespace
+
+bool isFileLevel(const Diagnostic& diag, const SourceFile& file) {
+  if (diag.range.begin < diag.range.end) return false;
+  return file.text().empty() || std::string_view(diag.code()).rfind("AG0", 0) == 0;
+}
 
 std::string renderTextDiagnostic(const Diagnostic& diag, const SourceFile& file,
                                  const TextRenderOptions& options) {

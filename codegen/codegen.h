@@ -1,0 +1,43 @@
+// Code generation: Tile IR -> LLVM IR -> PTX (LLVM 19 NVPTX backend) -> cubin (ptxas).
+// This header is LLVM-free on purpose: it is included by the driver and tools.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/diagnostic.h"
+
+namespace argus::ir { struct Module; }
+
+namespace argus::codegen {
+
+struct Options {
+  std::string arch = "sm_90";  // sm_80 | sm_90 | sm_90a
+};
+
+// True for the architectures codegen can target.
+bool isSupportedTarget(const std::string& arch);
+
+// Static shared memory one block may use without opting in to more (sm_80, sm_90).
+constexpr int64_t kStaticSharedLimitBytes = 48 * 1024;
+
+// Lowers every function of `module` to one NVPTX kernel and prints the module
+// as it is handed to the backend (after the O3 pipeline). On failure reports
+// diagnostics (AG5xxx) into `diags` and returns false.
+bool emitLLVM(const ir::Module& module, const Options& options, DiagnosticSink& diags,
+              std::string* llvmIR);
+
+// As emitLLVM, then runs the NVPTX backend. `llvmIR`, when given, receives the
+// optimized LLVM IR the PTX was produced from.
+bool emitPTX(const ir::Module& module, const Options& options, DiagnosticSink& diags,
+             std::string* ptx, std::string* llvmIR = nullptr);
+
+// Runs `ptxasPath -arch=<arch>` on `ptx` and returns the cubin bytes. A missing
+// ptxas or a ptxas failure is a diagnostic that quotes ptxas's message.
+std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const std::string& arch,
+                                                  const std::string& ptxasPath,
+                                                  DiagnosticSink& diags);
+
+}  // namespace argus::codegen

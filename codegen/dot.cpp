@@ -1,0 +1,67 @@
+// Dot on shared-memory operands, one accumulator element per value:
+//   acc[m, n] = fma(f32(a[m, k]), f32(b[k, n]), acc[m, n])  for k = 0, 1, ..., K-1
+// as a real loop over k (LLVM unrolls it as it sees fit). Accumulation is in
+// f32; an f16/bf16/f64 accumulator is converted on entry and rounded on exit.
+#include <llvm/IR/Constants.h>
+
+#include "codegen/lowering.h"
+
+namespace argus::codegen {
+
+using ir::DType;
+
+bool KernelLowering::lowerDot(const ir::Op& op) {
+  const Lowered& a = values_[op.operands[0]];
+  const Lowered& b = values_[op.operands[1]];
+  const ir::Type& aType = fn_.typeOf(op.operands[0]);
+  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  if (a.kind != Lowered::Kind::View || b.kind != Lowered::Kind::View || a.space != ir::MemSpace::Shared ||
+      b.space != ir::MemSpace::Shared)
+    return unsupported(op, "dot on operands that are not shared-memory views (stage them with a shared buffer)");
+  if (!dtypeSupported(aType.dtype)) return unsupported(op, std::string("dot on ") + ir::dtypeName(aType.dtype));
+  if (aType.shape.size() != 2 || accType.shape.size() != 2) return internalError(op.range, "dot operands are not rank 2");
+  const EmittedLayout* layout = layoutFor(accType.layout, op.range);
+  if (!layout) return false;
+  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], static_cast<size_t>(layout->map.numValues()));
+  if (acc.empty()) return internalError(op.range, "dot accumulator has the wrong number of values");
+  for (llvm::Value*& x : acc) x = emitCast(accType.dtype, DType::F32, x);
+  std::vector<std::vector<llvm::Value*>> coords;
+  for (int64_t v = 0; v < layout->map.numValues(); ++v) coords.push_back(tileCoord(*layout, v));
+
+  const int64_t K = aType.shape[1];
+  llvm::BasicBlock* preheader = b_.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "dot.k", kernel_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "dot.done", kernel_);
+  b_.CreateBr(loop);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode* k = b_.CreatePHI(b_.getInt32Ty(), 2, "k");
+  k->addIncoming(b_.getInt32(0), preheader);
+  std::vector<llvm::PHINode*> phis;
+  for (llvm::Value* x : acc) {
+    llvm::PHINode* phi = b_.CreatePHI(b_.getFloatTy(), 2, "acc");
+    phi->addIncoming(x, preheader);
+    phis.push_back(phi);
+  }
+  std::vector<llvm::Value*> next;
+  for (size_t v = 0; v < phis.size(); ++v) {
+    auto* aLoad = b_.CreateLoad(memType(aType.dtype), sharedAddress(a.base, aType.dtype, viewElementIndex(a, {coords[v][0], k})));
+    auto* bLoad = b_.CreateLoad(memType(aType.dtype), sharedAddress(b.base, aType.dtype, viewElementIndex(b, {k, coords[v][1]})));
+    aLoad->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(aType.dtype))));
+    bLoad->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(aType.dtype))));
+    llvm::Value* x = emitCast(aType.dtype, DType::F32, fromMemory(aLoad, aType.dtype));
+    llvm::Value* y = emitCast(aType.dtype, DType::F32, fromMemory(bLoad, aType.dtype));
+    next.push_back(b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()}, {x, y, phis[v]}));
+  }
+  llvm::Value* kNext = b_.CreateAdd(k, b_.getInt32(1), "", true, true);
+  b_.CreateCondBr(b_.CreateICmpSLT(kNext, b_.getInt32(static_cast<uint32_t>(K))), loop, exit);
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  k->addIncoming(kNext, latch);
+  for (size_t v = 0; v < phis.size(); ++v) phis[v]->addIncoming(next[v], latch);
+  b_.SetInsertPoint(exit);
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  for (llvm::Value* x : next) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
+  return true;
+}
+
+}  // namespace argus::codegen

@@ -1,0 +1,272 @@
+// Scalars and elementwise tile ops. A tile op is its scalar op applied to each
+// of the thread's values. f16/bf16 arithmetic is computed in f32 and rounded
+// back (round to nearest even), exactly as the interpreter does.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/lowering.h"
+
+namespace argus::codegen {
+
+using ir::DType;
+
+bool KernelLowering::dtypeSupported(DType t) const {
+  return t != DType::F8E4M3 && t != DType::F8E5M2;
+}
+
+llvm::Type* KernelLowering::regType(DType t) {
+  switch (t) {
+    case DType::Bool: return llvm::Type::getInt1Ty(ctx_);
+    case DType::I8: case DType::U8: return llvm::Type::getInt8Ty(ctx_);
+    case DType::I16: case DType::U16: return llvm::Type::getInt16Ty(ctx_);
+    case DType::I32: case DType::U32: return llvm::Type::getInt32Ty(ctx_);
+    case DType::I64: case DType::U64: return llvm::Type::getInt64Ty(ctx_);
+    case DType::F16: return llvm::Type::getHalfTy(ctx_);
+    case DType::BF16: return llvm::Type::getBFloatTy(ctx_);
+    case DType::F32: return llvm::Type::getFloatTy(ctx_);
+    case DType::F64: return llvm::Type::getDoubleTy(ctx_);
+    case DType::F8E4M3: case DType::F8E5M2: return llvm::Type::getInt8Ty(ctx_);  // rejected earlier
+  }
+  return llvm::Type::getInt32Ty(ctx_);
+}
+
+llvm::Type* KernelLowering::memType(DType t) {
+  return t == DType::Bool ? llvm::Type::getInt8Ty(ctx_) : regType(t);
+}
+
+llvm::Value* KernelLowering::toMemory(llvm::Value* v, DType t) {
+  return t == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
+}
+
+llvm::Value* KernelLowering::fromMemoryAt(llvm::IRBuilder<>& b, llvm::Value* v, DType t) {
+  return t == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
+}
+
+llvm::Value* KernelLowering::constant(DType t, int64_t i, double f) {
+  llvm::Type* ty = regType(t);
+  if (t == DType::Bool) return llvm::ConstantInt::get(ty, i != 0 ? 1 : 0);
+  if (ir::isFloat(t)) return llvm::ConstantFP::get(ty, f);
+  return llvm::ConstantInt::get(ty, static_cast<uint64_t>(i), ir::isSigned(t));
+}
+
+size_t KernelLowering::valueCount(const ir::Type& t) {
+  if (!t.isTile()) return 1;
+  return static_cast<size_t>(ir::Distribution::of(t.layout, fn_.numWarps).valuesPerThread);
+}
+
+std::vector<llvm::Value*> KernelLowering::elementsOf(ir::ValueId id, size_t count) {
+  const Lowered& lv = values_[id];
+  if (lv.kind == Lowered::Kind::Scalar && lv.values.size() == 1) return std::vector<llvm::Value*>(count, lv.values[0]);
+  if (lv.values.size() == count) return lv.values;
+  return {};
+}
+
+bool KernelLowering::lowerConst(const ir::Op& op) {
+  const ir::Type& t = fn_.typeOf(op.results[0]);
+  if (!dtypeSupported(t.dtype)) return unsupported(op, std::string("constants of type ") + ir::dtypeName(t.dtype));
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Scalar;
+  r.values = {constant(t.dtype, op.attrs.i, op.attrs.f)};
+  return true;
+}
+
+namespace {
+
+bool isTranscendental(const ir::Op& op) {
+  if (op.kind == ir::OpKind::Binary) return op.attrs.binary == ir::BinaryKind::Pow;
+  if (op.kind != ir::OpKind::Unary) return false;
+  switch (op.attrs.unary) {
+    case ir::UnaryKind::Exp: case ir::UnaryKind::Exp2: case ir::UnaryKind::Log: case ir::UnaryKind::Log2:
+    case ir::UnaryKind::Tanh: case ir::UnaryKind::Erf: case ir::UnaryKind::Sin: case ir::UnaryKind::Cos:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string opDescription(const ir::Op& op) {
+  if (op.kind == ir::OpKind::Binary) return ir::binaryKindName(op.attrs.binary);
+  if (op.kind == ir::OpKind::Unary) return ir::unaryKindName(op.attrs.unary);
+  return ir::opKindName(op.kind);
+}
+
+}  // namespace
+
+bool KernelLowering::lowerElementwise(const ir::Op& op) {
+  const ir::Type& resultType = fn_.typeOf(op.results[0]);
+  // The dtype the op computes in: its operand's (Compare and Select differ from the result).
+  DType operandType = fn_.typeOf(op.operands[op.kind == ir::OpKind::Select ? 1 : 0]).dtype;
+  for (DType t : {resultType.dtype, operandType})
+    if (!dtypeSupported(t)) return unsupported(op, std::string("arithmetic on ") + ir::dtypeName(t));
+  if (operandType == DType::F64 && isTranscendental(op))
+    return unsupported(op, opDescription(op) + " on f64 (NVPTX has no f64 math library; cast to f32)");
+
+  size_t count = valueCount(resultType);
+  std::vector<std::vector<llvm::Value*>> operands;
+  for (ir::ValueId id : op.operands) {
+    operands.push_back(elementsOf(id, count));
+    if (operands.back().size() != count)
+      return internalError(op.range, std::string("operand layouts of ") + ir::opKindName(op.kind) + " disagree");
+  }
+  std::vector<llvm::Value*> results(count, nullptr);
+  for (size_t v = 0; v < count; ++v) {
+    switch (op.kind) {
+      case ir::OpKind::Binary: results[v] = emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]); break;
+      case ir::OpKind::Compare: results[v] = emitCompare(op.attrs.cmp, operandType, operands[0][v], operands[1][v]); break;
+      case ir::OpKind::Unary: results[v] = emitUnary(op.attrs.unary, operandType, operands[0][v]); break;
+      case ir::OpKind::Fma: results[v] = emitFma(operandType, operands[0][v], operands[1][v], operands[2][v]); break;
+      case ir::OpKind::Select: results[v] = b_.CreateSelect(operands[0][v], operands[1][v], operands[2][v]); break;
+      case ir::OpKind::Cast: results[v] = emitCast(operandType, resultType.dtype, operands[0][v]); break;
+      default: return internalError(op.range, "not an elementwise op");
+    }
+    if (!results[v]) return internalError(op.range, "cannot lower " + opDescription(op) + " on " + ir::dtypeName(operandType));
+  }
+  Lowered& r = values_[op.results[0]];
+  r.kind = resultType.isTile() ? Lowered::Kind::Tile : Lowered::Kind::Scalar;
+  r.values = std::move(results);
+  return true;
+}
+
+llvm::Value* KernelLowering::widenToF32(llvm::Value* x, DType t) {
+  return isHalfLike(t) ? b_.CreateFPExt(x, b_.getFloatTy()) : x;
+}
+
+llvm::Value* KernelLowering::narrowFromF32(llvm::Value* x, DType t) {
+  return isHalfLike(t) ? b_.CreateFPTrunc(x, regType(t)) : x;
+}
+
+llvm::Value* KernelLowering::emitBinary(ir::BinaryKind kind, DType t, llvm::Value* a, llvm::Value* b) {
+  using K = ir::BinaryKind;
+  if (ir::isFloat(t)) {
+    a = widenToF32(a, t);
+    b = widenToF32(b, t);
+    llvm::Value* r = nullptr;
+    switch (kind) {
+      case K::Add: r = b_.CreateFAdd(a, b); break;
+      case K::Sub: r = b_.CreateFSub(a, b); break;
+      case K::Mul: r = b_.CreateFMul(a, b); break;
+      case K::Div: r = b_.CreateFDiv(a, b); break;
+      case K::Rem: {
+        // C fmod: a - trunc(a / b) * b, the product-difference with one rounding.
+        llvm::Value* q = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b_.CreateFDiv(a, b));
+        r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {b_.CreateFNeg(q), b, a});
+        break;
+      }
+      case K::Min: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b); break;
+      case K::Max: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b); break;
+      case K::Pow: r = a->getType()->isFloatTy() ? mathPow(a, b) : nullptr; break;
+      default: return nullptr;
+    }
+    return r ? narrowFromF32(r, t) : nullptr;
+  }
+  bool sign = ir::isSigned(t);
+  switch (kind) {
+    case K::Add: return b_.CreateAdd(a, b);
+    case K::Sub: return b_.CreateSub(a, b);
+    case K::Mul: return b_.CreateMul(a, b);
+    case K::Div: return sign ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+    case K::Rem: return sign ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+    case K::Min: return b_.CreateBinaryIntrinsic(sign ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case K::Max: return b_.CreateBinaryIntrinsic(sign ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    case K::And: return b_.CreateAnd(a, b);
+    case K::Or: return b_.CreateOr(a, b);
+    case K::Xor: return b_.CreateXor(a, b);
+    case K::Shl: return b_.CreateShl(a, b);
+    case K::Shr: return sign ? b_.CreateAShr(a, b) : b_.CreateLShr(a, b);
+    case K::Pow: return nullptr;  // floats only (verified)
+  }
+  return nullptr;
+}
+
+llvm::Value* KernelLowering::emitCompare(ir::CmpKind kind, DType t, llvm::Value* a, llvm::Value* b) {
+  using K = ir::CmpKind;
+  using P = llvm::CmpInst::Predicate;
+  if (ir::isFloat(t)) {
+    a = widenToF32(a, t);
+    b = widenToF32(b, t);
+    // Ordered except !=, which is true for NaN (as in C).
+    P p = kind == K::Eq ? P::FCMP_OEQ : kind == K::Ne ? P::FCMP_UNE : kind == K::Lt ? P::FCMP_OLT
+        : kind == K::Le ? P::FCMP_OLE : kind == K::Gt ? P::FCMP_OGT : P::FCMP_OGE;
+    return b_.CreateFCmp(p, a, b);
+  }
+  bool sign = ir::isSigned(t);
+  P p = kind == K::Eq ? P::ICMP_EQ : kind == K::Ne ? P::ICMP_NE
+      : kind == K::Lt ? (sign ? P::ICMP_SLT : P::ICMP_ULT) : kind == K::Le ? (sign ? P::ICMP_SLE : P::ICMP_ULE)
+      : kind == K::Gt ? (sign ? P::ICMP_SGT : P::ICMP_UGT) : (sign ? P::ICMP_SGE : P::ICMP_UGE);
+  return b_.CreateICmp(p, a, b);
+}
+
+llvm::Value* KernelLowering::emitUnary(ir::UnaryKind kind, DType t, llvm::Value* x) {
+  using K = ir::UnaryKind;
+  if (!ir::isFloat(t)) {
+    switch (kind) {
+      case K::Neg: return b_.CreateNeg(x);
+      case K::Not: return b_.CreateNot(x);
+      case K::Abs:
+        if (!ir::isSigned(t)) return x;
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());
+      default: return nullptr;
+    }
+  }
+  if (kind == K::Neg) return b_.CreateFNeg(x);
+  if (kind == K::Abs) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  x = widenToF32(x, t);
+  llvm::Value* r = nullptr;
+  switch (kind) {
+    case K::Sqrt: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x); break;
+    // 1/sqrt with both steps correctly rounded: within 1 ulp, unlike rsqrt.approx.
+    case K::Rsqrt:
+      r = b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+      break;
+    case K::Floor: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); break;
+    case K::Ceil: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x); break;
+    case K::Exp: r = mathExp(x); break;
+    case K::Exp2: r = mathExp2(x); break;
+    case K::Log: r = mathLog(x); break;
+    case K::Log2: r = mathLog2(x); break;
+    case K::Tanh: r = mathTanh(x); break;
+    case K::Erf: r = mathErf(x); break;
+    case K::Sin: r = mathSinCos(x, false); break;
+    case K::Cos: r = mathSinCos(x, true); break;
+    default: return nullptr;
+  }
+  return r ? narrowFromF32(r, t) : nullptr;
+}
+
+llvm::Value* KernelLowering::emitFma(DType t, llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+  a = widenToF32(a, t);
+  b = widenToF32(b, t);
+  c = widenToF32(c, t);
+  llvm::Value* r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, b, c});
+  return narrowFromF32(r, t);
+}
+
+llvm::Value* KernelLowering::emitCast(DType from, DType to, llvm::Value* x) {
+  if (from == to) return x;
+  llvm::Type* toTy = regType(to);
+  if (to == DType::Bool) {
+    if (ir::isFloat(from)) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+    return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+  }
+  if (from == DType::Bool) return ir::isFloat(to) ? b_.CreateUIToFP(x, toTy) : b_.CreateZExt(x, toTy);
+  bool fromFloat = ir::isFloat(from), toFloat = ir::isFloat(to);
+  if (!fromFloat && !toFloat) {
+    unsigned fromBits = x->getType()->getIntegerBitWidth(), toBits = toTy->getIntegerBitWidth();
+    if (toBits < fromBits) return b_.CreateTrunc(x, toTy);
+    if (toBits == fromBits) return x;  // i32 <-> u32: same bits
+    return ir::isSigned(from) ? b_.CreateSExt(x, toTy) : b_.CreateZExt(x, toTy);
+  }
+  if (!fromFloat) return ir::isSigned(from) ? b_.CreateSIToFP(x, toTy) : b_.CreateUIToFP(x, toTy);
+  if (!toFloat) {
+    // Saturating conversion (NaN -> 0); f16/bf16 widen exactly to f32 first.
+    x = widenToF32(x, from);
+    auto id = ir::isSigned(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return b_.CreateIntrinsic(id, {toTy, x->getType()}, {x});
+  }
+  // float -> float. f16 <-> bf16 goes through f32 (exact widening, one rounding).
+  if (isHalfLike(from) && isHalfLike(to)) return b_.CreateFPTrunc(b_.CreateFPExt(x, b_.getFloatTy()), toTy);
+  if (ir::dtypeBits(to) > ir::dtypeBits(from)) return b_.CreateFPExt(x, toTy);
+  return b_.CreateFPTrunc(x, toTy);
+}
+
+}  // namespace argus::codegen

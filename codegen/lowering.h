@@ -1,0 +1,176 @@
+// Internal to codegen: lowering of one ir::Function to one NVPTX kernel.
+// The implementation is split by topic:
+//   kernel.cpp       setup (signature, thread ids, shared memory), op dispatch
+//   elementwise.cpp  scalar and elementwise ops, casts
+//   math.cpp         exp, log, tanh, erf, sin, cos, pow (NVPTX has no libm)
+//   memory.cpp       views, loads, stores, shared buffers, layouts, iota, broadcast
+//   reduce.cpp       Reduce, ReduceAll, ConvertLayout (shuffles + shared scratch)
+//   dot.cpp          Dot
+//   control.cpp      For, If
+//   module.cpp       target machine, O3 pipeline, PTX emission, public API
+//   ptxas.cpp        assembleCubin
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/thread_layout.h"
+#include "ir/ir.h"
+#include "support/diagnostic.h"
+
+namespace argus::codegen {
+
+// The target as LLVM names it.
+struct TargetSpec {
+  std::string arch;      // sm_80 | sm_90 | sm_90a
+  std::string features;  // "+ptx78" ...
+};
+bool targetSpecFor(const std::string& arch, TargetSpec& out);
+
+// What an IR value became.
+struct Lowered {
+  enum class Kind { None, Scalar, Tile, Tensor, Shared, View };
+  Kind kind = Kind::None;
+  // Scalar: one value. Tile: one per value index of the tile's distribution.
+  std::vector<llvm::Value*> values;
+  // Tensor, Shared, View: the base array. Extents (i32) and row-major strides (i64) per dimension.
+  llvm::Value* base = nullptr;
+  std::vector<llvm::Value*> extents, strides;
+  // View: which memory, the offset of the view per base dimension (i32), the tile shape.
+  ir::MemSpace space = ir::MemSpace::Global;
+  std::vector<llvm::Value*> offsets;
+  std::vector<int64_t> tileShape;
+};
+
+// A ThreadLayout plus the values derived from the thread id, emitted once in
+// the kernel's entry block.
+struct EmittedLayout {
+  ThreadLayout map;
+  std::vector<llvm::Value*> threadCoord;  // i32 per dimension
+  llvm::Value* isOwner = nullptr;         // i1; null when every thread is a primary owner
+};
+
+class KernelLowering {
+ public:
+  KernelLowering(const ir::Function& fn, llvm::Module& module, const std::string& arch,
+                 DiagnosticSink& diags);
+  // Emits the kernel; false when a diagnostic was reported.
+  bool run();
+
+ private:
+  // ---- kernel.cpp
+  bool planSharedMemory();
+  bool declareKernel();
+  bool lowerBlock(const ir::Block& block);
+  bool lowerOp(const ir::Op& op);
+  bool unsupported(const ir::Op& op, const std::string& what);
+  bool internalError(SourceRange range, const std::string& reason);
+  llvm::Value* threadId();
+  const EmittedLayout* layoutFor(const ir::Layout& layout, SourceRange range);
+  llvm::Value* tidBitsAreZero(uint32_t mask);  // i1, emitted in the entry block
+  // Compacts the thread-id bits in `mask` into a small integer (lowest bit first).
+  llvm::Value* gatherTidBits(uint32_t mask);
+  void barrier();
+
+  // ---- elementwise.cpp
+  llvm::Type* regType(ir::DType t);  // i1 for bool
+  llvm::Type* memType(ir::DType t);  // i8 for bool
+  llvm::Value* toMemory(llvm::Value* v, ir::DType t);
+  llvm::Value* fromMemory(llvm::Value* v, ir::DType t) { return fromMemoryAt(b_, v, t); }
+  llvm::Value* fromMemoryAt(llvm::IRBuilder<>& b, llvm::Value* v, ir::DType t);
+  bool dtypeSupported(ir::DType t) const;
+  llvm::Value* constant(ir::DType t, int64_t i, double f);
+  // Element values of `id` for a result with `count` values (a scalar repeats).
+  std::vector<llvm::Value*> elementsOf(ir::ValueId id, size_t count);
+  size_t valueCount(const ir::Type& t);
+  bool lowerConst(const ir::Op& op);
+  bool lowerElementwise(const ir::Op& op);
+  llvm::Value* emitBinary(ir::BinaryKind kind, ir::DType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* emitCompare(ir::CmpKind kind, ir::DType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* emitUnary(ir::UnaryKind kind, ir::DType t, llvm::Value* x);
+  llvm::Value* emitFma(ir::DType t, llvm::Value* a, llvm::Value* b, llvm::Value* c);
+  llvm::Value* emitCast(ir::DType from, ir::DType to, llvm::Value* x);
+  llvm::Value* widenToF32(llvm::Value* x, ir::DType t);
+  llvm::Value* narrowFromF32(llvm::Value* x, ir::DType t);
+  bool isHalfLike(ir::DType t) const { return t == ir::DType::F16 || t == ir::DType::BF16; }
+
+  // ---- math.cpp (f32 in, f32 out; see the accuracy notes there)
+  llvm::Value* mathExp(llvm::Value* x);
+  llvm::Value* mathExp2(llvm::Value* x);
+  llvm::Value* mathLog(llvm::Value* x);
+  llvm::Value* mathLog2(llvm::Value* x);
+  llvm::Value* mathTanh(llvm::Value* x);
+  llvm::Value* mathErf(llvm::Value* x);
+  llvm::Value* mathSinCos(llvm::Value* x, bool cosine);
+  llvm::Value* mathPow(llvm::Value* x, llvm::Value* y);
+  llvm::Value* logParts(llvm::Value* x, llvm::Value** exponent);  // helper of log/log2
+  llvm::Value* f32(double v);
+  llvm::Value* poly(llvm::Value* x, std::initializer_list<double> coeffsHighToLow);
+
+  // ---- memory.cpp
+  bool lowerSplat(const ir::Op& op);
+  bool lowerIota(const ir::Op& op);
+  bool lowerBroadcast(const ir::Op& op);
+  bool lowerView(const ir::Op& op);
+  bool lowerLoad(const ir::Op& op);
+  bool lowerStore(const ir::Op& op);
+  // Linear element index (i64) of tile coordinate `coord` (i32 per tile dim) in view `view`.
+  llvm::Value* viewElementIndex(const Lowered& view, const std::vector<llvm::Value*>& coord);
+  // i1: the element at `coord` lies inside the view's base (global views).
+  llvm::Value* viewInBounds(const Lowered& view, const std::vector<llvm::Value*>& coord);
+  std::vector<llvm::Value*> tileCoord(const EmittedLayout& layout, int64_t v);
+  llvm::Value* sharedAddress(llvm::Value* base, ir::DType t, llvm::Value* index);
+  llvm::Value* globalAddress(llvm::Value* base, ir::DType t, llvm::Value* index);
+  // Predicated global load / store and shared store (inline PTX, as Triton does).
+  llvm::Value* predicatedGlobalLoad(llvm::Value* addr, ir::DType t, llvm::Value* pred, llvm::Value* other);
+  void predicatedStore(ir::MemSpace space, llvm::Value* addr, ir::DType t, llvm::Value* value,
+                       llvm::Value* pred);
+  llvm::Value* scratchAddress(ir::DType t, llvm::Value* index);
+
+  // ---- reduce.cpp
+  bool lowerReduce(const ir::Op& op);
+  bool lowerReduceAll(const ir::Op& op);
+  bool lowerConvertLayout(const ir::Op& op);
+  llvm::Value* shuffleXor(llvm::Value* v, ir::DType t, int laneMask);
+  llvm::Value* combine(ir::ReduceKind kind, ir::DType t, llvm::Value* a, llvm::Value* b);
+  // Row-major linear index (i32) of a tile coordinate.
+  llvm::Value* linearTileIndex(const std::vector<llvm::Value*>& coord, const std::vector<int64_t>& shape);
+
+  // ---- dot.cpp
+  bool lowerDot(const ir::Op& op);
+
+  // ---- control.cpp
+  bool lowerFor(const ir::Op& op);
+  bool lowerIf(const ir::Op& op);
+  // The per-value LLVM values a region's Yield passes on, flattened.
+  std::vector<llvm::Value*> flatten(const std::vector<ir::ValueId>& ids, bool* ok);
+  void unflatten(const std::vector<ir::ValueId>& ids, const std::vector<llvm::Value*>& flat);
+
+  const ir::Function& fn_;
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  DiagnosticSink& diags_;
+  std::string arch_;
+  llvm::Function* kernel_ = nullptr;
+  llvm::IRBuilder<> b_;      // the current insertion point
+  llvm::IRBuilder<> entry_;  // the entry block, before its terminator: thread-id arithmetic
+  std::vector<Lowered> values_;
+  std::map<std::pair<std::vector<int64_t>, uint32_t>, std::unique_ptr<EmittedLayout>> layouts_;
+  std::map<uint32_t, llvm::Value*> zeroBitTests_;
+  llvm::Value* tid_ = nullptr;
+  // Static shared memory: one array per AllocShared (in op order) and one scratch array.
+  std::map<const ir::Op*, llvm::GlobalVariable*> sharedBuffers_;
+  llvm::GlobalVariable* scratch_ = nullptr;
+  int64_t scratchBytes_ = 0;
+};
+
+// Scratch bytes an op needs (0 for most); used to size the scratch array up front.
+int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
+int64_t dtypeBytes(ir::DType t);
+
+}  // namespace argus::codegen

@@ -1,0 +1,248 @@
+// Tiles built from thread coordinates (Splat, Iota, Broadcast) and memory:
+// views, loads and stores on global tensors and shared buffers.
+//
+// Global accesses are predicated inline PTX (`@p ld.global` / `@p st.global`),
+// as Triton emits them: an element outside the tensor is never touched, and no
+// branch per element is needed. Shared loads are plain LLVM loads (always in
+// bounds); shared stores are predicated on the primary owner.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
+
+#include "codegen/lowering.h"
+
+namespace argus::codegen {
+
+using ir::DType;
+
+std::vector<llvm::Value*> KernelLowering::tileCoord(const EmittedLayout& layout, int64_t v) {
+  std::vector<llvm::Value*> coord;
+  const std::vector<int64_t>& offset = layout.map.valueCoord[static_cast<size_t>(v)];
+  for (size_t d = 0; d < offset.size(); ++d) {
+    llvm::Value* c = layout.threadCoord[d];
+    if (offset[d] != 0) c = b_.CreateAdd(c, b_.getInt32(static_cast<uint32_t>(offset[d])), "", true, true);
+    coord.push_back(c);
+  }
+  return coord;
+}
+
+bool KernelLowering::lowerSplat(const ir::Op& op) {
+  const ir::Type& t = fn_.typeOf(op.results[0]);
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  r.values = elementsOf(op.operands[0], valueCount(t));
+  return true;
+}
+
+bool KernelLowering::lowerIota(const ir::Op& op) {
+  const ir::Type& t = fn_.typeOf(op.results[0]);
+  const EmittedLayout* layout = layoutFor(t.layout, op.range);
+  if (!layout) return false;
+  size_t axis = static_cast<size_t>(op.attrs.i);
+  if (axis >= t.shape.size()) return internalError(op.range, "iota axis out of range");
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  for (int64_t v = 0; v < layout->map.numValues(); ++v) r.values.push_back(tileCoord(*layout, v)[axis]);
+  return true;
+}
+
+// Each thread already holds the value: value v' of the result is the operand's
+// value with the same k on the operand's non-reduced axes (ir.h, Broadcast).
+bool KernelLowering::lowerBroadcast(const ir::Op& op) {
+  const ir::Type& in = fn_.typeOf(op.operands[0]);
+  const ir::Type& out = fn_.typeOf(op.results[0]);
+  ir::Distribution inDist = ir::Distribution::of(in.layout, fn_.numWarps);
+  ir::Distribution outDist = ir::Distribution::of(out.layout, fn_.numWarps);
+  const Lowered& src = values_[op.operands[0]];
+  if (src.values.size() != static_cast<size_t>(inDist.valuesPerThread))
+    return internalError(op.range, "broadcast operand has the wrong number of values");
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  for (int64_t v = 0; v < outDist.valuesPerThread; ++v) {
+    std::vector<int64_t> k = outDist.valueCoords(v);
+    int64_t index = 0;
+    for (size_t d = 0; d < k.size(); ++d)
+      if (!in.layout.isReduced(d)) index = index * inDist.values[d] + k[d];
+    r.values.push_back(src.values[static_cast<size_t>(index)]);
+  }
+  return true;
+}
+
+bool KernelLowering::lowerView(const ir::Op& op) {
+  const Lowered& base = values_[op.operands[0]];
+  if (base.kind != Lowered::Kind::Tensor && base.kind != Lowered::Kind::Shared)
+    return internalError(op.range, "view of something that is not a tensor or a shared buffer");
+  const ir::Type& t = fn_.typeOf(op.results[0]);
+  if (op.operands.size() != base.extents.size() + 1 || t.shape.size() > base.extents.size())
+    return internalError(op.range, "view offsets do not match the base rank");
+  Lowered r = base;
+  r.kind = Lowered::Kind::View;
+  r.space = base.kind == Lowered::Kind::Shared ? ir::MemSpace::Shared : ir::MemSpace::Global;
+  r.tileShape = t.shape;
+  r.offsets.clear();
+  for (size_t i = 1; i < op.operands.size(); ++i) r.offsets.push_back(values_[op.operands[i]].values[0]);
+  values_[op.results[0]] = std::move(r);
+  return true;
+}
+
+// Base coordinate j of tile coordinate `coord`: o[j] (+ c[j - (r - k)] on the tile's axes).
+namespace {
+llvm::Value* baseCoordinate(llvm::IRBuilder<>& b, const Lowered& view, const std::vector<llvm::Value*>& coord, size_t j) {
+  size_t lead = view.offsets.size() - coord.size();
+  if (j < lead) return view.offsets[j];
+  return b.CreateAdd(view.offsets[j], coord[j - lead]);
+}
+}  // namespace
+
+llvm::Value* KernelLowering::viewElementIndex(const Lowered& view, const std::vector<llvm::Value*>& coord) {
+  llvm::Value* index = nullptr;
+  for (size_t j = 0; j < view.offsets.size(); ++j) {
+    llvm::Value* e = b_.CreateSExt(baseCoordinate(b_, view, coord, j), b_.getInt64Ty());
+    llvm::Value* term = b_.CreateMul(e, view.strides[j]);
+    index = index ? b_.CreateAdd(index, term) : term;
+  }
+  return index ? index : b_.getInt64(0);
+}
+
+llvm::Value* KernelLowering::viewInBounds(const Lowered& view, const std::vector<llvm::Value*>& coord) {
+  llvm::Value* inside = nullptr;
+  for (size_t j = 0; j < view.offsets.size(); ++j) {
+    // Unsigned: a negative coordinate is outside too.
+    llvm::Value* ok = b_.CreateICmpULT(baseCoordinate(b_, view, coord, j), view.extents[j]);
+    inside = inside ? b_.CreateAnd(inside, ok) : ok;
+  }
+  return inside ? inside : b_.getTrue();
+}
+
+llvm::Value* KernelLowering::globalAddress(llvm::Value* base, DType t, llvm::Value* index) {
+  return b_.CreateGEP(memType(t), base, index);
+}
+
+llvm::Value* KernelLowering::sharedAddress(llvm::Value* base, DType t, llvm::Value* index) {
+  return b_.CreateGEP(memType(t), base, index);
+}
+
+llvm::Value* KernelLowering::scratchAddress(DType t, llvm::Value* index) {
+  return b_.CreateGEP(memType(t), scratch_, index);
+}
+
+namespace {
+
+struct AsmRegister {
+  int bits;               // 16, 32 or 64 (8-bit data travels in a 16-bit register)
+  const char* constraint; // "h", "r", "l"
+};
+
+AsmRegister asmRegisterFor(DType t) {
+  int bits = ir::dtypeBits(t);
+  if (bits <= 16) return {16, "h"};
+  if (bits == 32) return {32, "r"};
+  return {64, "l"};
+}
+
+// The PTX type of the memory access: u8 for 8-bit data, b16/b32/b64 otherwise.
+std::string accessType(DType t) {
+  int bits = ir::dtypeBits(t);
+  return bits <= 8 ? "u8" : "b" + std::to_string(bits);
+}
+
+}  // namespace
+
+llvm::Value* KernelLowering::predicatedGlobalLoad(llvm::Value* addr, DType t, llvm::Value* pred, llvm::Value* other) {
+  AsmRegister reg = asmRegisterFor(t);
+  llvm::Type* regTy = b_.getIntNTy(static_cast<unsigned>(reg.bits));
+  llvm::Type* dataTy = memType(t);
+  // `other` as the integer bits of the register.
+  llvm::Value* otherBits = toMemory(other, t);
+  if (dataTy->isFloatingPointTy()) otherBits = b_.CreateBitCast(otherBits, b_.getIntNTy(dataTy->getPrimitiveSizeInBits()));
+  if (otherBits->getType() != regTy) otherBits = b_.CreateZExt(otherBits, regTy);
+  std::string text = "mov.b" + std::to_string(reg.bits) + " $0, $3;\n\t@$2 ld.global." + accessType(t) + " $0, [$1];";
+  std::string constraints = std::string("=") + reg.constraint + ",l,b," + reg.constraint;
+  auto* fnTy = llvm::FunctionType::get(regTy, {addr->getType(), b_.getInt1Ty(), regTy}, false);
+  auto* asmValue = llvm::InlineAsm::get(fnTy, text, constraints, /*hasSideEffects=*/true);
+  llvm::Value* bits = b_.CreateCall(fnTy, asmValue, {addr, pred, otherBits});
+  if (dataTy->getPrimitiveSizeInBits() != static_cast<unsigned>(reg.bits))
+    bits = b_.CreateTrunc(bits, b_.getIntNTy(dataTy->getPrimitiveSizeInBits()));
+  llvm::Value* data = dataTy->isFloatingPointTy() ? b_.CreateBitCast(bits, dataTy) : bits;
+  return fromMemory(data, t);
+}
+
+void KernelLowering::predicatedStore(ir::MemSpace space, llvm::Value* addr, DType t, llvm::Value* value,
+                                     llvm::Value* pred) {
+  llvm::Value* data = toMemory(value, t);
+  auto* constPred = llvm::dyn_cast_or_null<llvm::ConstantInt>(pred);
+  if (!pred || (constPred && constPred->isOne())) {
+    auto* store = b_.CreateStore(data, addr);
+    store->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(t))));
+    return;
+  }
+  AsmRegister reg = asmRegisterFor(t);
+  llvm::Type* regTy = b_.getIntNTy(static_cast<unsigned>(reg.bits));
+  llvm::Value* bits = data;
+  if (bits->getType()->isFloatingPointTy()) bits = b_.CreateBitCast(bits, b_.getIntNTy(bits->getType()->getPrimitiveSizeInBits()));
+  if (bits->getType() != regTy) bits = b_.CreateZExt(bits, regTy);
+  llvm::Value* address = addr;
+  const char* addrConstraint = "l";
+  const char* spaceName = "global";
+  if (space == ir::MemSpace::Shared) {
+    // 32-bit shared-window address.
+    address = b_.CreateTrunc(b_.CreatePtrToInt(addr, b_.getInt64Ty()), b_.getInt32Ty());
+    addrConstraint = "r";
+    spaceName = "shared";
+  }
+  std::string text = std::string("@$2 st.") + spaceName + "." + accessType(t) + " [$0], $1;";
+  std::string constraints = std::string(addrConstraint) + "," + reg.constraint + ",b,~{memory}";
+  auto* fnTy = llvm::FunctionType::get(b_.getVoidTy(), {address->getType(), regTy, b_.getInt1Ty()}, false);
+  b_.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, text, constraints, /*hasSideEffects=*/true), {address, bits, pred});
+}
+
+bool KernelLowering::lowerLoad(const ir::Op& op) {
+  const Lowered& view = values_[op.operands[0]];
+  const ir::Type& t = fn_.typeOf(op.results[0]);
+  if (view.kind != Lowered::Kind::View) return internalError(op.range, "load from something that is not a view");
+  if (!dtypeSupported(t.dtype)) return unsupported(op, std::string("loads of ") + ir::dtypeName(t.dtype));
+  const EmittedLayout* layout = layoutFor(t.layout, op.range);
+  if (!layout) return false;
+  llvm::Value* other = op.operands.size() > 1 ? values_[op.operands[1]].values[0] : constant(t.dtype, 0, 0.0);
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  for (int64_t v = 0; v < layout->map.numValues(); ++v) {
+    std::vector<llvm::Value*> coord = tileCoord(*layout, v);
+    llvm::Value* index = viewElementIndex(view, coord);
+    if (view.space == ir::MemSpace::Global) {
+      llvm::Value* addr = globalAddress(view.base, t.dtype, index);
+      r.values.push_back(predicatedGlobalLoad(addr, t.dtype, viewInBounds(view, coord), other));
+    } else {
+      auto* load = b_.CreateLoad(memType(t.dtype), sharedAddress(view.base, t.dtype, index));
+      load->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(t.dtype))));
+      r.values.push_back(fromMemory(load, t.dtype));
+    }
+  }
+  return true;
+}
+
+bool KernelLowering::lowerStore(const ir::Op& op) {
+  const Lowered& view = values_[op.operands[0]];
+  const ir::Type& tileType = fn_.typeOf(op.operands[1]);
+  if (view.kind != Lowered::Kind::View) return internalError(op.range, "store to something that is not a view");
+  if (!tileType.isTile()) return internalError(op.range, "store of something that is not a tile");
+  if (!dtypeSupported(tileType.dtype)) return unsupported(op, std::string("stores of ") + ir::dtypeName(tileType.dtype));
+  const EmittedLayout* layout = layoutFor(tileType.layout, op.range);
+  if (!layout) return false;
+  std::vector<llvm::Value*> data = elementsOf(op.operands[1], static_cast<size_t>(layout->map.numValues()));
+  if (data.empty()) return internalError(op.range, "stored tile has the wrong number of values");
+  for (int64_t v = 0; v < layout->map.numValues(); ++v) {
+    std::vector<llvm::Value*> coord = tileCoord(*layout, v);
+    llvm::Value* index = viewElementIndex(view, coord);
+    llvm::Value* pred = layout->isOwner;
+    if (view.space == ir::MemSpace::Global) {
+      llvm::Value* inside = viewInBounds(view, coord);
+      pred = pred ? b_.CreateAnd(pred, inside) : inside;
+      predicatedStore(view.space, globalAddress(view.base, tileType.dtype, index), tileType.dtype, data[v], pred);
+    } else {
+      predicatedStore(view.space, sharedAddress(view.base, tileType.dtype, index), tileType.dtype, data[v], pred);
+    }
+  }
+  return true;
+}
+
+}  // namespace argus::codegen

@@ -1,0 +1,249 @@
+// AST building, part 1: ranges and expressions.
+#include <algorithm>
+
+#include "frontend/parser_internal.h"
+
+namespace argus::frontend {
+
+using antlr4::Token;
+
+namespace {
+
+bool isLineStructure(size_t type) {
+  return type == P::NEWLINE || type == P::INDENT || type == P::DEDENT || type == Token::EOF;
+}
+
+bool isComparison(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::Eq: case ast::BinaryOp::Ne: case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Le: case ast::BinaryOp::Gt: case ast::BinaryOp::Ge:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::optional<ast::BinaryOp> binaryOpOf(size_t type) {
+  switch (type) {
+    case P::PLUS: return ast::BinaryOp::Add;
+    case P::MINUS: return ast::BinaryOp::Sub;
+    case P::STAR: return ast::BinaryOp::Mul;
+    case P::SLASH: return ast::BinaryOp::Div;
+    case P::DOUBLE_SLASH: return ast::BinaryOp::FloorDiv;
+    case P::PERCENT: return ast::BinaryOp::Mod;
+    case P::POWER: return ast::BinaryOp::Pow;
+    case P::AT: return ast::BinaryOp::MatMul;
+    case P::AMP: return ast::BinaryOp::BitAnd;
+    case P::PIPE: return ast::BinaryOp::BitOr;
+    case P::CARET: return ast::BinaryOp::BitXor;
+    case P::SHL: return ast::BinaryOp::Shl;
+    case P::SHR: return ast::BinaryOp::Shr;
+    case P::EQ: return ast::BinaryOp::Eq;
+    case P::NE: return ast::BinaryOp::Ne;
+    case P::LT: return ast::BinaryOp::Lt;
+    case P::LE: return ast::BinaryOp::Le;
+    case P::GT: return ast::BinaryOp::Gt;
+    case P::GE: return ast::BinaryOp::Ge;
+    case P::AND: return ast::BinaryOp::And;
+    case P::OR: return ast::BinaryOp::Or;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- ranges
+
+SourceRange AstBuilder::range(const Token* token) const {
+  if (!token || token->getTokenIndex() == INVALID_INDEX) return {};
+  return tokenRange(input_, *token);
+}
+
+SourceRange AstBuilder::after(const Token* token) const {
+  SourceRange r = range(token);
+  return {r.end, r.end};
+}
+
+SourceRange AstBuilder::range(const antlr4::ParserRuleContext* ctx) const {
+  if (!ctx || !ctx->getStart()) return {};
+  const Token* start = ctx->getStart();
+  SourceRange r = range(start);
+  const Token* stop = ctx->getStop();
+  if (!stop || stop->getTokenIndex() == INVALID_INDEX || stop->getTokenIndex() < start->getTokenIndex())
+    return {r.begin, r.begin};  // nothing was matched
+  if (isLineStructure(start->getType())) r.end = r.begin;
+  // Drop line-structure tokens at the end (a simple statement's NEWLINE).
+  if (!isLineStructure(stop->getType())) return {r.begin, std::max(r.end, range(stop).end)};
+  // Find the last real token by walking the context's children.
+  const Token* last = nullptr;
+  std::vector<const antlr4::tree::ParseTree*> work{ctx};
+  while (!work.empty()) {
+    const antlr4::tree::ParseTree* node = work.back();
+    work.pop_back();
+    if (auto* terminal = dynamic_cast<const antlr4::tree::TerminalNode*>(node)) {
+      const Token* t = terminal->getSymbol();
+      if (!isLineStructure(t->getType()) && t->getTokenIndex() != INVALID_INDEX &&
+          (!last || t->getTokenIndex() > last->getTokenIndex()))
+        last = t;
+      continue;
+    }
+    for (const antlr4::tree::ParseTree* child : node->children) work.push_back(child);
+  }
+  if (!last) return {r.begin, r.begin};
+  return {r.begin, std::max(r.end, range(last).end)};
+}
+
+SourceRange blockRange(const ast::Block& block) {
+  if (block.empty()) return {};
+  return joinRanges(block.front()->range, block.back()->range);
+}
+
+// ---------------------------------------------------------------- expressions
+
+ast::ExprPtr AstBuilder::errorExpr(SourceRange r) { return makeExpr<ast::ErrorExpr>(r); }
+
+ast::ExprPtr AstBuilder::exprList(P::ExprlistContext* ctx, SourceRange missingAt) {
+  if (!ctx) return errorExpr(missingAt);
+  std::vector<P::ExprContext*> items = ctx->expr();
+  if (items.empty()) return errorExpr(missingAt);
+  if (items.size() == 1 && ctx->COMMA().empty()) return expr(items[0], missingAt);
+  auto tuple = makeExpr<ast::TupleExpr>(range(ctx));
+  for (P::ExprContext* item : items) tuple->elements.push_back(expr(item, after(ctx->getStop())));
+  return tuple;
+}
+
+ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
+  if (!ctx || ctx->children.empty()) return errorExpr(ctx ? range(ctx) : missingAt);
+  SourceRange whole = range(ctx);
+
+  if (auto* atomExpr = dynamic_cast<P::AtomExprContext*>(ctx)) return atom(atomExpr->atom(), whole);
+  if (auto* binaryExpr = dynamic_cast<P::BinaryExprContext*>(ctx)) return binary(binaryExpr, missingAt);
+
+  if (auto* call = dynamic_cast<P::CallExprContext*>(ctx)) {
+    auto node = makeExpr<ast::CallExpr>(whole);
+    node->callee = expr(call->expr(), missingAt);
+    node->args = arguments(call->arglist());
+    SourceRange open = range(call->open);
+    node->parenRange = call->close ? joinRanges(open, range(call->close)) : joinRanges(open, {whole.end, whole.end});
+    node->range = joinRanges(node->callee->range, node->parenRange);
+    return node;
+  }
+  if (auto* attribute = dynamic_cast<P::AttributeExprContext*>(ctx)) {
+    if (!attribute->NAME()) return errorExpr(whole);  // `x.` with no name
+    auto node = makeExpr<ast::AttributeExpr>(whole);
+    node->base = expr(attribute->expr(), missingAt);
+    node->name = attribute->NAME()->getText();
+    node->nameRange = range(attribute->NAME()->getSymbol());
+    return node;
+  }
+  if (auto* sub = dynamic_cast<P::SubscriptExprContext*>(ctx)) {
+    auto node = makeExpr<ast::SubscriptExpr>(whole);
+    node->base = expr(sub->expr(), missingAt);
+    for (P::SubscriptContext* index : sub->subscript()) node->indices.push_back(subscript(index));
+    if (node->indices.empty()) node->indices.push_back(errorExpr(after(sub->open)));
+    return node;
+  }
+  if (auto* unary = dynamic_cast<P::UnaryExprContext*>(ctx)) {
+    ast::UnaryOp op = ast::UnaryOp::Neg;
+    switch (unary->op->getType()) {
+      case P::PLUS: op = ast::UnaryOp::Pos; break;
+      case P::TILDE: op = ast::UnaryOp::Invert; break;
+      case P::NOT: op = ast::UnaryOp::Not; break;
+      default: break;
+    }
+    auto node = makeExpr<ast::UnaryExpr>(whole, op);
+    node->operand = expr(unary->expr(), after(unary->op));
+    node->range = joinRanges(range(unary->op), node->operand->range);
+    return node;
+  }
+  return errorExpr(whole);
+}
+
+ast::ExprPtr AstBuilder::binary(P::BinaryExprContext* ctx, SourceRange missingAt) {
+  std::optional<ast::BinaryOp> op = ctx->op ? binaryOpOf(ctx->op->getType()) : std::nullopt;
+  if (!op) return errorExpr(range(ctx));
+  auto node = makeExpr<ast::BinaryExpr>(range(ctx), *op);
+  node->opRange = range(ctx->op);
+  node->lhs = expr(ctx->expr(0), missingAt);
+  node->rhs = expr(ctx->expr(1), after(ctx->op));
+  node->range = joinRanges(node->lhs->range, joinRanges(node->opRange, node->rhs->range));
+
+  // `a < b < c` means `a < b and b < c` in Python; Argus has no such chains,
+  // and reading it as `(a < b) < c` would silently change its meaning.
+  auto* inner = dynamic_cast<P::BinaryExprContext*>(ctx->expr(0));
+  if (!quiet_ && isComparison(*op) && inner && inner->op) {
+    std::optional<ast::BinaryOp> innerOp = binaryOpOf(inner->op->getType());
+    if (innerOp && isComparison(*innerOp)) {
+      Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, node->range, {"a chained comparison"});
+      auto* lhs = static_cast<ast::BinaryExpr*>(node->lhs.get());
+      std::string middle(file_.slice(lhs->rhs->range));
+      d.notes.push_back("write it as two comparisons joined by 'and': '" + std::string(file_.slice(lhs->range)) + " and " +
+                        middle + " " + ast::binaryOpSpelling(*op) + " " + std::string(file_.slice(node->rhs->range)) + "'");
+      d.fixits.push_back({{lhs->range.end, lhs->range.end}, " and " + middle, "compare twice, joined by 'and'"});
+    }
+  }
+  return node;
+}
+
+ast::ExprPtr AstBuilder::atom(P::AtomContext* ctx, SourceRange whole) {
+  if (!ctx || ctx->children.empty()) return errorExpr(whole);
+  SourceRange r = range(ctx);
+  std::string_view text = file_.slice(r);
+  if (dynamic_cast<P::NameAtomContext*>(ctx)) return makeExpr<ast::NameExpr>(r, std::string(text));
+  if (dynamic_cast<P::IntAtomContext*>(ctx)) return makeExpr<ast::IntExpr>(r, decodeInt(text).value_or(0));
+  if (dynamic_cast<P::FloatAtomContext*>(ctx)) return makeExpr<ast::FloatExpr>(r, decodeFloat(text).value_or(0.0));
+  if (dynamic_cast<P::StringAtomContext*>(ctx)) return makeExpr<ast::StringExpr>(r, decodeString(text));
+  if (dynamic_cast<P::TrueAtomContext*>(ctx)) return makeExpr<ast::BoolExpr>(r, true);
+  if (dynamic_cast<P::FalseAtomContext*>(ctx)) return makeExpr<ast::BoolExpr>(r, false);
+  if (dynamic_cast<P::NoneAtomContext*>(ctx)) return makeExpr<ast::NoneExpr>(r);
+  if (dynamic_cast<P::EllipsisAtomContext*>(ctx)) return makeExpr<ast::EllipsisExpr>(r);
+  if (auto* paren = dynamic_cast<P::ParenAtomContext*>(ctx)) {
+    std::vector<P::ExprContext*> items = paren->expr();
+    // `(e)` is just `e` (its range stays the inner one, as in Python's AST).
+    if (items.size() == 1 && paren->COMMA().empty()) return expr(items[0], after(paren->open));
+    auto tuple = makeExpr<ast::TupleExpr>(r);
+    for (P::ExprContext* item : items) tuple->elements.push_back(expr(item, after(paren->open)));
+    return tuple;
+  }
+  if (auto* list = dynamic_cast<P::ListAtomContext*>(ctx)) {
+    auto node = makeExpr<ast::ListExpr>(r);
+    for (P::ExprContext* item : list->expr()) node->elements.push_back(expr(item, after(list->open)));
+    return node;
+  }
+  return errorExpr(r);
+}
+
+ast::ExprPtr AstBuilder::subscript(P::SubscriptContext* ctx) {
+  if (!ctx->c1) return expr(ctx->lower, range(ctx));
+  auto slice = makeExpr<ast::SliceExpr>(range(ctx));
+  if (ctx->lower) slice->lower = expr(ctx->lower, range(ctx));
+  if (ctx->upper) slice->upper = expr(ctx->upper, after(ctx->c1));
+  if (ctx->step) slice->step = expr(ctx->step, after(ctx->c2));
+  return slice;
+}
+
+std::vector<ast::Argument> AstBuilder::arguments(P::ArglistContext* ctx) {
+  std::vector<ast::Argument> args;
+  if (!ctx) return args;
+  bool sawKeyword = false;
+  for (P::ArgumentContext* argCtx : ctx->argument()) {
+    ast::Argument arg;
+    arg.range = range(argCtx);
+    if (argCtx->ASSIGN() && argCtx->NAME()) {
+      arg.keyword = argCtx->NAME()->getText();
+      arg.keywordRange = range(argCtx->NAME()->getSymbol());
+      arg.value = expr(argCtx->expr(), after(argCtx->ASSIGN()->getSymbol()));
+      sawKeyword = true;
+    } else {
+      arg.value = expr(argCtx->expr(), arg.range);
+      if (!quiet_ && sawKeyword && arg.value->kind != ast::ExprKind::Error) {
+        Diagnostic& d = diags_.report(DiagId::SyntaxError, arg.range, {"a positional argument cannot follow a keyword argument"});
+        d.notes.push_back("put the positional arguments first, or name this one");
+      }
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+}  // namespace argus::frontend

@@ -1,0 +1,123 @@
+// Internals of the parser (not part of the library's API): the AST builder
+// over ANTLR parse trees, and the error strategy that turns ANTLR's syntax
+// errors into Argus diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ArgusParser.h"
+#include "antlr4-runtime.h"
+#include "frontend/ast.h"
+#include "frontend/lexer_internal.h"
+#include "support/diagnostic.h"
+#include "support/source.h"
+
+namespace argus::frontend {
+
+using P = grammar::ArgusParser;
+
+// Builds AST nodes from parse-tree pieces. Every function accepts partial
+// trees (what the parser produced before an error) and puts ErrorExpr where a
+// part is missing, so a broken line still yields what it can.
+class AstBuilder {
+ public:
+  AstBuilder(const SourceFile& file, const SourceCharStream& input, DiagnosticSink& diags)
+      : file_(file), input_(input), diags_(diags) {}
+
+  uint32_t exprCount() const { return nextId_; }
+  // Quiet while building a line that already has a reported error: the
+  // builder's own checks (assignment targets, chained comparisons...) would
+  // only repeat it.
+  void setQuiet(bool quiet) { quiet_ = quiet; }
+
+  // Byte range of a token, and of a rule context without the line-structure
+  // tokens (NEWLINE, INDENT, DEDENT) it may end with.
+  SourceRange range(const antlr4::Token* token) const;
+  SourceRange range(const antlr4::ParserRuleContext* ctx) const;
+  // An empty range just after a token (where something is missing).
+  SourceRange after(const antlr4::Token* token) const;
+
+  ast::ExprPtr expr(P::ExprContext* ctx, SourceRange missingAt);
+  // An expression list: the expression itself, or a tuple when it has commas.
+  ast::ExprPtr exprList(P::ExprlistContext* ctx, SourceRange missingAt);
+  ast::ExprPtr errorExpr(SourceRange range);
+
+  // One logical line at a time (used by both parsing stages).
+  ast::StmtPtr simpleStmt(P::Simple_stmtContext* ctx);
+  ast::Decorator decorator(P::DecoratorContext* ctx);
+  void defHeader(ast::FunctionDef& fn, P::Def_headerContext* ctx);
+  void forHeader(ast::ForStmt& stmt, P::For_headerContext* ctx);
+  ast::ExprPtr headerCondition(P::ExprContext* cond, antlr4::Token* keyword);
+
+  // A whole parse tree (the fast path, when the file has no syntax error).
+  void file(P::File_Context* ctx, ast::Module& module);
+
+ private:
+  template <class T, class... Args>
+  std::unique_ptr<T> makeExpr(Args&&... args) {
+    auto node = std::make_unique<T>(std::forward<Args>(args)...);
+    node->id = ++nextId_;
+    return node;
+  }
+
+  ast::ExprPtr atom(P::AtomContext* ctx, SourceRange missingAt);
+  ast::ExprPtr binary(P::BinaryExprContext* ctx, SourceRange missingAt);
+  ast::ExprPtr subscript(P::SubscriptContext* ctx);
+  std::vector<ast::Argument> arguments(P::ArglistContext* ctx);
+  ast::StmtPtr exprStmt(P::ExprStmtContext* ctx, SourceRange range);
+  void checkTarget(const ast::Expr& target, const char* context);
+
+  std::unique_ptr<ast::FunctionDef> funcdef(P::FuncdefContext* ctx);
+  ast::Block suite(P::SuiteContext* ctx);
+  ast::StmtPtr stmt(P::StmtContext* ctx);
+  ast::StmtPtr ifChain(P::If_stmtContext* ctx);
+
+  const SourceFile& file_;
+  const SourceCharStream& input_;
+  DiagnosticSink& diags_;
+  uint32_t nextId_ = 0;
+  bool quiet_ = false;
+};
+
+// Range of a block of statements (empty when the block is).
+SourceRange blockRange(const ast::Block& block);
+// `r` extended to the end of `block` (unchanged when the block is empty).
+inline SourceRange extendToBlock(SourceRange r, const ast::Block& block) {
+  return block.empty() ? r : joinRanges(r, blockRange(block));
+}
+
+// Reports the first syntax error of each logical line with a message in the
+// user's terms, then skips to the end of the line: no token is ever invented
+// or deleted, so what was parsed before the error is a faithful partial tree.
+class SyntaxErrorStrategy : public antlr4::DefaultErrorStrategy {
+ public:
+  SyntaxErrorStrategy(const SourceFile& file, const SourceCharStream& input, DiagnosticSink& diags)
+      : file_(file), input_(input), diags_(diags) {}
+
+  // Starts one logical line; `quiet` when the lexer already reported an error on it.
+  void beginUnit(bool quiet) {
+    failed_ = quiet;
+    reported_ = false;
+  }
+  bool unitFailed() const { return failed_; }
+  bool unitReported() const { return reported_; }
+
+  void reportError(antlr4::Parser* parser, const antlr4::RecognitionException& e) override;
+  void recover(antlr4::Parser* parser, std::exception_ptr e) override;
+  antlr4::Token* recoverInline(antlr4::Parser* parser) override;
+  void sync(antlr4::Parser*) override {}
+
+ private:
+  void translate(antlr4::Parser* parser, antlr4::Token* offending, const antlr4::misc::IntervalSet& expected);
+
+  const SourceFile& file_;
+  const SourceCharStream& input_;
+  DiagnosticSink& diags_;
+  bool failed_ = false;
+  bool reported_ = false;
+};
+
+}  // namespace argus::frontend

@@ -1,0 +1,342 @@
+// Builtins: the table, argument binding, and the memory and grid builtins
+// (program_id, num_programs, cdiv, load, store, copy, shared, barrier).
+#include "frontend/sema_internal.h"
+
+namespace argus::sema::detail {
+
+const std::vector<BuiltinInfo>& builtinTable() {
+  static const std::vector<BuiltinInfo> table = {
+      {Builtin::ProgramId, "program_id", {"axis"}, 1, "program_id(axis) -> i32: index of this block in the grid"},
+      {Builtin::NumPrograms, "num_programs", {"axis"}, 1, "num_programs(axis) -> i32: grid extent"},
+      {Builtin::Cdiv, "cdiv", {"a", "b"}, 2, "cdiv(a, b): (a + b - 1) // b"},
+      {Builtin::Load, "load", {"view", "other"}, 1, "load(view, other=0) -> tile"},
+      {Builtin::Store, "store", {"view", "value"}, 2, "store(view, value)"},
+      {Builtin::Copy, "copy", {"dst", "src"}, 2, "copy(dst, src): store(dst, load(src))"},
+      {Builtin::Shared, "shared", {"dtype", "shape"}, 2, "shared(dtype, shape) -> shared buffer"},
+      {Builtin::Zeros, "zeros", {"dtype", "shape"}, 2, "zeros(dtype, shape) -> tile"},
+      {Builtin::Full, "full", {"shape", "value", "dtype"}, 2, "full(shape, value, dtype) -> tile"},
+      {Builtin::Arange, "arange", {"n"}, 1, "arange(n) -> i32 tile (n,)"},
+      {Builtin::Iota, "iota", {"shape", "axis"}, 2, "iota(shape, axis) -> i32 tile"},
+      {Builtin::Sum, "sum", {"x", "axis"}, 1, "sum(x, axis=None): reduce along axis (kept, extent 1) or all"},
+      {Builtin::Max, "max", {"x", "axis"}, 1, "max(x, axis=None): reduce along axis (kept, extent 1) or all"},
+      {Builtin::Min, "min", {"x", "axis"}, 1, "min(x, axis=None): reduce along axis (kept, extent 1) or all"},
+      {Builtin::Prod, "prod", {"x", "axis"}, 1, "prod(x, axis=None): reduce along axis (kept, extent 1) or all"},
+      {Builtin::Maximum, "maximum", {"a", "b"}, 2, "maximum(a, b): elementwise maximum"},
+      {Builtin::Minimum, "minimum", {"a", "b"}, 2, "minimum(a, b): elementwise minimum"},
+      {Builtin::Exp, "exp", {"x"}, 1, "exp(x): elementwise, float"},
+      {Builtin::Exp2, "exp2", {"x"}, 1, "exp2(x): elementwise, float"},
+      {Builtin::Log, "log", {"x"}, 1, "log(x): elementwise, float"},
+      {Builtin::Log2, "log2", {"x"}, 1, "log2(x): elementwise, float"},
+      {Builtin::Sqrt, "sqrt", {"x"}, 1, "sqrt(x): elementwise, float"},
+      {Builtin::Rsqrt, "rsqrt", {"x"}, 1, "rsqrt(x): elementwise, float"},
+      {Builtin::Tanh, "tanh", {"x"}, 1, "tanh(x): elementwise, float"},
+      {Builtin::Erf, "erf", {"x"}, 1, "erf(x): elementwise, float"},
+      {Builtin::Sin, "sin", {"x"}, 1, "sin(x): elementwise, float"},
+      {Builtin::Cos, "cos", {"x"}, 1, "cos(x): elementwise, float"},
+      {Builtin::Abs, "abs", {"x"}, 1, "abs(x): elementwise"},
+      {Builtin::Floor, "floor", {"x"}, 1, "floor(x): elementwise, float"},
+      {Builtin::Ceil, "ceil", {"x"}, 1, "ceil(x): elementwise, float"},
+      {Builtin::Fma, "fma", {"a", "b", "c"}, 3, "fma(a, b, c): a*b+c with one rounding"},
+      {Builtin::Where, "where", {"cond", "a", "b"}, 3, "where(cond, a, b): a where cond, else b"},
+      {Builtin::Cast, "cast", {"x", "dtype"}, 2, "cast(x, dtype): convert"},
+      {Builtin::Dot, "dot", {"a", "b", "acc"}, 3, "dot(a, b, acc) -> acc + a @ b (a, b in shared memory)"},
+      {Builtin::Barrier, "barrier", {}, 0, "barrier(): wait for all threads of the block"},
+      {Builtin::Require, "require", {"cond", "message"}, 1, "require(cond, message): launch-time requirement"},
+      {Builtin::Range, "range", {"start", "stop", "step"}, 1, "range(stop), range(start, stop[, step])"},
+      {Builtin::Tag, "tag", {}, 0, "tag(x, name=value): reserved for the checker"},
+  };
+  return table;
+}
+
+const BuiltinInfo* findBuiltin(std::string_view name) {
+  static const std::unordered_map<std::string_view, const BuiltinInfo*> index = [] {
+    std::unordered_map<std::string_view, const BuiltinInfo*> m;
+    for (const BuiltinInfo& b : builtinTable()) m[b.name] = &b;
+    return m;
+  }();
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
+}
+
+namespace {
+std::string countText(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+std::string takesText(size_t required, size_t total) {
+  if (total == 0) return "no arguments";
+  if (required == total) return countText(total, "argument", "arguments");
+  return std::to_string(required) + " to " + std::to_string(total) + " arguments";
+}
+}  // namespace
+
+bool Analyzer::bindArguments(const ast::CallExpr& call, const std::string& fname, const std::vector<std::string>& params,
+                             size_t required, std::vector<const ast::Argument*>& slots) {
+  slots.assign(params.size(), nullptr);
+  size_t positional = 0;
+  bool ok = true;
+  for (const ast::Argument& a : call.args) {
+    if (!a.keyword) {
+      if (positional >= params.size()) {
+        size_t given = 0;
+        for (const ast::Argument& x : call.args) given += x.keyword ? 0 : 1;
+        report(DiagId::ArgumentCount, a.range, {fname, takesText(required, params.size()),
+                                                std::to_string(given) + (given == 1 ? " was" : " were")});
+        ok = false;
+        break;
+      }
+      slots[positional++] = &a;
+      continue;
+    }
+    size_t i = 0;
+    while (i < params.size() && params[i] != *a.keyword) ++i;
+    if (i == params.size()) {
+      std::string hint = suggestion(*a.keyword, params);
+      Diagnostic* d = report(DiagId::UnknownKeyword, a.keywordRange,
+                             {fname, *a.keyword, hint.empty() ? "" : "; did you mean '" + hint + "'?"});
+      if (!hint.empty()) addFixIt(d, a.keywordRange, hint, "replace with '" + hint + "'");
+      ok = false;
+      continue;
+    }
+    if (slots[i]) {
+      report(DiagId::DuplicateArgument, a.range, {fname, params[i]});
+      ok = false;
+      continue;
+    }
+    slots[i] = &a;
+  }
+  if (!ok) return false;
+  for (size_t i = 0; i < required && i < params.size(); ++i)
+    if (!slots[i]) {
+      report(DiagId::MissingArgument, call.parenRange.empty() ? call.range : call.parenRange, {fname, params[i]});
+      ok = false;
+    }
+  return ok;
+}
+
+Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
+  auto evalArgs = [&] {
+    for (const ast::Argument& a : call.args)
+      if (a.value) eval(*a.value);
+  };
+  if (info.id == Builtin::Range) {
+    report(DiagId::NotAValue, call.range, {"range(...)", "; it is only used in 'for v in range(...)'"});
+    return Val::error();
+  }
+  if ((info.id == Builtin::Max || info.id == Builtin::Min) && call.args.size() == 2 && !call.args[0].keyword &&
+      !call.args[1].keyword) {
+    std::string elementwise = info.id == Builtin::Max ? "maximum" : "minimum";
+    std::string args = text(call.args[0].range) + ", " + text(call.args[1].range);
+    Diagnostic* d = report(DiagId::TwoOperandReduction, call.callee->range, {info.name, elementwise, args});
+    addFixIt(d, call.callee->range, elementwise, "use " + elementwise + "(a, b)");
+    evalArgs();
+    return Val::error();
+  }
+  std::vector<std::string> params(info.params.begin(), info.params.end());
+  std::vector<const ast::Argument*> a;
+  if (!bindArguments(call, info.name, params, info.required, a)) {
+    evalArgs();
+    return Val::error();
+  }
+  switch (info.id) {
+    case Builtin::ProgramId:
+    case Builtin::NumPrograms: {
+      std::optional<int64_t> axis = constIntArg(*a[0]->value, info.name, "axis");
+      if (!axis) return Val::error();
+      if (*axis < 0 || *axis > 2) {
+        report(DiagId::ProgramIdAxis, a[0]->value->range, {info.name, std::to_string(*axis)});
+        return Val::error();
+      }
+      if (*axis >= gridRank_)
+        report(DiagId::AxisBeyondGrid, call.range,
+               {info.name, std::to_string(*axis), info.id == Builtin::ProgramId ? "0" : "1",
+                countText(static_cast<size_t>(gridRank_), "axis", "axes")});
+      ir::Attrs attrs;
+      attrs.i = *axis;
+      return Val::value(b().make(info.id == Builtin::ProgramId ? ir::OpKind::ProgramId : ir::OpKind::NumPrograms, {},
+                                 ir::Type::scalar(ir::DType::I32), call.range, attrs));
+    }
+    case Builtin::Cdiv: return builtinCdiv(call, a);
+    case Builtin::Load:
+    case Builtin::Store:
+    case Builtin::Copy:
+    case Builtin::Shared:
+    case Builtin::Barrier: return builtinMemory(info.id, call, a);
+    case Builtin::Zeros:
+    case Builtin::Full:
+    case Builtin::Arange:
+    case Builtin::Iota: return builtinCreation(info.id, call, a);
+    case Builtin::Sum:
+    case Builtin::Max:
+    case Builtin::Min:
+    case Builtin::Prod: return builtinReduce(info.id, call, a);
+    case Builtin::Where: return builtinWhere(call, a);
+    case Builtin::Cast: return builtinCast(call, a);
+    case Builtin::Dot: return builtinDot(call, a);
+    case Builtin::Require: return builtinRequire(call, a);
+    case Builtin::Tag:
+      report(DiagId::ReservedForChecker, call.callee->range, {"tag"});
+      return Val::error();
+    default: return builtinMath(info.id, call, a);
+  }
+}
+
+Val Analyzer::builtinCdiv(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
+  Operand x{eval(*a[0]->value), a[0]->value->range};
+  Operand y{eval(*a[1]->value), a[1]->value->range};
+  if (x.val.isError() || y.val.isError()) return Val::error();
+  const char* names[] = {"a", "b"};
+  int k = 0;
+  for (Operand* o : {&x, &y}) {
+    std::optional<ir::DType> dt = dtypeOf(o->val);
+    bool scalar = o->val.kind == Val::Kind::Const || (typeOf(o->val) && typeOf(o->val)->isScalar());
+    if (!dt || !scalar || !ir::isInteger(*dt)) {
+      report(DiagId::BadArgument, o->range, {names[k], "cdiv", "an integer scalar", describe(o->val)});
+      return Val::error();
+    }
+    ++k;
+  }
+  if (x.val.kind == Val::Kind::Const && y.val.kind == Val::Kind::Const) {
+    std::vector<Operand*> ops{&x, &y};
+    std::optional<ir::DType> dt = unifyDTypes(ops, "cdiv");
+    if (!dt) return Val::error();
+    bool weak = x.val.c.weak && y.val.c.weak;
+    std::optional<Constant> sum = foldBinary(ast::BinaryOp::Add, x.val.c, y.val.c, *dt, weak, call.range);
+    if (!sum) return Val::error();
+    std::optional<Constant> minus = foldBinary(ast::BinaryOp::Sub, *sum, Constant::ofInt(1), *dt, weak, call.range);
+    if (!minus) return Val::error();
+    if (y.val.c.i == 0) {
+      report(DiagId::ConstDivByZero, y.range);
+      return Val::error();
+    }
+    std::optional<Constant> q = foldBinary(ast::BinaryOp::FloorDiv, *minus, y.val.c, *dt, weak, call.range);
+    return q ? Val::constant(*q) : Val::error();
+  }
+  ir::DType dt;
+  auto ids = elementwiseOperands({&x, &y}, "cdiv", call.range, dt);
+  if (!ids) return Val::error();
+  Val sum = emitBinary(ir::BinaryKind::Add, (*ids)[0], (*ids)[1], call.range);
+  Val minus = emitBinary(ir::BinaryKind::Sub, sum.id, b().constInt(1, dt, call.range), call.range);
+  return emitBinary(ir::BinaryKind::Div, minus.id, (*ids)[1], call.range);
+}
+
+Val Analyzer::storeValue(const Val& view, Operand value, SourceRange range, const char* verb) {
+  if (view.isError() || value.val.isError()) return Val::error();
+  const ir::Type vt = fn_->values[view.id].type;
+  if (!isValueLike(value.val)) {
+    report(DiagId::BadArgument, value.range, {"value", verb, "a tile or a scalar", describe(value.val)});
+    return Val::error();
+  }
+  std::string dt = ir::dtypeName(vt.dtype);
+  if (value.val.kind == Val::Kind::Const) {
+    if (!canAdapt(value.val.c, vt.dtype)) {
+      if (value.val.c.weak && value.val.c.kind == Constant::Kind::Int && ir::isInteger(vt.dtype)) {
+        report(DiagId::ConstantRange, value.range, {value.val.c.str(), dt});
+      } else {
+        Diagnostic* d = report(DiagId::ValueDTypeMismatch, value.range, {verb, describe(value.val), describe(view), dt});
+        addFixIt(d, value.range, "cast(" + text(value.range) + ", " + dt + ")", "convert it to " + dt);
+      }
+      return Val::error();
+    }
+  } else if (typeOf(value.val)->dtype != vt.dtype) {
+    Diagnostic* d = report(DiagId::ValueDTypeMismatch, value.range, {verb, describe(value.val), describe(view), dt});
+    addFixIt(d, value.range, "cast(" + text(value.range) + ", " + dt + ")", "convert it to " + dt);
+    return Val::error();
+  }
+  for (int64_t e : vt.shape)
+    if (!isPowerOfTwo(e)) {
+      checkTileExtent(e, range, true, "tile");
+      return Val::error();
+    }
+  ir::ValueId v = materialize(value.val, vt.dtype, value.range);
+  const ir::Type& t = fn_->values[v].type;
+  if (t.isTile()) {
+    bool fits = t.shape.size() == vt.shape.size();
+    for (size_t d = 0; fits && d < t.shape.size(); ++d) fits = t.shape[d] == vt.shape[d] || t.shape[d] == 1;
+    if (!fits) {
+      report(DiagId::StoreShapeMismatch, value.range, {verb, describe(value.val), shapeText(vt.shape)});
+      return Val::error();
+    }
+  }
+  if (!t.isTile() || t.shape != vt.shape) v = toLayout(v, ir::Layout::canonical(vt.shape), range);
+  b().create(ir::OpKind::Store, {view.id, v}, {}, range);
+  return Val::none();
+}
+
+Val Analyzer::builtinMemory(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
+  switch (id) {
+    case Builtin::Load: {
+      Val view = asView(eval(*a[0]->value), a[0]->value->range, "load", "view");
+      if (view.isError()) return Val::error();
+      const ir::Type vt = fn_->values[view.id].type;
+      for (int64_t e : vt.shape)
+        if (!checkTileExtent(e, a[0]->value->range, true, "tile")) return Val::error();
+      std::vector<ir::ValueId> operands{view.id};
+      if (a[1] && a[1]->value->kind != ast::ExprKind::None) {
+        Val other = eval(*a[1]->value);
+        if (other.isError()) return Val::error();
+        if (vt.space == ir::MemSpace::Shared) {
+          report(DiagId::OtherOnShared, a[1]->range);
+          return Val::error();
+        }
+        std::string want = "an " + std::string(ir::dtypeName(vt.dtype)) + " scalar";
+        if (ir::dtypeName(vt.dtype)[0] != 'f' && ir::dtypeName(vt.dtype)[0] != 'i') want = "a" + want.substr(2);
+        bool ok = other.kind == Val::Kind::Const ? canAdapt(other.c, vt.dtype)
+                                                 : (typeOf(other) && *typeOf(other) == ir::Type::scalar(vt.dtype));
+        if (!ok) {
+          report(DiagId::BadArgument, a[1]->value->range, {"other", "load", want, describe(other)});
+          return Val::error();
+        }
+        operands.push_back(materialize(other, vt.dtype, a[1]->value->range));
+      }
+      return Val::value(b().make(ir::OpKind::Load, operands, ir::Type::tile(vt.dtype, ir::Layout::canonical(vt.shape)),
+                                 call.range));
+    }
+    case Builtin::Store: {
+      Val view = asView(eval(*a[0]->value), a[0]->value->range, "store", "view");
+      Operand value{eval(*a[1]->value), a[1]->value->range};
+      return storeValue(view, std::move(value), call.range, "store");
+    }
+    case Builtin::Copy: {
+      Val dst = asView(eval(*a[0]->value), a[0]->value->range, "copy", "dst");
+      Val src = asView(eval(*a[1]->value), a[1]->value->range, "copy", "src");
+      if (dst.isError() || src.isError()) return Val::error();
+      const ir::Type dt = fn_->values[dst.id].type, st = fn_->values[src.id].type;
+      if (dt.shape != st.shape) {
+        report(DiagId::StoreShapeMismatch, a[1]->value->range, {"copy", describe(src), shapeText(dt.shape)});
+        return Val::error();
+      }
+      if (dt.dtype != st.dtype) {
+        report(DiagId::BadArgument, a[1]->value->range,
+               {"src", "copy", "a view of " + std::string(ir::dtypeName(dt.dtype)) + " like the destination", describe(src)});
+        return Val::error();
+      }
+      for (int64_t e : st.shape)
+        if (!checkTileExtent(e, a[1]->value->range, true, "tile")) return Val::error();
+      ir::ValueId tile = b().make(ir::OpKind::Load, {src.id}, ir::Type::tile(st.dtype, ir::Layout::canonical(st.shape)),
+                                  call.range);
+      b().create(ir::OpKind::Store, {dst.id, tile}, {}, call.range);
+      return Val::none();
+    }
+    case Builtin::Shared: {
+      Val dtype = eval(*a[0]->value);
+      if (dtype.isError()) return Val::error();
+      if (dtype.kind != Val::Kind::DType) {
+        report(DiagId::BadArgument, a[0]->value->range, {"dtype", "shared", "a dtype such as f32", describe(dtype)});
+        return Val::error();
+      }
+      std::optional<std::vector<int64_t>> shape = evalShape(*a[1]->value, false, "shared buffer");
+      if (!shape) return Val::error();
+      if (controlDepth_ > 0) {
+        report(DiagId::NotAtTopLevel, call.range, {"shared()", "a loop or a branch"});
+        return Val::error();
+      }
+      return Val::value(b().make(ir::OpKind::AllocShared, {}, ir::Type::shared(dtype.dtype, *shape), call.range));
+    }
+    case Builtin::Barrier:
+      b().create(ir::OpKind::Barrier, {}, {}, call.range);
+      return Val::none();
+    default: return Val::error();
+  }
+}
+
+}  // namespace argus::sema::detail

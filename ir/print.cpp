@@ -1,0 +1,208 @@
+// The textual form of the Tile IR (`--emit=ir`, golden tests). Stable: change it
+// only together with the goldens.
+//
+//   kernel @vadd(%x.0: tensor<f32, [N]>, ..., %N.3: i32 size)
+//       grid (cdiv(N, 1024), 1, 1) warps 4
+//       const BLOCK = 1024
+//       require N <= 1024  "N <= BLOCK"
+//   {
+//     %4 = program_id 0 : i32  // 6:9
+//     %5 = for %i.6 = %1 to %2 step %3 iter_args(%acc.7 = %4) -> (f32) {
+//       yield %8
+//     }
+//   }
+#include <charconv>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace argus::ir {
+
+namespace {
+
+std::string formatFloat(double v, DType t) {
+  char buf[64];
+  std::to_chars_result r = (t == DType::F64) ? std::to_chars(buf, buf + sizeof buf, v)
+                                             : std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // "n": inf / nan stay as they are
+  return s;
+}
+
+class Printer {
+ public:
+  Printer(const Function& fn, const SourceFile* file) : fn_(fn), file_(file) {}
+
+  std::string run() {
+    header();
+    out_ += "{\n";
+    for (const auto& op : fn_.body.ops) printOp(*op, 1);
+    out_ += "}\n";
+    return std::move(out_);
+  }
+
+ private:
+  const Function& fn_;
+  const SourceFile* file_;
+  std::string out_;
+
+  std::string name(ValueId id) const {
+    if (id >= fn_.values.size()) return "%<invalid>";
+    const Value& v = fn_.values[id];
+    return "%" + (v.name.empty() ? "" : v.name + ".") + std::to_string(id);
+  }
+
+  std::string typeOf(ValueId id) const { return id < fn_.values.size() ? fn_.values[id].type.str() : "?"; }
+
+  std::string list(const std::vector<ValueId>& ids, size_t from = 0, size_t to = SIZE_MAX) const {
+    std::string s;
+    for (size_t i = from; i < ids.size() && i < to; ++i) s += (i > from ? ", " : "") + name(ids[i]);
+    return s;
+  }
+
+  std::string location(SourceRange range) const {
+    if (!file_) return "";
+    LineCol lc = file_->lineCol(range.begin);
+    return "  // " + std::to_string(lc.line) + ":" + std::to_string(lc.column);
+  }
+
+  std::string paramType(const Param& p) const {
+    switch (p.kind) {
+      case ParamKind::Tensor: {
+        std::string s = std::string("tensor<") + dtypeName(p.dtype) + ", [";
+        for (size_t d = 0; d < p.dims.size(); ++d) {
+          if (d) s += ", ";
+          const DimRef& dim = p.dims[d];
+          if (dim.constant >= 0) s += std::to_string(dim.constant);
+          else if (dim.sizeIndex >= 0 && static_cast<size_t>(dim.sizeIndex) < fn_.sizeNames.size())
+            s += fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)];
+          else s += "?";
+        }
+        return s + "]>";
+      }
+      case ParamKind::Size: return std::string(dtypeName(p.dtype)) + " size";
+      case ParamKind::Scalar: return dtypeName(p.dtype);
+    }
+    return "?";
+  }
+
+  void header() {
+    out_ += "kernel @" + fn_.name + "(";
+    for (size_t i = 0; i < fn_.params.size(); ++i) {
+      const Param& p = fn_.params[i];
+      if (i) out_ += ", ";
+      out_ += (p.value != kNoValue ? name(p.value) : "%" + p.name) + ": " + paramType(p);
+    }
+    out_ += ")\n    grid (";
+    for (int axis = 0; axis < 3; ++axis) out_ += (axis ? ", " : "") + fn_.grid[axis].str(fn_.sizeNames);
+    out_ += ") warps " + std::to_string(fn_.numWarps) + "\n";
+    for (const auto& [constName, value] : fn_.constants)
+      out_ += "    const " + constName + " = " + std::to_string(value) + "\n";
+    for (const Requirement& r : fn_.requirements) {
+      out_ += "    require " + r.condition.str(fn_.sizeNames);
+      if (!r.text.empty()) out_ += "  \"" + r.text + "\"";
+      out_ += location(r.range) + "\n";
+    }
+  }
+
+  void indent(int depth) { out_.append(static_cast<size_t>(depth) * 2, ' '); }
+
+  std::string resultTypes(const Op& op) const {
+    std::string s;
+    for (size_t i = 0; i < op.results.size(); ++i) s += (i ? ", " : "") + typeOf(op.results[i]);
+    return s;
+  }
+
+  // The text between "= " and " : type" for ops without regions.
+  std::string body(const Op& op) const {
+    const Attrs& a = op.attrs;
+    std::string operands = list(op.operands);
+    switch (op.kind) {
+      case OpKind::Const: {
+        DType t = op.results.empty() ? a.dtype : fn_.values[op.results[0]].type.dtype;
+        if (t == DType::Bool) return std::string("const ") + (a.i ? "true" : "false");
+        if (isFloat(t)) return "const " + formatFloat(a.f, t);
+        return "const " + std::to_string(a.i);
+      }
+      case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Iota:
+        return std::string(opKindName(op.kind)) + " " + std::to_string(a.i);
+      case OpKind::Binary: return std::string(binaryKindName(a.binary)) + " " + operands;
+      case OpKind::Compare: return std::string("cmp ") + cmpKindName(a.cmp) + " " + operands;
+      case OpKind::Unary: return std::string(unaryKindName(a.unary)) + " " + operands;
+      case OpKind::Reduce:
+        return std::string("reduce ") + reduceKindName(a.reduce) + " " + operands + ", axis " + std::to_string(a.i);
+      case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(a.reduce) + " " + operands;
+      case OpKind::AllocShared: case OpKind::Barrier: return opKindName(op.kind);
+      case OpKind::View:
+        return "view " + (op.operands.empty() ? std::string("?") : name(op.operands[0])) + "[" + list(op.operands, 1) + "]";
+      case OpKind::Load:
+        if (op.operands.size() == 2) return "load " + name(op.operands[0]) + ", other " + name(op.operands[1]);
+        return "load " + operands;
+      default:
+        return std::string(opKindName(op.kind)) + (operands.empty() ? "" : " " + operands);
+    }
+  }
+
+  void printRegion(const Block& block, int depth) {
+    for (const auto& op : block.ops) printOp(*op, depth);
+  }
+
+  void printOp(const Op& op, int depth) {
+    indent(depth);
+    if (!op.results.empty()) out_ += list(op.results) + " = ";
+    if (op.kind == OpKind::For) return printFor(op, depth);
+    if (op.kind == OpKind::If) return printIf(op, depth);
+    out_ += body(op);
+    if (!op.results.empty()) out_ += " : " + resultTypes(op);
+    out_ += location(op.range) + "\n";
+  }
+
+  void printFor(const Op& op, int depth) {
+    const Block* region = op.regions.empty() ? nullptr : &op.regions[0];
+    std::string iv = region && !region->args.empty() ? name(region->args[0]) : "%?";
+    out_ += "for " + iv + " = " + (op.operands.size() > 0 ? name(op.operands[0]) : "?") + " to " +
+            (op.operands.size() > 1 ? name(op.operands[1]) : "?") + " step " +
+            (op.operands.size() > 2 ? name(op.operands[2]) : "?");
+    if (op.operands.size() > 3) {
+      out_ += " iter_args(";
+      for (size_t i = 3; i < op.operands.size(); ++i) {
+        std::string arg = region && i - 2 < region->args.size() ? name(region->args[i - 2]) : "%?";
+        out_ += (i > 3 ? ", " : "") + arg + " = " + name(op.operands[i]);
+      }
+      out_ += ")";
+    }
+    if (!op.results.empty()) out_ += " -> (" + resultTypes(op) + ")";
+    out_ += " {" + location(op.range) + "\n";
+    if (region) printRegion(*region, depth + 1);
+    indent(depth);
+    out_ += "}\n";
+  }
+
+  void printIf(const Op& op, int depth) {
+    out_ += "if " + list(op.operands);
+    if (!op.results.empty()) out_ += " -> (" + resultTypes(op) + ")";
+    out_ += " {" + location(op.range) + "\n";
+    if (!op.regions.empty()) printRegion(op.regions[0], depth + 1);
+    indent(depth);
+    out_ += "} else {\n";
+    if (op.regions.size() > 1) printRegion(op.regions[1], depth + 1);
+    indent(depth);
+    out_ += "}\n";
+  }
+};
+
+}  // namespace
+
+std::string print(const Function& fn, const SourceFile* file) { return Printer(fn, file).run(); }
+
+std::string print(const Module& module, const SourceFile* file) {
+  std::string out;
+  for (size_t i = 0; i < module.functions.size(); ++i) {
+    if (!module.functions[i]) continue;
+    if (!out.empty()) out += "\n";
+    out += print(*module.functions[i], file);
+  }
+  return out;
+}
+
+}  // namespace argus::ir

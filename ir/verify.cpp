@@ -1,0 +1,471 @@
+// Structural and type checks of the Tile IR (the rules documented in ir/ir.h).
+// Messages name the op and its source offset; they are for compiler developers.
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace argus::ir {
+
+namespace {
+
+bool isPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+class Verifier {
+ public:
+  explicit Verifier(const Function& fn) : fn_(fn), defined_(fn.values.size(), 0), seen_(fn.values.size(), 0) {}
+
+  std::vector<std::string> run() {
+    checkSignature();
+    verifyBlock(fn_.body, nullptr);
+    return std::move(errors_);
+  }
+
+ private:
+  const Function& fn_;
+  std::vector<std::string> errors_;
+  std::vector<char> defined_;  // visible at the current point
+  std::vector<char> seen_;     // defined somewhere already (SSA: once)
+  const Op* op_ = nullptr;     // op being checked, for messages
+
+  void error(const std::string& message) {
+    std::string where = "kernel '" + fn_.name + "': ";
+    if (op_) where += std::string(opKindName(op_->kind)) + " at offset " + std::to_string(op_->range.begin) + ": ";
+    errors_.push_back(where + message);
+  }
+
+  bool valid(ValueId id) const { return id < fn_.values.size(); }
+  const Type& type(ValueId id) const { return fn_.values[id].type; }
+  std::string name(ValueId id) const {
+    if (!valid(id)) return "%<invalid " + std::to_string(id) + ">";
+    const Value& v = fn_.values[id];
+    return "%" + (v.name.empty() ? "" : v.name + ".") + std::to_string(id);
+  }
+
+  void checkType(const Type& t, const std::string& what) {
+    if (t.kind == TypeKind::Tile) {
+      const Layout& l = t.layout;
+      if (l.parent.empty()) error(what + " is a tile of rank 0");
+      if (l.parent.size() > 16) { error(what + " has rank " + std::to_string(l.parent.size()) + ", more than 16"); return; }
+      for (int64_t e : l.parent)
+        if (!isPowerOfTwo(e)) { error(what + " has a layout extent " + std::to_string(e) + " that is not a power of two"); break; }
+      if (l.parent.size() < 32 && (l.reducedMask >> l.parent.size()) != 0)
+        error(what + " reduces an axis beyond its rank");
+      if (t.shape != l.shape()) error(what + " has shape inconsistent with its layout: " + t.str());
+    }
+    if (t.kind == TypeKind::Shared || t.kind == TypeKind::View) {
+      if (t.shape.empty()) error(what + " has rank 0");
+      for (int64_t e : t.shape)
+        if (e <= 0) { error(what + " has a non-positive extent in " + t.str()); break; }
+    }
+  }
+
+  void define(ValueId id, std::vector<ValueId>& scope) {
+    if (!valid(id)) { error("defines an invalid value id " + std::to_string(id)); return; }
+    if (seen_[id]) error(name(id) + " is defined more than once");
+    seen_[id] = defined_[id] = 1;
+    scope.push_back(id);
+    checkType(type(id), name(id));
+  }
+
+  void checkSignature() {
+    if (!isPowerOfTwo(fn_.numWarps) || fn_.numWarps > 32)
+      error("warps = " + std::to_string(fn_.numWarps) + " is not a power of two from 1 to 32");
+    if (fn_.body.args.size() != fn_.params.size()) {
+      error("the body has " + std::to_string(fn_.body.args.size()) + " arguments for " +
+            std::to_string(fn_.params.size()) + " parameters");
+      return;
+    }
+    for (size_t i = 0; i < fn_.params.size(); ++i) {
+      const Param& p = fn_.params[i];
+      ValueId arg = fn_.body.args[i];
+      if (p.value != arg) error("parameter '" + p.name + "' is not bound to body argument " + std::to_string(i));
+      if (!valid(arg)) continue;
+      const Type& t = type(arg);
+      std::string what = "parameter '" + p.name + "'";
+      switch (p.kind) {
+        case ParamKind::Tensor: {
+          if (t.kind != TypeKind::Tensor || t.dtype != p.dtype || t.shape.size() != p.dims.size()) {
+            error(what + " has type " + t.str() + ", expected a tensor of " + dtypeName(p.dtype) +
+                  " with rank " + std::to_string(p.dims.size()));
+            break;
+          }
+          for (size_t d = 0; d < p.dims.size(); ++d) {
+            const DimRef& dim = p.dims[d];
+            if (dim.constant < 0 && (dim.sizeIndex < 0 || static_cast<size_t>(dim.sizeIndex) >= fn_.sizeNames.size()))
+              error(what + " dimension " + std::to_string(d) + " names no size");
+            int64_t expect = dim.constant >= 0 ? dim.constant : -1;
+            if (t.shape[d] != expect) error(what + " dimension " + std::to_string(d) + " disagrees with its type " + t.str());
+          }
+          break;
+        }
+        case ParamKind::Size:
+          if (t != Type::scalar(DType::I32)) error(what + " is a size and must be an i32 scalar, got " + t.str());
+          break;
+        case ParamKind::Scalar:
+          if (t != Type::scalar(p.dtype)) error(what + " has type " + t.str() + ", expected " + dtypeName(p.dtype));
+          break;
+      }
+    }
+    for (int axis = 0; axis < 3; ++axis) checkLaunchExpr(fn_.grid[axis], "grid axis " + std::to_string(axis));
+    for (const Requirement& r : fn_.requirements) checkLaunchExpr(r.condition, "requirement '" + r.text + "'");
+  }
+
+  void checkLaunchExpr(const LaunchExpr& e, const std::string& what) {
+    using K = LaunchExpr::Kind;
+    if (e.kind == K::Size && (e.value < 0 || static_cast<size_t>(e.value) >= fn_.sizeNames.size()))
+      error(what + " refers to size index " + std::to_string(e.value) + " which does not exist");
+    size_t arity = e.kind == K::Const || e.kind == K::Size ? 0 : e.kind == K::Not ? 1 : 2;
+    if (e.operands.size() != arity) error(what + " has a malformed expression");
+    for (const LaunchExpr& o : e.operands) checkLaunchExpr(o, what);
+  }
+
+  // Verifies a block; `parent` is the op owning it (null for the body).
+  void verifyBlock(const Block& block, const Op* parent) {
+    std::vector<ValueId> scope;
+    const Op* saved = op_;
+    for (ValueId a : block.args) define(a, scope);
+    for (size_t i = 0; i < block.ops.size(); ++i) {
+      const Op* op = block.ops[i].get();
+      op_ = op;
+      if (!op) { error("null op"); continue; }
+      bool last = i + 1 == block.ops.size();
+      if (op->kind == OpKind::Yield && (!parent || !last))
+        error(parent ? "yield must be the last op of its region" : "yield outside of a for or if region");
+      for (ValueId v : op->operands) {
+        if (!valid(v)) error("uses an invalid value id " + std::to_string(v));
+        else if (!defined_[v]) error("uses " + name(v) + " which is not defined before this point");
+      }
+      for (uint32_t r = 0; r < op->results.size(); ++r) {
+        ValueId id = op->results[r];
+        if (valid(id) && (fn_.values[id].def != op || fn_.values[id].resultIndex != r))
+          error("result " + name(id) + " does not point back to its op");
+      }
+      bool operandsOk = true;
+      for (ValueId v : op->operands) operandsOk = operandsOk && valid(v);
+      if (operandsOk) checkOp(*op);
+      for (const Block& region : op->regions) {
+        verifyBlock(region, op);
+        op_ = op;
+      }
+      for (ValueId r : op->results) define(r, scope);
+    }
+    op_ = parent;
+    if (parent && (block.ops.empty() || block.ops.back()->kind != OpKind::Yield))
+      error("a region of " + std::string(opKindName(parent->kind)) + " does not end in yield");
+    for (ValueId v : scope) defined_[v] = 0;
+    op_ = saved;
+  }
+
+  bool expectCounts(const Op& op, size_t operands, size_t results) {
+    bool ok = true;
+    if (op.operands.size() != operands) {
+      error("expects " + std::to_string(operands) + " operands, got " + std::to_string(op.operands.size()));
+      ok = false;
+    }
+    if (op.results.size() != results) {
+      error("expects " + std::to_string(results) + " results, got " + std::to_string(op.results.size()));
+      ok = false;
+    }
+    for (ValueId r : op.results) ok = ok && valid(r);
+    return ok;
+  }
+
+  bool isValueType(const Type& t) { return t.kind == TypeKind::Scalar || t.kind == TypeKind::Tile; }
+
+  void expectSameType(ValueId v, const Type& want, const std::string& role) {
+    if (type(v) != want) error(role + " " + name(v) + " has type " + type(v).str() + ", expected " + want.str());
+  }
+
+  void checkOp(const Op& op) {
+    if (!op.regions.empty() && op.kind != OpKind::For && op.kind != OpKind::If)
+      error("has regions but is not a for or an if");
+    switch (op.kind) {
+      case OpKind::Const: {
+        if (!expectCounts(op, 0, 1)) return;
+        const Type& t = type(op.results[0]);
+        if (!t.isScalar()) error("result must be a scalar, got " + t.str());
+        if (t.dtype == DType::Bool && op.attrs.i != 0 && op.attrs.i != 1) error("a bool constant must be 0 or 1");
+        return;
+      }
+      case OpKind::ProgramId:
+      case OpKind::NumPrograms:
+        if (!expectCounts(op, 0, 1)) return;
+        if (type(op.results[0]) != Type::scalar(DType::I32)) error("result must be i32, got " + type(op.results[0]).str());
+        if (op.attrs.i < 0 || op.attrs.i > 2) error("axis " + std::to_string(op.attrs.i) + " is not 0, 1 or 2");
+        return;
+      case OpKind::Binary: return checkBinary(op);
+      case OpKind::Compare: {
+        if (!expectCounts(op, 2, 1)) return;
+        const Type& x = type(op.operands[0]);
+        if (!isValueType(x)) { error("operands must be scalars or tiles, got " + x.str()); return; }
+        expectSameType(op.operands[1], x, "operand");
+        Type want = x;
+        want.dtype = DType::Bool;
+        expectSameType(op.results[0], want, "result");
+        return;
+      }
+      case OpKind::Unary: return checkUnary(op);
+      case OpKind::Fma: {
+        if (!expectCounts(op, 3, 1)) return;
+        const Type& t = type(op.results[0]);
+        if (!isValueType(t) || !isFloat(t.dtype)) error("operates on floats only, got " + t.str());
+        for (ValueId v : op.operands) expectSameType(v, t, "operand");
+        return;
+      }
+      case OpKind::Select: {
+        if (!expectCounts(op, 3, 1)) return;
+        const Type& t = type(op.results[0]);
+        if (!isValueType(t)) error("result must be a scalar or a tile, got " + t.str());
+        Type cond = t;
+        cond.dtype = DType::Bool;
+        expectSameType(op.operands[0], cond, "condition");
+        expectSameType(op.operands[1], t, "operand");
+        expectSameType(op.operands[2], t, "operand");
+        return;
+      }
+      case OpKind::Cast: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        if (!isValueType(x)) { error("operand must be a scalar or a tile, got " + x.str()); return; }
+        Type want = x;
+        want.dtype = op.attrs.dtype;
+        expectSameType(op.results[0], want, "result");
+        return;
+      }
+      case OpKind::Splat: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        const Type& t = type(op.results[0]);
+        if (!x.isScalar()) error("operand must be a scalar, got " + x.str());
+        if (!t.isTile()) error("result must be a tile, got " + t.str());
+        else if (x.dtype != t.dtype) error("operand dtype " + std::string(dtypeName(x.dtype)) + " differs from the result's " + t.str());
+        return;
+      }
+      case OpKind::Iota: {
+        if (!expectCounts(op, 0, 1)) return;
+        const Type& t = type(op.results[0]);
+        if (!t.isTile() || t.dtype != DType::I32) error("result must be an i32 tile, got " + t.str());
+        else if (op.attrs.i < 0 || static_cast<size_t>(op.attrs.i) >= t.shape.size())
+          error("axis " + std::to_string(op.attrs.i) + " is out of range for " + t.str());
+        return;
+      }
+      case OpKind::Broadcast: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        const Type& t = type(op.results[0]);
+        if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
+        if (x.dtype != t.dtype) error("changes the dtype: " + x.str() + " -> " + t.str());
+        if (x.layout.parent != t.layout.parent) error("operand and result layouts have different parents: " + x.str() + " -> " + t.str());
+        if ((t.layout.reducedMask & ~x.layout.reducedMask) != 0)
+          error("result reduces an axis the operand does not: " + x.str() + " -> " + t.str());
+        return;
+      }
+      case OpKind::ConvertLayout: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        const Type& t = type(op.results[0]);
+        if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
+        if (x.dtype != t.dtype || x.shape != t.shape) error("must keep dtype and shape: " + x.str() + " -> " + t.str());
+        return;
+      }
+      case OpKind::Reduce: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        const Type& t = type(op.results[0]);
+        if (!x.isTile()) { error("operand must be a tile, got " + x.str()); return; }
+        if (op.attrs.i < 0 || op.attrs.i >= 32 || static_cast<size_t>(op.attrs.i) >= x.shape.size()) {
+          error("axis " + std::to_string(op.attrs.i) + " is out of range for " + x.str());
+          return;
+        }
+        Layout want = x.layout;
+        want.reducedMask |= 1u << op.attrs.i;
+        expectSameType(op.results[0], Type::tile(x.dtype, want), "result");
+        (void)t;
+        return;
+      }
+      case OpKind::ReduceAll: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        if (!x.isTile()) { error("operand must be a tile, got " + x.str()); return; }
+        expectSameType(op.results[0], Type::scalar(x.dtype), "result");
+        return;
+      }
+      case OpKind::AllocShared:
+        if (!expectCounts(op, 0, 1)) return;
+        if (type(op.results[0]).kind != TypeKind::Shared) error("result must be a shared buffer, got " + type(op.results[0]).str());
+        return;
+      case OpKind::View: return checkView(op);
+      case OpKind::Load: {
+        if (op.operands.size() != 1 && op.operands.size() != 2) { error("expects a view and an optional 'other' scalar"); return; }
+        if (op.results.size() != 1 || !valid(op.results[0])) { error("expects 1 result"); return; }
+        const Type& v = type(op.operands[0]);
+        if (v.kind != TypeKind::View) { error("operand must be a view, got " + v.str()); return; }
+        if (op.operands.size() == 2) expectSameType(op.operands[1], Type::scalar(v.dtype), "'other'");
+        expectSameType(op.results[0], Type::tile(v.dtype, Layout::canonical(v.shape)), "result");
+        return;
+      }
+      case OpKind::Store: {
+        if (!expectCounts(op, 2, 0)) return;
+        const Type& v = type(op.operands[0]);
+        const Type& t = type(op.operands[1]);
+        if (v.kind != TypeKind::View) { error("first operand must be a view, got " + v.str()); return; }
+        if (!t.isTile()) { error("second operand must be a tile, got " + t.str()); return; }
+        if (v.dtype != t.dtype || v.shape != t.shape) error("stores " + t.str() + " into " + v.str() + ": dtype and shape must agree");
+        return;
+      }
+      case OpKind::Dot: return checkDot(op);
+      case OpKind::Barrier:
+        expectCounts(op, 0, 0);
+        return;
+      case OpKind::For: return checkFor(op);
+      case OpKind::If: return checkIf(op);
+      case OpKind::Yield:
+        if (!op.results.empty()) error("yield has no results");
+        return;
+    }
+    error("unknown op kind");
+  }
+
+  void checkBinary(const Op& op) {
+    if (!expectCounts(op, 2, 1)) return;
+    const Type& t = type(op.results[0]);
+    if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
+    expectSameType(op.operands[0], t, "operand");
+    expectSameType(op.operands[1], t, "operand");
+    DType d = t.dtype;
+    const char* kind = binaryKindName(op.attrs.binary);
+    switch (op.attrs.binary) {
+      case BinaryKind::And: case BinaryKind::Or: case BinaryKind::Xor:
+        if (isFloat(d)) error(std::string(kind) + " needs integers or bools, got " + t.str());
+        break;
+      case BinaryKind::Shl: case BinaryKind::Shr:
+        if (!isInteger(d)) error(std::string(kind) + " needs integers, got " + t.str());
+        break;
+      case BinaryKind::Pow:
+        if (!isFloat(d)) error("pow needs floats, got " + t.str());
+        break;
+      default:
+        if (d == DType::Bool) error(std::string(kind) + " is not defined on bool");
+        break;
+    }
+  }
+
+  void checkUnary(const Op& op) {
+    if (!expectCounts(op, 1, 1)) return;
+    const Type& t = type(op.results[0]);
+    if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
+    expectSameType(op.operands[0], t, "operand");
+    DType d = t.dtype;
+    switch (op.attrs.unary) {
+      case UnaryKind::Neg: case UnaryKind::Abs:
+        if (d == DType::Bool) error(std::string(unaryKindName(op.attrs.unary)) + " is not defined on bool");
+        break;
+      case UnaryKind::Not:
+        if (isFloat(d)) error("not needs integers or bools, got " + t.str());
+        break;
+      default:
+        if (!isFloat(d)) error(std::string(unaryKindName(op.attrs.unary)) + " needs floats, got " + t.str());
+        break;
+    }
+  }
+
+  void checkView(const Op& op) {
+    if (op.operands.empty()) { error("expects a base and offsets"); return; }
+    if (op.results.size() != 1 || !valid(op.results[0])) { error("expects 1 result"); return; }
+    const Type& base = type(op.operands[0]);
+    const Type& t = type(op.results[0]);
+    if (base.kind != TypeKind::Tensor && base.kind != TypeKind::Shared) {
+      error("base must be a tensor or a shared buffer, got " + base.str());
+      return;
+    }
+    if (op.operands.size() != base.shape.size() + 1)
+      error("expects " + std::to_string(base.shape.size()) + " offsets for " + base.str() + ", got " +
+            std::to_string(op.operands.size() - 1));
+    for (size_t i = 1; i < op.operands.size(); ++i) expectSameType(op.operands[i], Type::scalar(DType::I32), "offset");
+    if (t.kind != TypeKind::View) { error("result must be a view, got " + t.str()); return; }
+    MemSpace space = base.kind == TypeKind::Shared ? MemSpace::Shared : MemSpace::Global;
+    if (t.space != space || t.dtype != base.dtype) error("result " + t.str() + " does not match its base " + base.str());
+    if (t.shape.empty() || t.shape.size() > base.shape.size())
+      error("view rank " + std::to_string(t.shape.size()) + " must be from 1 to the base rank " + std::to_string(base.shape.size()));
+  }
+
+  void checkDot(const Op& op) {
+    if (!expectCounts(op, 3, 1)) return;
+    const Type& a = type(op.operands[0]);
+    const Type& b = type(op.operands[1]);
+    const Type& acc = type(op.operands[2]);
+    auto sharedView2 = [](const Type& t) { return t.kind == TypeKind::View && t.space == MemSpace::Shared && t.shape.size() == 2; };
+    if (!sharedView2(a) || !sharedView2(b)) { error("a and b must be rank-2 shared views, got " + a.str() + " and " + b.str()); return; }
+    if (!acc.isTile() || acc.shape.size() != 2) { error("acc must be a rank-2 tile, got " + acc.str()); return; }
+    if (!isFloat(acc.dtype)) error("acc must be a float tile, got " + acc.str());
+    if (a.dtype != b.dtype) error("a and b have different dtypes: " + a.str() + " and " + b.str());
+    if (a.shape[1] != b.shape[0] || a.shape[0] != acc.shape[0] || b.shape[1] != acc.shape[1])
+      error("shapes do not compose: " + a.str() + " x " + b.str() + " -> " + acc.str() + " (want (M,K) x (K,N) -> (M,N))");
+    expectSameType(op.results[0], acc, "result");
+  }
+
+  void checkYieldTypes(const Block& region, const std::vector<ValueId>& results, const std::string& regionName) {
+    if (region.ops.empty() || region.ops.back()->kind != OpKind::Yield) return;  // reported by verifyBlock
+    const Op& y = *region.ops.back();
+    if (y.operands.size() != results.size()) {
+      error(regionName + " yields " + std::to_string(y.operands.size()) + " values for " + std::to_string(results.size()) + " results");
+      return;
+    }
+    for (size_t i = 0; i < results.size(); ++i)
+      if (valid(y.operands[i]) && valid(results[i]) && type(y.operands[i]) != type(results[i]))
+        error(regionName + " yields " + type(y.operands[i]).str() + " for result " + std::to_string(i) + " of type " + type(results[i]).str());
+  }
+
+  void checkFor(const Op& op) {
+    if (op.operands.size() < 3) { error("expects lb, ub, step and the initial values"); return; }
+    size_t numIters = op.operands.size() - 3;
+    const Type& lb = type(op.operands[0]);
+    if (!lb.isScalar() || !isInteger(lb.dtype)) error("bounds must be integer scalars, got " + lb.str());
+    expectSameType(op.operands[1], lb, "upper bound");
+    expectSameType(op.operands[2], lb, "step");
+    if (op.results.size() != numIters) {
+      error("has " + std::to_string(op.results.size()) + " results for " + std::to_string(numIters) + " iteration values");
+      return;
+    }
+    for (size_t i = 0; i < numIters; ++i)
+      if (valid(op.results[i])) expectSameType(op.operands[3 + i], type(op.results[i]), "initial value");
+    if (op.regions.size() != 1) { error("must have exactly one region"); return; }
+    const Block& body = op.regions[0];
+    if (body.args.size() != numIters + 1) {
+      error("region has " + std::to_string(body.args.size()) + " arguments, expected the induction variable and " + std::to_string(numIters) + " iteration values");
+      return;
+    }
+    if (valid(body.args[0]) && type(body.args[0]) != lb) error("induction variable must have the bounds' type " + lb.str());
+    for (size_t i = 0; i < numIters; ++i)
+      if (valid(body.args[1 + i]) && valid(op.results[i]) && type(body.args[1 + i]) != type(op.results[i]))
+        error("region argument " + std::to_string(1 + i) + " has type " + type(body.args[1 + i]).str() + ", expected " + type(op.results[i]).str());
+    checkYieldTypes(body, op.results, "the loop body");
+  }
+
+  void checkIf(const Op& op) {
+    if (op.operands.size() != 1) { error("expects one condition"); return; }
+    expectSameType(op.operands[0], Type::scalar(DType::Bool), "condition");
+    if (op.regions.size() != 2) { error("must have a then and an else region"); return; }
+    for (size_t r = 0; r < 2; ++r) {
+      if (!op.regions[r].args.empty()) error(std::string(r ? "else" : "then") + " region must have no arguments");
+      checkYieldTypes(op.regions[r], op.results, r ? "the else region" : "the then region");
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> verify(const Function& fn) { return Verifier(fn).run(); }
+
+std::vector<std::string> verify(const Module& module) {
+  std::vector<std::string> all;
+  for (const auto& fn : module.functions) {
+    if (!fn) continue;
+    std::vector<std::string> errors = verify(*fn);
+    all.insert(all.end(), errors.begin(), errors.end());
+  }
+  return all;
+}
+
+}  // namespace argus::ir

@@ -1,0 +1,142 @@
+// Internal to the interpreter: runs the ops of one block with its threads
+// simulated. Faults are thrown as `Fault` and caught by run() (interpreter.cpp);
+// nothing is thrown out of the library.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/interp/interpreter.h"
+#include "runtime/interp/numeric.h"
+
+namespace argus::interp::detail {
+
+struct Fault {
+  RunError error;
+};
+
+// Precomputed distribution of one tile layout: coordinates of every
+// (thread, value) and who is a primary owner.
+struct TileMap {
+  ir::Distribution dist;
+  std::vector<int64_t> shape;        // the layout's tile shape
+  int64_t valuesPerThread = 1;
+  int64_t numThreads = 0;
+  std::vector<int64_t> coords;       // [(t * vpt + v) * rank + d]
+  std::vector<int64_t> linear;       // row-major index of (t, v)'s element in `shape`
+  std::vector<char> primary;         // per thread
+  size_t rank() const { return shape.size(); }
+  const int64_t* coord(int64_t t, int64_t v) const {
+    return coords.data() + static_cast<size_t>((t * valuesPerThread + v) * static_cast<int64_t>(rank()));
+  }
+};
+
+class LayoutCache {
+ public:
+  explicit LayoutCache(int64_t numWarps) : numWarps_(numWarps) {}
+  const TileMap& get(const ir::Layout& layout);
+
+ private:
+  int64_t numWarps_;
+  std::map<std::pair<std::vector<int64_t>, uint32_t>, std::unique_ptr<TileMap>> maps_;
+};
+
+// Shared memory of one AllocShared, with per-element access history for race checks.
+struct SharedBuffer {
+  struct Slot {
+    uint32_t writeEpoch = 0, readEpoch = 0;  // epochs of the latest write / reads
+    int32_t writer = -1;                     // thread of the latest write
+    int32_t reader = -1, otherReader = -1;   // two distinct readers in readEpoch
+    bool written = false;
+    const ir::Op* writeOp = nullptr;
+  };
+  ir::DType dtype = ir::DType::F32;
+  std::vector<int64_t> shape;
+  std::string name;
+  SourceRange range;
+  const ir::Op* allocOp = nullptr;
+  std::vector<uint8_t> bytes;
+  std::vector<Slot> slots;
+};
+
+struct ViewValue {
+  bool shared = false;
+  HostTensor* tensor = nullptr;  // global
+  int sharedIndex = -1;          // shared
+  std::vector<int64_t> baseShape;
+  std::vector<int64_t> origin;   // one offset per base dimension
+  std::vector<int64_t> shape;    // the view's tile shape (trailing base dims)
+  ir::DType dtype = ir::DType::F32;
+};
+
+struct RtValue {
+  ir::TypeKind kind = ir::TypeKind::Void;
+  Elem scalar;
+  std::vector<Elem> tile;  // [thread * valuesPerThread + value]
+  HostTensor* tensor = nullptr;
+  int sharedIndex = -1;
+  ViewValue view;
+};
+
+struct BlockContext {
+  std::array<int64_t, 3> blockId{0, 0, 0};
+  std::array<int64_t, 3> grid{1, 1, 1};
+  int64_t linearBlock = 0;
+};
+
+class BlockExecutor {
+ public:
+  BlockExecutor(const ir::Function& fn, const RunOptions& opts, LayoutCache& layouts, BlockContext ctx);
+  // Runs the body with the body arguments bound to `params`; throws Fault.
+  void run(const std::vector<RtValue>& params);
+
+ private:
+  const ir::Function& fn_;
+  const RunOptions& opts_;
+  LayoutCache& layouts_;
+  BlockContext ctx_;
+  int64_t numThreads_;
+  std::vector<RtValue> values_;
+  std::vector<SharedBuffer> shared_;
+  std::vector<RtValue> yielded_;
+  uint32_t epoch_ = 1;
+  uint64_t opsExecuted_ = 0;
+
+  // structure (executor.cpp)
+  void execBlock(const ir::Block& block);
+  void exec(const ir::Op& op);
+  void execFor(const ir::Op& op);
+  void execIf(const ir::Op& op);
+  // compute (executor.cpp)
+  void execElementwise(const ir::Op& op);
+  void execReduce(const ir::Op& op);
+  void execBroadcast(const ir::Op& op);
+  std::vector<Elem> gather(const RtValue& v, const ir::Type& t);
+  RtValue scatter(const std::vector<Elem>& logical, const ir::Type& t);
+  // memory (executor_memory.cpp)
+  void execAllocShared(const ir::Op& op);
+  void execView(const ir::Op& op);
+  void execLoad(const ir::Op& op);
+  void execStore(const ir::Op& op);
+  void execDot(const ir::Op& op);
+  // Base-buffer coordinate of view element `c`; false when outside the base.
+  bool baseIndex(const ViewValue& view, const int64_t* c, int64_t& linear) const;
+  Elem readShared(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread);
+  void writeShared(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread, const Elem& e);
+  [[noreturn]] void sharedOutOfBounds(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread);
+
+ public:
+  // helpers shared by the files of the executor
+  const RtValue& value(ir::ValueId id) const { return values_[id]; }
+  const ir::Type& typeOf(ir::ValueId id) const { return fn_.values[id].type; }
+  [[noreturn]] void fail(DiagId id, const ir::Op& op, std::string message, std::optional<int64_t> thread = std::nullopt,
+                         std::optional<int64_t> otherThread = std::nullopt, std::vector<Label> labels = {}) const;
+  static std::string describeThread(int64_t thread);
+  static std::string describeCoord(const int64_t* c, size_t rank);
+};
+
+}  // namespace argus::interp::detail

@@ -1,0 +1,237 @@
+// Run-time faults: races, out-of-bounds shared accesses, bad arguments, ...
+#include <gtest/gtest.h>
+
+#include "runtime/interp/interpreter.h"
+#include "tests/unit/interp_kernel_builder.h"
+
+namespace argus::interp {
+namespace {
+
+using namespace testing;
+using ir::ReduceKind;
+
+std::string describe(const std::optional<RunError>& e) { return e ? e->message : "ok"; }
+
+// Row maxima of a (4, 32) tile go through shared memory: the reduced layout is
+// owned by threads 0, 32, 64, 96, but a load of the same view gives row r to
+// thread r. Without a barrier that is a race.
+std::unique_ptr<ir::Function> makeRowStats(bool withBarrier) {
+  KernelBuilder k("rowstats", 4);
+  ValueId x = k.tensor("x", DType::F32, {4, 32});
+  ValueId out = k.tensor("out", DType::F32, {4, 1});
+  k.sizes();
+  ValueId zero = k.i32(0);
+  ValueId stats = k.alloc("stats", DType::F32, {4, 1}, {100, 105});
+  ValueId m = k.reduce(ReduceKind::Max, k.load(k.view(x, {zero, zero}, {4, 32})), 1);
+  ValueId view = k.view(stats, {zero, zero}, {4, 1});
+  k.store(view, m, {200, 210});
+  if (withBarrier) k.barrier();
+  ValueId back = k.load(view, std::nullopt, {300, 310});
+  k.store(k.view(out, {zero, zero}, {4, 1}), back);
+  return std::move(k.fn);
+}
+
+TEST(InterpFaults, StoreThenLoadWithoutBarrierIsARace) {
+  auto fn = makeRowStats(false);
+  ASSERT_EQ(ir::verify(*fn), std::vector<std::string>{});
+  HostTensor x = HostTensor::zeros(DType::F32, {4, 32}), out = HostTensor::zeros(DType::F32, {4, 1});
+  std::vector<ArgValue> args = {x, out};
+  auto error = run(*fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): shared-memory race on stats[1, 0]: thread 1 (warp 0, lane 1) reads it after "
+            "thread 32 (warp 1, lane 0) wrote it with no barrier() in between");
+  EXPECT_EQ(error->range, (SourceRange{300, 310}));
+  EXPECT_EQ(error->thread, 1);
+  EXPECT_EQ(error->otherThread, 32);
+  EXPECT_EQ(error->block, 0);
+  ASSERT_EQ(error->labels.size(), 1u);
+  EXPECT_EQ(error->labels[0].range, (SourceRange{200, 210}));
+
+  Diagnostic d = toDiagnostic(*error);
+  EXPECT_STREQ(d.code(), "AG6004");
+  ASSERT_TRUE(d.counterexample);
+  EXPECT_EQ(d.counterexample->thread, 1);
+  EXPECT_EQ(d.counterexample->warp, 0);
+  EXPECT_EQ(d.counterexample->lane, 1);
+}
+
+TEST(InterpFaults, BarrierMakesItSafe) {
+  auto fn = makeRowStats(true);
+  HostTensor x = HostTensor::zeros(DType::F32, {4, 32}), out = HostTensor::zeros(DType::F32, {4, 1});
+  for (size_t i = 0; i < x.size(); ++i) x.set(i, static_cast<double>((i * 7) % 31));
+  std::vector<ArgValue> args = {x, out};
+  auto error = run(*fn, args);
+  ASSERT_FALSE(error) << describe(error);
+  for (size_t r = 0; r < 4; ++r) {
+    double want = 0;
+    for (size_t c = 0; c < 32; ++c) want = std::max(want, x.get(r * 32 + c));
+    EXPECT_EQ(out.get(r), want);
+  }
+}
+
+TEST(InterpFaults, TwoWritersWithoutBarrier) {
+  KernelBuilder k("waw", 4);
+  k.sizes();
+  ValueId zero = k.i32(0);
+  ValueId buf = k.alloc("buf", DType::I32, {128});
+  // Canonical (128,) is owned by thread t for element t; (1, 128) reduced on 0 is too,
+  // but (128,) written after a shift by one view element is owned by another thread.
+  ValueId t = k.iota({128}, 0);
+  k.store(k.view(buf, {zero}, {128}), t);
+  ValueId small = k.iota({64}, 0);
+  k.store(k.view(buf, {k.i32(1)}, {64}), small, {50, 60});
+  std::vector<ArgValue> args;
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): shared-memory race on buf[1]: thread 0 (warp 0, lane 0) and thread 1 (warp 0, lane 1) "
+            "both write it with no barrier() in between");
+  EXPECT_EQ(error->range, (SourceRange{50, 60}));
+}
+
+TEST(InterpFaults, ReplicasReadingWhatOthersWrote) {
+  KernelBuilder k("replicas", 4);
+  ValueId out = k.tensor("out", DType::I32, {64});
+  k.sizes();
+  ValueId zero = k.i32(0);
+  ValueId buf = k.alloc("buf", DType::I32, {128});
+  k.store(k.view(buf, {zero}, {128}), k.iota({128}, 0));
+  k.barrier();
+  // (64,) over 4 warps: warps 2 and 3 replicate warps 0 and 1, and every thread reads.
+  ValueId v = k.load(k.view(buf, {zero}, {64}));
+  k.store(k.view(out, {zero}, {64}), v);
+  std::vector<ArgValue> ok;
+  HostTensor o = HostTensor::zeros(DType::I32, {64});
+  ok.push_back(o);
+  ASSERT_FALSE(run(*k.fn, ok)) << "with the barrier";
+  // Remove the barrier: thread 64 (a replica of thread 0) reads element 0 written by thread 0: fine,
+  // but thread 32 reads element 32 written by thread 32 too; element 0 is also read by thread 64.
+  // Each element e < 64 is written by thread e and read by e and e + 64: a race for e + 64.
+  auto& ops = k.fn->body.ops;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i]->kind == OpKind::Barrier) {
+      ops.erase(ops.begin() + static_cast<long>(i));
+      break;
+    }
+  std::vector<ArgValue> args = {o};
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->thread, 64);
+  EXPECT_EQ(error->otherThread, 0);
+}
+
+TEST(InterpFaults, OutOfBoundsSharedView) {
+  KernelBuilder k("oob", 2);
+  k.sizes();
+  ValueId buf = k.alloc("buf", DType::F32, {2, 64}, {10, 20});
+  ValueId tile = k.splat(k.f32(1), Layout::canonical({64}));
+  k.store(k.view(buf, {k.i32(1), k.i32(32)}, {64}), tile, {30, 40});
+  std::vector<ArgValue> args;
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunSharedOutOfBounds);
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): store of a view at (1, 32) reaches element (1, 64) outside shared buffer 'buf' of shape "
+            "(2, 64) (thread 32 (warp 1, lane 0), view element (32))");
+  EXPECT_EQ(error->range, (SourceRange{30, 40}));
+  ASSERT_EQ(error->labels.size(), 1u);
+  EXPECT_EQ(error->labels[0].range, (SourceRange{10, 20}));
+}
+
+TEST(InterpFaults, UninitializedSharedRead) {
+  KernelBuilder k("uninit", 1);
+  k.sizes();
+  ValueId buf = k.alloc("buf", DType::F32, {32});
+  k.load(k.view(buf, {k.i32(0)}, {32}));
+  std::vector<ArgValue> args;
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunUninitializedShared);
+  RunOptions lenient;
+  lenient.checkUninitializedShared = false;
+  EXPECT_FALSE(run(*k.fn, args, lenient));
+}
+
+TEST(InterpFaults, IntegerDivisionByZero) {
+  KernelBuilder k("div", 1);
+  ValueId x = k.tensor("x", DType::I32, {32});
+  k.sizes();
+  ValueId v = k.load(k.view(x, {k.i32(0)}, {32}));
+  k.bin(BinaryKind::Div, k.splat(k.i32(7), Layout::canonical({32})), v);
+  HostTensor xt = HostTensor::zeros(DType::I32, {32});
+  for (size_t i = 0; i < 32; ++i) xt.setInt(i, i == 5 ? 0 : 3);
+  std::vector<ArgValue> args = {xt};
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunDivisionByZero);
+  EXPECT_EQ(error->message, "block (0, 0, 0): integer division by zero at element (5) (thread 5 (warp 0, lane 5), value 0)");
+  EXPECT_EQ(error->thread, 5);
+}
+
+TEST(InterpFaults, NonPositiveStepAndOpLimit) {
+  KernelBuilder k("loop", 1);
+  ValueId step = k.scalar("step", DType::I32);
+  k.sizes();
+  k.forLoop(k.i32(0), k.i32(1000000), step, {}, [&](ValueId, std::vector<ValueId>) { return std::vector<ValueId>{}; });
+  std::vector<ArgValue> args = {0};
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunNonPositiveStep);
+  EXPECT_EQ(error->message, "block (0, 0, 0): the loop step is 0; range() needs a positive step");
+
+  std::vector<ArgValue> one = {1};
+  RunOptions limited;
+  limited.maxOpsPerBlock = 1000;
+  error = run(*k.fn, one, limited);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunOpLimit);
+  EXPECT_FALSE(run(*k.fn, one));
+}
+
+TEST(InterpFaults, ArgumentChecks) {
+  KernelBuilder k("args", 1);
+  k.tensor("x", DType::F32, {"N", 4});
+  k.tensor("y", DType::F32, {"N"});
+  k.scalar("alpha", DType::F32);
+  k.sizes();
+  HostTensor x = HostTensor::zeros(DType::F32, {10, 4}), y = HostTensor::zeros(DType::F32, {12});
+  std::vector<ArgValue> args = {x, y, 1.0};
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunArgumentMismatch);
+  EXPECT_EQ(error->message, "tensor 'y' dimension 0 is N and must be 10 (as tensor 'x' dimension 0), but it is 12");
+
+  HostTensor bad = HostTensor::zeros(DType::F32, {10, 5});
+  args = {bad, y, 1.0};
+  EXPECT_EQ(describe(run(*k.fn, args)), "tensor 'x' dimension 1 must be 4, but it is 5");
+
+  HostTensor wrongType = HostTensor::zeros(DType::BF16, {10, 4});
+  args = {wrongType, y, 1.0};
+  EXPECT_EQ(describe(run(*k.fn, args)), "tensor 'x' must hold f32, but it holds bf16");
+
+  args = {x, y};
+  EXPECT_EQ(describe(run(*k.fn, args)), "kernel 'args' takes 3 arguments (x, y, alpha), but 2 were given");
+
+  args = {x, 2.0, 1.0};
+  EXPECT_EQ(describe(run(*k.fn, args)), "argument 'y' must be a tensor, but a scalar was given");
+
+  HostTensor y10 = HostTensor::zeros(DType::F32, {10});
+  args = {x, y10, 1.0};
+  EXPECT_EQ(describe(run(*k.fn, args)), "ok");
+}
+
+TEST(InterpFaults, InvalidIRIsReportedNotRun) {
+  KernelBuilder k("broken", 1);
+  k.sizes();
+  k.b.make(OpKind::Binary, {k.f32(1), k.i32(2)}, Type::scalar(DType::F32), {});
+  std::vector<ArgValue> args;
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("internal error: the kernel's IR is invalid"), std::string::npos) << error->message;
+}
+
+}  // namespace
+}  // namespace argus::interp
