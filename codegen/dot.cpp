@@ -17,7 +17,8 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
   if (a.kind != Lowered::Kind::View || b.kind != Lowered::Kind::View || a.space != ir::MemSpace::Shared ||
       b.space != ir::MemSpace::Shared)
-    return unsupported(op, "dot on operands that are not shared-memory views (stage them with a shared buffer)");
+    return unsupported(op, "dot on operands that are not shared-memory views",
+                       "copy the operands into shared(...) buffers first");
   if (!dtypeSupported(aType.dtype)) return unsupported(op, std::string("dot on ") + ir::dtypeName(aType.dtype));
   if (aType.shape.size() != 2 || accType.shape.size() != 2) return internalError(op.range, "dot operands are not rank 2");
   const EmittedLayout* layout = layoutFor(accType.layout, op.range);

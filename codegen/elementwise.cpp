@@ -99,7 +99,8 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
   for (DType t : {resultType.dtype, operandType})
     if (!dtypeSupported(t)) return unsupported(op, std::string("arithmetic on ") + ir::dtypeName(t));
   if (operandType == DType::F64 && isTranscendental(op))
-    return unsupported(op, opDescription(op) + " on f64 (NVPTX has no f64 math library; cast to f32)");
+    return unsupported(op, opDescription(op) + " on f64",
+                       "NVPTX has no f64 math library; compute it in f32 with cast(x, f32)");
 
   size_t count = valueCount(resultType);
   std::vector<std::vector<llvm::Value*>> operands;

@@ -20,8 +20,9 @@ KernelLowering::KernelLowering(const ir::Function& fn, llvm::Module& module, con
                                DiagnosticSink& diags)
     : fn_(fn), module_(module), ctx_(module.getContext()), diags_(diags), arch_(arch), b_(ctx_), entry_(ctx_) {}
 
-bool KernelLowering::unsupported(const ir::Op& op, const std::string& what) {
-  diags_.report(DiagId::CodegenUnsupported, op.range, {what});
+bool KernelLowering::unsupported(const ir::Op& op, const std::string& what, const std::string& hint) {
+  Diagnostic& d = diags_.report(DiagId::CodegenUnsupported, op.range, {what});
+  if (!hint.empty()) d.notes.push_back(hint);
   return false;
 }
 

@@ -68,7 +68,8 @@ class KernelLowering {
   bool declareKernel();
   bool lowerBlock(const ir::Block& block);
   bool lowerOp(const ir::Op& op);
-  bool unsupported(const ir::Op& op, const std::string& what);
+  // Reports AG5006 for `what`; `hint` (a note) says how to rewrite it.
+  bool unsupported(const ir::Op& op, const std::string& what, const std::string& hint = {});
   bool internalError(SourceRange range, const std::string& reason);
   llvm::Value* threadId();
   const EmittedLayout* layoutFor(const ir::Layout& layout, SourceRange range);

@@ -64,7 +64,9 @@ SourceRange AstBuilder::after(const Token* token) const {
   return {r.end, r.end};
 }
 
-SourceRange AstBuilder::range(const antlr4::ParserRuleContext* ctx) const {
+SourceRange AstBuilder::range(const antlr4::ParserRuleContext* constCtx) const {
+  // ANTLR's accessors are not const-qualified.
+  auto* ctx = const_cast<antlr4::ParserRuleContext*>(constCtx);
   if (!ctx || !ctx->getStart()) return {};
   const Token* start = ctx->getStart();
   SourceRange r = range(start);
@@ -76,18 +78,18 @@ SourceRange AstBuilder::range(const antlr4::ParserRuleContext* ctx) const {
   if (!isLineStructure(stop->getType())) return {r.begin, std::max(r.end, range(stop).end)};
   // Find the last real token by walking the context's children.
   const Token* last = nullptr;
-  std::vector<const antlr4::tree::ParseTree*> work{ctx};
+  std::vector<antlr4::tree::ParseTree*> work{ctx};
   while (!work.empty()) {
-    const antlr4::tree::ParseTree* node = work.back();
+    antlr4::tree::ParseTree* node = work.back();
     work.pop_back();
-    if (auto* terminal = dynamic_cast<const antlr4::tree::TerminalNode*>(node)) {
+    if (auto* terminal = dynamic_cast<antlr4::tree::TerminalNode*>(node)) {
       const Token* t = terminal->getSymbol();
       if (!isLineStructure(t->getType()) && t->getTokenIndex() != INVALID_INDEX &&
           (!last || t->getTokenIndex() > last->getTokenIndex()))
         last = t;
       continue;
     }
-    for (const antlr4::tree::ParseTree* child : node->children) work.push_back(child);
+    for (antlr4::tree::ParseTree* child : node->children) work.push_back(child);
   }
   if (!last) return {r.begin, r.begin};
   return {r.begin, std::max(r.end, range(last).end)};

@@ -193,7 +193,7 @@ void AstBuilder::defHeader(ast::FunctionDef& fn, P::Def_headerContext* ctx) {
 }
 
 void AstBuilder::forHeader(ast::ForStmt& stmt, P::For_headerContext* ctx) {
-  SourceRange keyword = range(ctx->FOR()->getSymbol());
+  SourceRange keyword = ctx->FOR() ? range(ctx->FOR()->getSymbol()) : range(ctx->getStart());
   stmt.target = exprList(ctx->target, {keyword.end, keyword.end});
   checkTarget(*stmt.target, "for");
   SourceRange in = ctx->IN() ? after(ctx->IN()->getSymbol()) : SourceRange{stmt.target->range.end, stmt.target->range.end};

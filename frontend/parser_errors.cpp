@@ -38,7 +38,7 @@ bool endsLine(size_t type) {
 
 // The keyword of the header being parsed ("for", "def"...), if any.
 std::string headerKeyword(antlr4::RuleContext* ctx) {
-  for (; ctx; ctx = ctx->parent) {
+  for (; ctx; ctx = dynamic_cast<antlr4::RuleContext*>(ctx->parent)) {
     switch (ctx->getRuleIndex()) {
       case P::RuleDef_header: return "def";
       case P::RuleFor_header: return "for";
@@ -61,7 +61,7 @@ struct OpenBracket {
 };
 
 OpenBracket innermostBracket(antlr4::RuleContext* ctx) {
-  for (; ctx; ctx = ctx->parent) {
+  for (; ctx; ctx = dynamic_cast<antlr4::RuleContext*>(ctx->parent)) {
     if (auto* call = dynamic_cast<P::CallExprContext*>(ctx); call && call->open && !call->close)
       return {call->open, P::RPAREN, "argument"};
     if (auto* sub = dynamic_cast<P::SubscriptExprContext*>(ctx); sub && sub->open && !sub->close)
@@ -79,7 +79,7 @@ OpenBracket innermostBracket(antlr4::RuleContext* ctx) {
 }
 
 bool insideParams(antlr4::RuleContext* ctx) {
-  for (; ctx; ctx = ctx->parent)
+  for (; ctx; ctx = dynamic_cast<antlr4::RuleContext*>(ctx->parent))
     if (ctx->getRuleIndex() == P::RuleParams || ctx->getRuleIndex() == P::RuleParam) return true;
   return false;
 }
@@ -123,6 +123,7 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
   if (!offending) offending = tokens->LT(1);
   antlr4::misc::IntervalSet expected = expectedIn;
   expected.remove(Token::EPSILON);
+  auto has = [&](size_t tokenType) { return expected.contains(tokenType); };
   size_t type = offending->getType();
   size_t index = offending->getTokenIndex();
   Token* prev = index != INVALID_INDEX && index > 0 ? tokens->get(index - 1) : nullptr;
@@ -184,12 +185,12 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
   }
 
   std::string keyword = headerKeyword(ctx);
-  bool expression = expected.contains(P::NAME) && expected.contains(P::INT);
+  bool expression = has(P::NAME) && has(P::INT);
   bool lineStart = !prev || prevType == P::NEWLINE || prevType == P::INDENT || prevType == P::DEDENT;
   OpenBracket bracket = innermostBracket(ctx);
 
   // A closing bracket that closes nothing, or the wrong bracket.
-  if ((type == P::RPAREN || type == P::RBRACK || type == P::RBRACE) && !expected.contains(type) && !expression) {
+  if ((type == P::RPAREN || type == P::RBRACK || type == P::RBRACE) && !has(type) && !expression) {
     if (bracket.open && bracket.closer != type) {
       SourceRange open = tokenRange(input_, *bracket.open);
       LineCol lc = file_.lineCol(open.begin);
@@ -225,7 +226,7 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     return;
   }
 
-  if (!keyword.empty() && expected.contains(P::COLON)) {
+  if (!keyword.empty() && has(P::COLON)) {
     if (endsLine(type)) {
       Diagnostic& d = syntax(at, "expected ':' at the end of the '" + keyword + "' header");
       d.fixits.push_back({prevEnd, ":", "insert ':'"});
@@ -239,7 +240,7 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     return;
   }
 
-  if (bracket.open && expected.contains(P::COMMA) && expected.contains(bracket.closer)) {
+  if (bracket.open && has(P::COMMA) && has(bracket.closer)) {
     std::string closer = bracket.closer == P::RPAREN ? ")" : "]";
     Diagnostic& d = syntax(at, "expected ',' or '" + closer + "' after the " + bracket.element + ", found " + found);
     if (startsExpression(type) && endsExpression(prevType)) {
@@ -249,14 +250,14 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     return;
   }
 
-  if (expected.contains(P::NEWLINE) && !endsLine(type)) {
+  if (has(P::NEWLINE) && !endsLine(type)) {
     Diagnostic& d = syntax(offRange, "expected the end of the statement after '" + prevText + "', found " + found);
     if (startsExpression(type) && endsExpression(prevType)) d.notes.push_back("did you forget an operator or a ','?");
     if (type == P::COLON) d.notes.push_back("only the header of a 'def', 'for', 'while', 'if', 'elif' or 'else' ends with ':'");
     return;
   }
 
-  if (expected.contains(P::NAME)) {
+  if (has(P::NAME)) {
     std::string what = "a name";
     if (prevType == P::DEF) what = "the function name";
     else if (prevType == P::DOT) what = "an attribute name";
@@ -269,15 +270,15 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
       d.notes.push_back("'*args' and '**kwargs' parameters are not part of the Argus language");
     return;
   }
-  if (expected.contains(P::IN)) {
+  if (has(P::IN)) {
     syntax(at, "expected 'in' after the loop variable, found " + found);
     return;
   }
-  if (expected.contains(P::LPAREN) && keyword == "def") {
+  if (has(P::LPAREN) && keyword == "def") {
     syntax(at, "expected '(' after the function name '" + prevText + "', found " + found);
     return;
   }
-  if (type == P::ASSIGN && expected.contains(P::RPAREN)) {
+  if (type == P::ASSIGN && has(P::RPAREN)) {
     syntax(offRange, "unexpected '=' here; keyword arguments are written 'name=value'");
     return;
   }

@@ -120,4 +120,8 @@ class SyntaxErrorStrategy : public antlr4::DefaultErrorStrategy {
   bool reported_ = false;
 };
 
+// parseModule, with a switch for tests: `forceRecovery` skips the fast path so
+// that the recovering parser's tree can be compared with the fast one's.
+std::unique_ptr<ast::Module> parse(const SourceFile& file, DiagnosticSink& diags, bool forceRecovery);
+
 }  // namespace argus::frontend

@@ -40,6 +40,8 @@ Analyzer::Analyzer(const ast::Module& module, const SourceFile& file, const Opti
 Diagnostic* Analyzer::report(DiagId id, SourceRange range, std::vector<std::string> args) {
   const DiagKindInfo& info = diagInfo(id);
   if (info.severity == Severity::Error) ++errors_;
+  // A function the parser could not fully understand would only produce follow-on errors.
+  if (quiet_ > 0) return nullptr;
   std::string key = std::to_string(static_cast<int>(id)) + ":" + std::to_string(range.begin) + ":" +
                     std::to_string(range.end) + ":" + formatMessage(info.format, args);
   if (!reported_.insert(std::move(key)).second) return nullptr;
@@ -236,7 +238,8 @@ bool Analyzer::setupKernelParams(const ast::FunctionDef& def) {
       continue;
     }
     byName[p.name] = &p;
-    Info info{&p};
+    Info info;
+    info.p = &p;
     if (!p.annotation) {
       report(DiagId::BadParamType, p.nameRange, {"parameter '" + p.name + "' has no type"});
     } else if (p.annotation->kind == ast::ExprKind::Name &&
@@ -388,6 +391,7 @@ void Analyzer::analyzeKernel(const ast::FunctionDef& def) {
   sizeIndex_.clear();
   tensorDims_.clear();
 
+  quiet_ = def.hasSyntaxErrors ? 1 : 0;
   setupKernelParams(def);
   const ast::Decorator* decorator = nullptr;
   for (const ast::Decorator& d : def.decorators)
@@ -410,6 +414,7 @@ void Analyzer::analyzeKernel(const ast::FunctionDef& def) {
   frame_ = nullptr;
   fn_ = nullptr;
   builder_.reset();
+  quiet_ = 0;
 }
 
 }  // namespace detail

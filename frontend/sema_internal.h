@@ -253,6 +253,7 @@ class Analyzer {
   std::optional<ir::Builder> builder_;
   Frame* frame_ = nullptr;
   size_t errors_ = 0;                 // errors reported in the current kernel
+  int quiet_ = 0;                     // > 0 inside functions with syntax errors: count, do not report
   int controlDepth_ = 0;              // loops and runtime ifs around the current statement
   int gridRank_ = 3;
   std::unordered_map<std::string, int> sizeIndex_;

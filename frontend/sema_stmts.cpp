@@ -229,7 +229,9 @@ Val Analyzer::callDevice(const ast::FunctionDef& def, const ast::CallExpr& call)
     }
     bind(p.name, v, p.nameRange, Symbol::Kind::Parameter);
   }
+  if (def.hasSyntaxErrors) ++quiet_;
   analyzeBlock(def.body, true);
+  if (def.hasSyntaxErrors) --quiet_;
   Val result = callee.returnValue ? *callee.returnValue : Val::none();
   inlineStack_.pop_back();
   callStack_.pop_back();

@@ -125,6 +125,24 @@ TEST_P(CodegenPtx, EveryElementwiseOp) {
   EXPECT_NE(ptx.find("cvt.rmi.f32.f32"), std::string::npos);  // floor
 }
 
+TEST_P(CodegenPtx, ColumnSumAcrossWarps) {
+  std::string ptx = compile(makeColumnSum());
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos);
+  EXPECT_EQ(count(ptx, R"(shfl\.sync)"), 0u) << "axis 0 has no lane bits";
+}
+
+TEST_P(CodegenPtx, RowStatsWithReplicasAndConversion) {
+  std::string ptx = compile(makeRowStats());
+  EXPECT_GE(count(ptx, R"(shfl\.sync\.bfly\.b32)"), 6u);  // 3 lane bits, min and prod
+  EXPECT_NE(ptx.find("st.shared"), std::string::npos);    // the layout conversion
+}
+
+TEST_P(CodegenPtx, IntegersLoopsAndBranches) {
+  std::string ptx = compile(makeIntegerKernel());
+  EXPECT_GE(count(ptx, R"(@%p\d+ ld\.global\.u8)"), 2u) << ptx;  // i8 and bool
+  EXPECT_GE(count(ptx, R"(@%p\d+ st\.global\.b16)"), 1u);        // f16
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, CodegenPtx, ::testing::Values("sm_80", "sm_90", "sm_90a"),
                          [](const auto& info) { return info.param; });
 

@@ -288,6 +288,88 @@ inline std::unique_ptr<Function> makeMathKernel(int64_t block = 256, int64_t war
   return std::move(k.fn);
 }
 
+// ColSum (1, N)[0, j] = sum over i of X[i, j] for one (bm, bn) tile per block
+// column, rows in the tile only (M <= bm): a reduction over warps (axis 0).
+inline std::unique_ptr<Function> makeColumnSum(int64_t bm = 64, int64_t bn = 64, int64_t warps = 4) {
+  KernelBuilder k("colsum", warps);
+  ValueId x = k.tensor("X", DType::F32, {"M", "N"});
+  ValueId out = k.tensor("ColSum", DType::F32, {"1", "N"});
+  k.sizeParams();
+  k.fn->grid[0] = cdivExpr(sizeExpr(1), bn);
+  ValueId col = k.binary(BinaryKind::Mul, k.programId(0), k.i32(bn));
+  ValueId tile = k.load(k.view(x, {k.i32(0), col}, {bm, bn}));
+  ValueId sums = k.reduce(ReduceKind::Sum, tile, 0);  // shape (1, bn), replicated over warps
+  k.store(k.view(out, {k.i32(0), col}, {1, bn}), sums);
+  return std::move(k.fn);
+}
+
+// Per row of a (bm, bn) tile: RowMin[i] = min_j X[i, j], RowProd[i] = prod_j X[i, j],
+// the first through a layout conversion to the canonical (bm, 1) layout.
+inline std::unique_ptr<Function> makeRowStats(int64_t bm = 4, int64_t bn = 8, int64_t warps = 4) {
+  KernelBuilder k("rowstats", warps);
+  ValueId x = k.tensor("X", DType::F32, {"M", "N"});
+  ValueId rowMin = k.tensor("RowMin", DType::F32, {"M", "1"});
+  ValueId rowProd = k.tensor("RowProd", DType::F32, {"M", "1"});
+  k.sizeParams();
+  k.fn->grid[0] = cdivExpr(sizeExpr(0), bm);
+  ValueId row = k.binary(BinaryKind::Mul, k.programId(0), k.i32(bm));
+  ValueId tile = k.load(k.view(x, {row, k.i32(0)}, {bm, bn}), k.f32(1.0));
+  ValueId mins = k.reduce(ReduceKind::Min, tile, 1);
+  ValueId converted = k.b.make(OpKind::ConvertLayout, {mins}, Type::tile(DType::F32, Layout::canonical({bm, 1})), {});
+  k.store(k.view(rowMin, {row, k.i32(0)}, {bm, 1}), converted);
+  k.store(k.view(rowProd, {row, k.i32(0)}, {bm, 1}), k.reduce(ReduceKind::Prod, tile, 1));
+  return std::move(k.fn);
+}
+
+// Integer and control-flow coverage, one block of `block` elements per program:
+//   Out[i] = (iota + Bytes[i] + sum_{t < Steps} t) * (pid even ? 2 : 3), where Mask[i]; -1 elsewhere
+//   Half[i] = f16(Bytes[i]) * 0.5 (f16 tensor); Total = sum of a replicated 16-element tile of ones
+inline std::unique_ptr<Function> makeIntegerKernel(int64_t block = 128, int64_t warps = 4) {
+  KernelBuilder k("intops", warps);
+  ValueId bytes = k.tensor("Bytes", DType::I8, {"N"});
+  ValueId mask = k.tensor("Mask", DType::Bool, {"N"});
+  ValueId out = k.tensor("Out", DType::I32, {"N"});
+  ValueId half = k.tensor("Half", DType::F16, {"N"});
+  ValueId total = k.tensor("Total", DType::F32, {"1"});
+  ValueId steps = k.scalarParam("Steps", DType::I32);
+  k.sizeParams();
+  k.fn->grid[0] = cdivExpr(sizeExpr(0), block);
+  Layout layout = Layout::canonical({block});
+  ValueId pid = k.programId(0);
+  ValueId offset = k.binary(BinaryKind::Mul, pid, k.i32(block));
+  ValueId b8 = k.load(k.view(bytes, {offset}, {block}));
+  ValueId m = k.load(k.view(mask, {offset}, {block}));
+  ValueId iota = k.b.make(OpKind::Iota, {}, Type::tile(DType::I32, layout), {}, Attrs{});
+  ValueId value = k.binary(BinaryKind::Add, iota, k.cast(b8, DType::I32));
+  // for t in range(0, Steps, 1): s += t
+  Op& loop = k.b.create(OpKind::For, {k.i32(0), steps, k.i32(1), k.i32(0)}, {Type::scalar(DType::I32)}, {});
+  ValueId t = k.b.addBlockArg(loop.regions[0], Type::scalar(DType::I32), "t");
+  ValueId s = k.b.addBlockArg(loop.regions[0], Type::scalar(DType::I32), "s");
+  ValueId loopSum = loop.results[0];
+  Block* outer = k.b.block();
+  k.b.setBlock(&loop.regions[0]);
+  k.yield({k.binary(BinaryKind::Add, s, t)});
+  k.b.setBlock(outer);
+  value = k.binary(BinaryKind::Add, value, k.splat(loopSum, layout));
+  // if pid % 2 == 0: value * 2 else: value * 3
+  ValueId even = k.compare(CmpKind::Eq, k.binary(BinaryKind::Rem, pid, k.i32(2)), k.i32(0));
+  Op& branch = k.b.create(OpKind::If, {even}, {Type::tile(DType::I32, layout)}, {});
+  ValueId scaled = branch.results[0];
+  k.b.setBlock(&branch.regions[0]);
+  k.yield({k.binary(BinaryKind::Mul, value, k.splat(k.i32(2), layout))});
+  k.b.setBlock(&branch.regions[1]);
+  k.yield({k.binary(BinaryKind::Mul, value, k.splat(k.i32(3), layout))});
+  k.b.setBlock(outer);
+  k.store(k.view(out, {offset}, {block}), k.select(m, scaled, k.splat(k.i32(-1), layout)));
+  ValueId h = k.cast(b8, DType::F16);
+  k.store(k.view(half, {offset}, {block}), k.binary(BinaryKind::Mul, h, k.splat(k.b.constFloat(0.5, DType::F16), Layout::canonical({block}))));
+  Layout small = Layout::canonical({16});
+  ValueId ones = k.splat(k.f32(1.0), small);
+  ValueId count = k.reduceAll(ReduceKind::Sum, ones);
+  k.store(k.view(total, {k.i32(0)}, {1}), k.splat(count, Layout::canonical({1})));
+  return std::move(k.fn);
+}
+
 inline std::unique_ptr<Module> moduleOf(std::unique_ptr<Function> fn) {
   auto m = std::make_unique<Module>();
   m->functions.push_back(std::move(fn));

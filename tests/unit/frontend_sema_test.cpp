@@ -1,0 +1,319 @@
+// Sema: the examples analyse cleanly into verified IR with the expected shape.
+#include "frontend_sema_test_util.h"
+
+namespace argus::testing {
+namespace {
+
+std::string example(const std::string& name) {
+  return readSourceFile(std::string(ARGUS_SOURCE_DIR) + "/examples/" + name);
+}
+
+TEST(SemaExamples, VaddBuildsVerifiedIr) {
+  auto a = analyzeSource(example("vadd.ag"), {}, "vadd.ag");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("vadd");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_TRUE(ir::verify(*fn).empty());
+  ASSERT_EQ(fn->params.size(), 4u);
+  EXPECT_EQ(fn->params[0].kind, ir::ParamKind::Tensor);
+  EXPECT_EQ(fn->params[3].kind, ir::ParamKind::Size);
+  EXPECT_EQ(fn->params[3].name, "N");
+  EXPECT_EQ(fn->sizeNames, std::vector<std::string>{"N"});
+  EXPECT_EQ(fn->grid[0].str(fn->sizeNames), "cdiv(N, 1024)");
+  EXPECT_EQ(fn->grid[1].str(fn->sizeNames), "1");
+  EXPECT_EQ(fn->numWarps, 4);
+  ASSERT_EQ(fn->constants.size(), 1u);
+  EXPECT_EQ(fn->constants[0], (std::pair<std::string, int64_t>{"BLOCK", 1024}));
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Load), 2);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Store), 1);
+}
+
+TEST(SemaExamples, GemmCarriesTheAccumulator) {
+  auto a = analyzeSource(example("gemm.ag"), {}, "gemm.ag");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("gemm");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_TRUE(ir::verify(*fn).empty());
+  EXPECT_EQ(fn->sizeNames, (std::vector<std::string>{"M", "K", "N"}));
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::AllocShared), 2);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Dot), 1);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Barrier), 2);
+  const ir::Op* loop = nullptr;
+  for (const auto& op : fn->body.ops)
+    if (op->kind == ir::OpKind::For) loop = op.get();
+  ASSERT_NE(loop, nullptr);
+  ASSERT_EQ(loop->results.size(), 1u);  // acc
+  EXPECT_EQ(fn->values[loop->results[0]].name, "acc");
+  EXPECT_EQ(fn->typeOf(loop->results[0]), ir::Type::tile(ir::DType::F32, ir::Layout::canonical({64, 64})));
+}
+
+TEST(SemaExamples, SoftmaxBroadcastsReductionsForFree) {
+  auto a = analyzeSource(example("softmax.ag"), {}, "softmax.ag");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("softmax");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_TRUE(ir::verify(*fn).empty());
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Reduce), 2);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Broadcast), 2);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::ConvertLayout), 0);
+  ASSERT_EQ(fn->requirements.size(), 1u);
+  EXPECT_EQ(fn->requirements[0].condition.str(fn->sizeNames), "N <= 1024");
+  EXPECT_EQ(fn->requirements[0].text, "a row must fit in one tile: N <= BN");
+}
+
+TEST(SemaExamples, GeluInlinesTheDeviceFunction) {
+  auto a = analyzeSource(example("gelu.ag"), {}, "gelu.ag");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("scale_bias_gelu");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_TRUE(ir::verify(*fn).empty());
+  EXPECT_EQ(fn->params[3].kind, ir::ParamKind::Scalar);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Unary), 1);  // erf
+  EXPECT_EQ(a->result.module->functions.size(), 1u);
+}
+
+TEST(SemaDefines, OverrideConstants) {
+  sema::Options options;
+  options.defines = {{"BLOCK", "256"}};
+  auto a = analyzeSource(example("vadd.ag"), options);
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("vadd");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(fn->grid[0].str(fn->sizeNames), "cdiv(N, 256)");
+}
+
+TEST(SemaDefines, BadAndUnusedDefines) {
+  sema::Options options;
+  options.defines = {{"BLOCK", "big"}, {"NOPE", "3"}};
+  auto a = analyzeSource(example("vadd.ag"), options);
+  ASSERT_NE(a->find("AG0005"), nullptr) << a->diagText();
+  EXPECT_EQ(a->find("AG0005")->message, "-D BLOCK=big: 'big' is not an integer, a float or a bool");
+  ASSERT_NE(a->find("AG0006"), nullptr);
+  EXPECT_EQ(a->find("AG0006")->severity, Severity::Warning);
+}
+
+TEST(SemaDefines, ConstWithoutValueNeedsDefine) {
+  const char* src =
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)], B: const):\n"
+      "    x.tile((B,))[0] = zeros(f32, (B,))\n";
+  auto a = analyzeSource(src);
+  ASSERT_NE(a->find("AG3029"), nullptr) << a->diagText();
+  sema::Options options;
+  options.defines = {{"B", "64"}};
+  auto b = analyzeSource(src, options);
+  EXPECT_EQ(b->diagText(), "");
+}
+
+TEST(SemaNames, UnknownNameSuggestsAndFixes) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)]):\n"
+      "    value = load(x.tile((64,))[0])\n"
+      "    x.tile((64,))[0] = valeu\n");
+  const Diagnostic* d = a->find("AG3001");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_EQ(d->message, "unknown name 'valeu'; did you mean 'value'?");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement, "value");
+  EXPECT_EQ(a->file->slice(d->fixits[0].range), "valeu");
+  EXPECT_TRUE(a->result.module->functions.empty());
+}
+
+TEST(SemaNames, SymbolsAndReferences) {
+  auto a = analyzeSource(example("vadd.ag"));
+  const sema::Symbol* local = nullptr;
+  const sema::Symbol* size = nullptr;
+  for (const sema::Symbol& s : a->result.symbols) {
+    if (s.name == "i" && s.kind == sema::Symbol::Kind::Local) local = &s;
+    if (s.name == "N" && s.kind == sema::Symbol::Kind::Size) size = &s;
+  }
+  ASSERT_NE(local, nullptr);
+  EXPECT_EQ(local->references.size(), 3u);
+  EXPECT_EQ(local->typeDescription, "an i32 scalar");
+  ASSERT_NE(size, nullptr);
+  EXPECT_EQ(size->references.size(), 3u);  // y, out, grid
+}
+
+TEST(SemaTypes, ExprTypesRecordTiles) {
+  auto a = analyzeSource(example("vadd.ag"));
+  bool sawTile = false;
+  for (const auto& [id, type] : a->result.exprTypes)
+    if (type.isTile() && type.shape == std::vector<int64_t>{1024}) sawTile = true;
+  EXPECT_TRUE(sawTile);
+}
+
+TEST(SemaTypes, IntegerTrueDivisionOffersFloorDivision) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[i32, (N,)]):\n"
+      "    t = load(x.tile((64,))[0])\n"
+      "    x.tile((64,))[0] = t / 2\n");
+  const Diagnostic* d = a->find("AG3010");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement, "//");
+}
+
+TEST(SemaTypes, DTypeMismatchOffersCast) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)], y: Tensor[f16, (N,)]):\n"
+      "    t = load(x.tile((64,))[0]) + load(y.tile((64,))[0])\n");
+  const Diagnostic* d = a->find("AG3005");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_EQ(d->message, "operands of '+' have different dtypes: f32 and f16");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement, "cast(load(y.tile((64,))[0]), f32)");
+}
+
+TEST(SemaTypes, LiteralsAdaptToTheOtherOperand) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f16, (N,)]):\n"
+      "    t = load(x.tile((64,))[0])\n"
+      "    x.tile((64,))[0] = t * 2 + 0.5\n");
+  EXPECT_EQ(a->diagText(), "");
+  ASSERT_EQ(a->result.module->functions.size(), 1u);
+}
+
+TEST(SemaBroadcast, LoadedColumnIsConvertedThenBroadcast) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (M, N)], c: Tensor[f32, (M, 1)]):\n"
+      "    t = load(x.tile((64, 128))[0, 0])\n"
+      "    col = load(c.tile((64, 1))[0, 0])\n"
+      "    x.tile((64, 128))[0, 0] = t * col\n");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("k");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::ConvertLayout), 1);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::Broadcast), 1);
+}
+
+TEST(SemaBroadcast, ShapeMismatchNamesBothShapes) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (M, N)]):\n"
+      "    t = load(x.tile((64, 128))[0, 0])\n"
+      "    u = load(x.tile((64, 64))[0, 0])\n"
+      "    v = t + u\n");
+  const Diagnostic* d = a->find("AG4001");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_EQ(d->message, "shapes (64, 128) and (64, 64) do not broadcast in '+': axis 1 has extents 128 and 64");
+}
+
+TEST(SemaControl, IfYieldsAssignedVariables) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)], s: f32):\n"
+      "    t = load(x.tile((64,))[0])\n"
+      "    if s > 0.0:\n"
+      "        t = t * s\n"
+      "    elif s < -1.0:\n"
+      "        t = t + 1.0\n"
+      "    else:\n"
+      "        u = 1\n"
+      "    x.tile((64,))[0] = t\n");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("k");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(countOps(fn->body, ir::OpKind::If), 2);
+}
+
+TEST(SemaControl, StaticIfFoldsOnConstants) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)], B: const = 64):\n"
+      "    if B > 32:\n"
+      "        x.tile((B,))[0] = zeros(f32, (B,))\n"
+      "    else:\n"
+      "        x.tile((B,))[0] = undefined_name\n");
+  EXPECT_EQ(a->diagText(), "");
+  ASSERT_NE(a->kernel("k"), nullptr);
+  EXPECT_EQ(countOps(a->kernel("k")->body, ir::OpKind::If), 0);
+}
+
+TEST(SemaControl, LoopCarriedTypeMustNotChange) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (M, N)]):\n"
+      "    t = load(x.tile((64, 128))[0, 0])\n"
+      "    for i in range(4):\n"
+      "        t = sum(t, axis=1)\n");
+  const Diagnostic* d = a->find("AG3022");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_EQ(d->message, "'t' is an f32 tile (64, 128) before the loop but an f32 tile (64, 1) at the end of its body; "
+                        "a value carried around a loop must keep its type");
+}
+
+TEST(SemaControl, VariablesFromOneBranchAreNotVisibleAfter) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)], s: f32):\n"
+      "    if s > 0.0:\n"
+      "        t = zeros(f32, (64,))\n"
+      "    x.tile((64,))[0] = t\n");
+  const Diagnostic* d = a->find("AG3024");
+  ASSERT_NE(d, nullptr) << a->diagText();
+}
+
+TEST(SemaBuiltins, MaxWithTwoOperandsSuggestsMaximum) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)]):\n"
+      "    t = load(x.tile((64,))[0])\n"
+      "    x.tile((64,))[0] = max(t, 0.0)\n");
+  const Diagnostic* d = a->find("AG3015");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_EQ(d->message, "'max' reduces a single tile; did you mean 'maximum(t, 0.0)'?");
+  ASSERT_EQ(d->fixits.size(), 1u);
+  EXPECT_EQ(d->fixits[0].replacement, "maximum");
+}
+
+TEST(SemaBuiltins, DotNeedsSharedOperands) {
+  auto a = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)]):\n"
+      "    a = load(A.tile((16, 16))[0, 0])\n"
+      "    b_s = shared(f32, (16, 16))\n"
+      "    acc = dot(a, b_s, zeros(f32, (16, 16)))\n");
+  const Diagnostic* d = a->find("AG4009");
+  ASSERT_NE(d, nullptr) << a->diagText();
+}
+
+TEST(SemaDevice, RecursionIsAnError) {
+  auto a = analyzeSource(
+      "@device\n"
+      "def f(v):\n"
+      "    return g(v)\n"
+      "@device\n"
+      "def g(v):\n"
+      "    return f(v)\n"
+      "@kernel(grid=(1,))\n"
+      "def k(x: Tensor[f32, (N,)]):\n"
+      "    x.tile((64,))[0] = f(zeros(f32, (64,)))\n");
+  const Diagnostic* d = a->find("AG3021");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_EQ(d->message, "@device function 'f' is recursive (f -> g -> f); device functions are inlined and cannot call themselves");
+  EXPECT_FALSE(d->labels.empty());
+}
+
+TEST(SemaLaunch, GridOverSizesAndConstants) {
+  auto a = analyzeSource(
+      "@kernel(grid=(cdiv(M, 2 * B), max(N // B, 1), 2), warps=8)\n"
+      "def k(x: Tensor[f32, (M, N)], B: const = 32):\n"
+      "    require(M % B == 0 and N >= 1)\n"
+      "    pass\n");
+  EXPECT_EQ(a->diagText(), "");
+  const ir::Function* fn = a->kernel("k");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(fn->grid[0].str(fn->sizeNames), "cdiv(M, 64)");
+  EXPECT_EQ(fn->grid[1].str(fn->sizeNames), "max(N // 32, 1)");
+  EXPECT_EQ(fn->grid[2].str(fn->sizeNames), "2");
+  EXPECT_EQ(fn->numWarps, 8);
+  ASSERT_EQ(fn->requirements.size(), 1u);
+}
+
+}  // namespace
+}  // namespace argus::testing
