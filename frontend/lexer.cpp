@@ -272,7 +272,7 @@ void IndentingLexer::onSignificant(std::unique_ptr<Token> token) {
   size_t start = token->getStartIndex();
   if (lineBreak_ && !brackets_.empty()) {
     if (beginsStatementOnly(token->getType())) {
-      reportUnclosedBracket();  // the break ends the broken line after all
+      reportUnclosedBrackets(0);  // the break ends the broken line after all
       brackets_.clear();
     } else {
       lineBreak_.reset();  // a continuation line inside brackets
@@ -305,16 +305,19 @@ void IndentingLexer::trackBracket(const Token& token) {
   auto match = std::find_if(brackets_.rbegin(), brackets_.rend(),
                             [&](const OpenBracket& b) { return closerOf(b.type) == type; });
   if (match == brackets_.rend()) return;  // a stray closer: the parser reports it
-  if (match != brackets_.rbegin()) reportUnclosedBracket();  // `f(a[1)`: the '[' is the culprit
-  brackets_.erase(std::prev(match.base()), brackets_.end());
+  size_t matchIndex = static_cast<size_t>(std::prev(match.base()) - brackets_.begin());
+  reportUnclosedBrackets(matchIndex + 1);  // `f(a[1)`: the '[' is the culprit
+  brackets_.erase(brackets_.begin() + static_cast<std::ptrdiff_t>(matchIndex), brackets_.end());
 }
 
-void IndentingLexer::reportUnclosedBracket() {
-  const OpenBracket& open = brackets_.back();
-  SourceRange range = bytes(open.start, open.start + 1);
-  Diagnostic& d = diags_.report(DiagId::UnbalancedBracket, range, {bracketSpelling(open.type)});
-  d.notes.push_back(std::string("add the matching '") + bracketSpelling(closerOf(open.type)) + "'");
-  markDamaged(range.begin);
+void IndentingLexer::reportUnclosedBrackets(size_t from) {
+  for (size_t i = from; i < brackets_.size(); ++i) {
+    const OpenBracket& open = brackets_[i];
+    SourceRange range = bytes(open.start, open.start + 1);
+    Diagnostic& d = diags_.report(DiagId::UnbalancedBracket, range, {bracketSpelling(open.type)});
+    d.notes.push_back(std::string("add the matching '") + bracketSpelling(closerOf(open.type)) + "'");
+    markDamaged(range.begin);
+  }
 }
 
 void IndentingLexer::checkIndentChars(size_t lineStart, size_t wsEnd) {
@@ -350,6 +353,7 @@ void IndentingLexer::checkIndentChars(size_t lineStart, size_t wsEnd) {
   d.notes.push_back("indent with spaces only (a tab counts as up to 8 columns)");
   d.fixits.push_back({range, std::string(width, ' '), "indent with " + std::to_string(width) + " spaces"});
   reportedIndentChars_ = true;
+  markDamaged(range.end);  // the first token of the line: its indentation is a guess
 }
 
 void IndentingLexer::applyIndentation(size_t tokenStart) {
@@ -374,21 +378,29 @@ void IndentingLexer::applyIndentation(size_t tokenStart) {
     pushToken(ArgusParser::INDENT, lineStart, wsEnd - 1, ws);
     return;
   }
-  while (levels_.size() > 1 && !matches(levels_.back()) && levels_.back().width > width) {
+  // Dedent to a known level; a width between two levels (`known` is before
+  // any popping) is an error: take the nearer level (the deeper on a tie) as
+  // what was meant, and accept this width as its second spelling so that the
+  // following lines do not repeat the error.
+  std::vector<Level> known = levels_;
+  size_t target = levels_.size() - 1;
+  while (target > 0 && !matches(levels_[target]) && levels_[target].width > width) --target;
+  bool consistent = matches(levels_[target]);
+  if (!consistent && target + 1 < levels_.size() && levels_[target + 1].width - width <= width - levels_[target].width)
+    ++target;
+  while (levels_.size() > target + 1) {
     levels_.pop_back();
     pushToken(ArgusParser::DEDENT, tokenStart, tokenStart - 1, "");
   }
-  if (matches(levels_.back())) return;
+  if (consistent) return;
 
-  // Between two known levels: report it, then accept this width as a second
-  // spelling of the enclosing level so that the following lines do not repeat the error.
   SourceRange range = bytes(lineStart, wsEnd);
   if (range.empty()) range = bytes(tokenStart, tokenStart + 1);
   Diagnostic& d = diags_.report(DiagId::InconsistentDedent, range);
-  std::string known;
-  for (size_t i = 0; i < levels_.size(); ++i)
-    known += (i ? (i + 1 == levels_.size() ? " or " : ", ") : "") + std::to_string(levels_[i].width);
-  d.notes.push_back("this line is indented by " + std::to_string(width) + " columns; the enclosing blocks by " + known);
+  std::string list;
+  for (size_t i = 0; i < known.size(); ++i)
+    list += (i ? (i + 1 == known.size() ? " or " : ", ") : "") + std::to_string(known[i].width);
+  d.notes.push_back("this line is indented by " + std::to_string(width) + " columns; the enclosing blocks by " + list);
   if (indentChar_ != U'\t')
     d.fixits.push_back({bytes(lineStart, wsEnd), std::string(levels_.back().width, ' '),
                         "indent by " + std::to_string(levels_.back().width) + " columns"});
@@ -397,10 +409,8 @@ void IndentingLexer::applyIndentation(size_t tokenStart) {
 }
 
 void IndentingLexer::onEndOfFile(std::unique_ptr<Token> token) {
-  if (!brackets_.empty()) {
-    reportUnclosedBracket();
-    brackets_.clear();
-  }
+  reportUnclosedBrackets(0);
+  brackets_.clear();
   size_t end = input_.codePoints().size();
   if (anySignificant_) {
     if (lineBreak_) {

@@ -73,7 +73,7 @@ class IndentingLexer : public grammar::ArgusLexer {
   void trackBracket(const antlr4::Token& token);
   void applyIndentation(size_t tokenStart);
   void checkIndentChars(size_t lineStart, size_t wsEnd);
-  void reportUnclosedBracket();
+  void reportUnclosedBrackets(size_t from);  // brackets_[from..] are unclosed
   void pushToken(size_t type, size_t start, size_t stop, const std::string& text);
   SourceRange bytes(size_t start, size_t end) const;  // code point half-open range
   void markDamaged(uint32_t offset);

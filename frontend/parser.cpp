@@ -59,9 +59,15 @@ class RecoveringDriver {
     if (la(1) == P::NEWLINE) consume();
   }
   bool lineIsDamaged(size_t firstIndex, size_t* newlineIndex, bool* tooDeep);
+  // Whether the lexer reported a problem on the line that the INDENT at LT(1) starts.
+  bool indentLineDamaged() {
+    const std::vector<uint32_t>& damaged = lexer_.damagedOffsets();
+    auto it = std::lower_bound(damaged.begin(), damaged.end(), range(lt(1)).begin);
+    return it != damaged.end() && *it <= range(lt(2)).end;
+  }
 
   void moduleItems(ast::Module& module, bool untilDedent);
-  std::unique_ptr<ast::FunctionDef> function();
+  std::unique_ptr<ast::FunctionDef> function(bool topLevel);
   void statement(ast::Block& out);
   ast::StmtPtr simpleStatement();
   ast::StmtPtr forStatement();
@@ -82,6 +88,7 @@ class RecoveringDriver {
   const SourceFile& file_;
   DiagnosticSink& diags_;
   bool previousLineFailed_ = false;
+  bool suiteWasMissing_ = false;  // the last suite() reported AG1007
   const Token* lastLineStart_ = nullptr;
 };
 
@@ -145,7 +152,7 @@ void RecoveringDriver::moduleItems(ast::Module& module, bool untilDedent) {
         break;
       case P::INDENT: {
         ast::Block ignored;
-        if (!previousLineFailed_) {
+        if (!previousLineFailed_ && !indentLineDamaged()) {
           Diagnostic& d = diags_.report(DiagId::UnexpectedIndent, range(lt(1)));
           d.notes.push_back("functions and statements at the top of the file start in column 1");
           d.fixits.push_back({range(lt(1)), "", "remove the indentation"});
@@ -157,7 +164,7 @@ void RecoveringDriver::moduleItems(ast::Module& module, bool untilDedent) {
       }
       case P::AT:
       case P::DEF:
-        if (auto fn = function()) module.functions.push_back(std::move(fn));
+        if (auto fn = function(/*topLevel=*/true)) module.functions.push_back(std::move(fn));
         break;
       default:
         statement(module.strayStatements);
@@ -167,7 +174,7 @@ void RecoveringDriver::moduleItems(ast::Module& module, bool untilDedent) {
   }
 }
 
-std::unique_ptr<ast::FunctionDef> RecoveringDriver::function() {
+std::unique_ptr<ast::FunctionDef> RecoveringDriver::function(bool topLevel) {
   Token* first = lt(1);
   std::vector<ast::Decorator> decorators;
   while (la(1) == P::AT) {
@@ -197,6 +204,11 @@ std::unique_ptr<ast::FunctionDef> RecoveringDriver::function() {
   builder_.defHeader(*fn, header);
   previousLineFailed_ = failed;
   fn->body = suite(keyword, failed);
+  if (topLevel && suiteWasMissing_) {
+    // `def f():` followed by unindented lines: they are its body that lost
+    // its indentation (already reported), not statements at the top level.
+    while (la(1) != P::AT && la(1) != P::DEF && la(1) != P::DEDENT && la(1) != Token::EOF) statement(fn->body);
+  }
   fn->range = extendToBlock(joinRanges(range(first), builder_.range(header)), fn->body);
   return fn;
 }
@@ -312,7 +324,7 @@ ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before) {
 ast::StmtPtr RecoveringDriver::nestedFunction() {
   Token* first = lt(1);
   size_t errorsBefore = diags_.diagnostics().size();
-  std::unique_ptr<ast::FunctionDef> fn = function();
+  std::unique_ptr<ast::FunctionDef> fn = function(/*topLevel=*/false);
   SourceRange where = fn ? (fn->nameRange.empty() ? range(first) : fn->nameRange) : range(first);
   Diagnostic d;
   d.id = DiagId::UnsupportedSyntax;
@@ -328,7 +340,7 @@ ast::StmtPtr RecoveringDriver::nestedFunction() {
 
 void RecoveringDriver::indentedBlock(ast::Block& out) {
   Token* indent = lt(1);
-  if (!previousLineFailed_) {
+  if (!previousLineFailed_ && !indentLineDamaged()) {
     Diagnostic& d = diags_.report(DiagId::UnexpectedIndent, range(indent));
     d.notes.push_back("only the lines after a header that ends with ':' are indented deeper");
     d.fixits.push_back({range(indent), indentationOf(lastLineStart_), "indent like the line before"});
@@ -341,6 +353,7 @@ void RecoveringDriver::indentedBlock(ast::Block& out) {
 
 ast::Block RecoveringDriver::suite(Token* keyword, bool headerFailed) {
   ast::Block block;
+  suiteWasMissing_ = false;
   if (la(1) == P::NEWLINE && la(2) == P::INDENT) {
     consume();
     consume();
@@ -361,6 +374,7 @@ ast::Block RecoveringDriver::suite(Token* keyword, bool headerFailed) {
       std::string indent = indentationOf(keyword) + "    ";
       d.fixits.push_back({builder_.after(lt(-1)), "\n" + indent + "pass", "add an empty body ('pass')"});
       previousLineFailed_ = true;
+      suiteWasMissing_ = true;
     }
     consume();
     return block;

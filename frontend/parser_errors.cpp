@@ -240,7 +240,7 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     return;
   }
 
-  if (bracket.open && has(P::COMMA) && has(bracket.closer)) {
+  if (bracket.open && has(bracket.closer) && !endsLine(type)) {
     std::string closer = bracket.closer == P::RPAREN ? ")" : "]";
     Diagnostic& d = syntax(at, "expected ',' or '" + closer + "' after the " + bracket.element + ", found " + found);
     if (startsExpression(type) && endsExpression(prevType)) {

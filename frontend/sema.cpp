@@ -370,7 +370,8 @@ bool Analyzer::setupKernelParams(const ast::FunctionDef& def) {
     for (const ast::Expr* d : info.dims)
       if (d->kind == ast::ExprKind::Name && sizeIndex_.count(static_cast<const ast::NameExpr&>(*d).name)) {
         Binding* bnd = findBinding(static_cast<const ast::NameExpr&>(*d).name);
-        if (bnd) addReference(bnd->symbol, d->range);
+        if (bnd && result_.symbols[static_cast<size_t>(bnd->symbol)].definition != d->range)
+          addReference(bnd->symbol, d->range);
       }
   return true;
 }

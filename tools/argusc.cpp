@@ -2,6 +2,7 @@
 // Exit status: 0 success, 1 the program has errors, 2 bad usage.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "driver/compilation.h"
+#include "driver/metadata.h"
 #include "frontend/ast.h"
 #include "frontend/lexer.h"
 #include "ir/ir.h"
@@ -150,5 +152,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (verbose && path != "-") std::cerr << "argusc: wrote " << path << "\n";
+  // Launch metadata for host-side launchers (python/argus), beside the PTX/cubin.
+  if ((emit == "ptx" || emit == "cubin") && path != "-") {
+    std::string metaPath = argus::metadataPathFor(path);
+    if (!writeOutput(metaPath, argus::kernelMetadataJson(compilation.ir()), false)) {
+      std::cerr << "argusc: error: cannot write '" << metaPath << "'\n";
+      return 1;
+    }
+    if (verbose) std::cerr << "argusc: wrote " << metaPath << "\n";
+  }
   return 0;
 }

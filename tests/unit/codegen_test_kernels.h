@@ -142,8 +142,8 @@ struct KernelBuilder {
     l.reducedMask = reducedMask;
     return b.make(OpKind::Broadcast, {x}, Type::tile(type(x).dtype, l), {});
   }
-  ValueId shared(DType t, std::vector<int64_t> shape, const std::string& name) {
-    ValueId v = b.make(OpKind::AllocShared, {}, Type::shared(t, std::move(shape)), {});
+  ValueId shared(DType t, std::vector<int64_t> shape, const std::string& name, SourceRange range = {}) {
+    ValueId v = b.make(OpKind::AllocShared, {}, Type::shared(t, std::move(shape)), range);
     fn->values[v].name = name;
     return v;
   }
@@ -214,8 +214,8 @@ inline std::unique_ptr<Function> makeGemm(DType t = DType::F32, int64_t bm = 64,
   k.sizeParams();
   k.fn->grid[0] = cdivExpr(sizeExpr(0), bm);
   k.fn->grid[1] = cdivExpr(sizeExpr(2), bn);
-  ValueId aS = k.shared(t, {bm, bk}, "a_s");
-  ValueId bS = k.shared(t, {bk, bn}, "b_s");
+  ValueId aS = k.shared(t, {bm, bk}, "a_s", {100, 110});
+  ValueId bS = k.shared(t, {bk, bn}, "b_s", {200, 210});
   ValueId pm = k.binary(BinaryKind::Mul, k.programId(0), k.i32(bm));
   ValueId pn = k.binary(BinaryKind::Mul, k.programId(1), k.i32(bn));
   Layout accLayout = Layout::canonical({bm, bn});

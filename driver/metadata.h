@@ -1,0 +1,46 @@
+// Launch metadata of a compiled module, as JSON: what a host-side launcher
+// (python/argus) needs to call the kernels of a PTX/cubin file without
+// re-parsing the source. Written by argusc beside its output as
+// `<output without .ptx/.cubin>.meta.json`.
+//
+// Format (version 1), one entry per kernel:
+//   {"version": 1, "kernels": [{
+//     "name": "vadd", "warps": 4, "threads": 128,
+//     "params": [{"name": "x", "kind": "tensor", "dtype": "f32",
+//                 "dims": [{"size": "N"} | {"const": 64}, ...]},
+//                {"name": "s", "kind": "scalar", "dtype": "f32"},
+//                {"name": "N", "kind": "size", "dtype": "i32"}],   // ABI order
+//     "sizes": ["N"],
+//     "grid": [expr, expr, expr], "grid_text": ["cdiv(N, 1024)", "1", "1"],
+//     "requirements": [{"condition": expr, "condition_text": "N <= 1024",
+//                       "text": "message or the condition as written"}],
+//     "static_shared_bytes": 8192,
+//     "constants": {"BLOCK": 1024}}]}
+// where expr is {"const": 4} | {"size": "N"} | {"op": "cdiv", "args": [expr, ...]}
+// with op one of add sub mul floordiv cdiv mod min max lt le gt ge eq ne and or not
+// (integer division and modulo truncate toward zero, as ir::LaunchExpr::evaluate).
+#pragma once
+
+#include <string>
+
+namespace argus::ir {
+struct Module;
+struct Function;
+struct LaunchExpr;
+}  // namespace argus::ir
+
+namespace argus {
+
+constexpr int kKernelMetadataVersion = 1;
+
+// The metadata document of every kernel of the module (pretty-printed JSON).
+std::string kernelMetadataJson(const ir::Module& module);
+
+// Bytes of static shared memory the kernel's AllocShared ops ask for
+// (elements x dtype bytes, summed; codegen's own scratch is not counted).
+long long staticSharedBytes(const ir::Function& fn);
+
+// "x.ptx" -> "x.meta.json", "dir/x.cubin" -> "dir/x.meta.json", "x" -> "x.meta.json".
+std::string metadataPathFor(const std::string& outputPath);
+
+}  // namespace argus

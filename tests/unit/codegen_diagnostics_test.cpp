@@ -1,0 +1,204 @@
+// Diagnostics of code generation: resource limits, targets, ptxas, unsupported
+// constructs, malformed IR. None of them may crash or leak LLVM's text.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "codegen/codegen.h"
+#include "codegen_test_kernels.h"
+
+namespace argus::codegen {
+namespace {
+
+using namespace testing;
+
+const char* kPtxas = "/usr/local/cuda/bin/ptxas";
+
+struct Result {
+  bool ok = false;
+  DiagnosticSink diags;
+  std::string ptx;
+};
+
+std::unique_ptr<Result> compile(std::unique_ptr<Function> fn, const std::string& arch = "sm_90") {
+  auto module = moduleOf(std::move(fn));
+  auto r = std::make_unique<Result>();
+  Options options;
+  options.arch = arch;
+  r->ok = emitPTX(*module, options, r->diags, &r->ptx);
+  return r;
+}
+
+const Diagnostic& only(const Result& r) {
+  EXPECT_EQ(r.diags.diagnostics().size(), 1u);
+  return r.diags.diagnostics().front();
+}
+
+TEST(CodegenDiagnostics, SharedMemoryOverTheStaticLimit) {
+  auto r = compile(makeGemm(DType::F32, 128, 128, 64));  // two 32 KiB buffers
+  ASSERT_FALSE(r->ok);
+  const Diagnostic& d = only(*r);
+  EXPECT_STREQ(d.code(), "AG5001");
+  EXPECT_EQ(d.severity, Severity::Error);
+  EXPECT_NE(d.message.find("kernel 'gemm' needs 65536 bytes"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("'a_s' 32768"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("sm_90 allows at most 49152 bytes"), std::string::npos) << d.message;
+  EXPECT_EQ(d.range, (SourceRange{200, 210}));  // b_s crossed the limit
+  ASSERT_EQ(d.labels.size(), 1u);
+  EXPECT_EQ(d.labels[0].range, (SourceRange{100, 110}));
+  EXPECT_FALSE(d.notes.empty());
+}
+
+TEST(CodegenDiagnostics, ExactlyFortyEightKibFits) {
+  auto r = compile(makeGemm(DType::F32, 128, 64, 32));  // 16 KiB + 8 KiB
+  EXPECT_TRUE(r->ok);
+  KernelBuilder k("full", 4);
+  ValueId out = k.tensor("Out", DType::F32, {"4"});
+  k.sizeParams();
+  k.shared(DType::F32, {12288}, "buf");  // 49152 bytes
+  k.store(k.view(out, {k.i32(0)}, {4}), k.splat(k.f32(1.0), Layout::canonical({4})));
+  EXPECT_TRUE(compile(std::move(k.fn))->ok);
+}
+
+TEST(CodegenDiagnostics, ReductionScratchCountsTowardsTheLimit) {
+  KernelBuilder k("almost", 4);
+  ValueId x = k.tensor("X", DType::F32, {"N"});
+  ValueId out = k.tensor("Out", DType::F32, {"1"});
+  k.sizeParams();
+  k.shared(DType::F32, {12286}, "buf");  // 49144 bytes; the cross-warp sum needs 16 more
+  ValueId total = k.reduceAll(ReduceKind::Sum, k.load(k.view(x, {k.i32(0)}, {1024})));
+  k.store(k.view(out, {k.i32(0)}, {1}), k.splat(total, Layout::canonical({1})));
+  auto r = compile(std::move(k.fn));
+  ASSERT_FALSE(r->ok);
+  const Diagnostic& d = only(*r);
+  EXPECT_STREQ(d.code(), "AG5001");
+  EXPECT_NE(d.message.find("needs 49160 bytes"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("scratch 16"), std::string::npos) << d.message;
+}
+
+TEST(CodegenDiagnostics, UnsupportedTarget) {
+  auto r = compile(makeVadd(), "sm_75");
+  ASSERT_FALSE(r->ok);
+  EXPECT_STREQ(only(*r).code(), "AG5002");
+  EXPECT_NE(only(*r).message.find("'sm_75'"), std::string::npos);
+  EXPECT_FALSE(isSupportedTarget("sm_100"));
+  EXPECT_TRUE(isSupportedTarget("sm_90a"));
+}
+
+TEST(CodegenDiagnostics, PtxasMissing) {
+  DiagnosticSink diags;
+  auto cubin = assembleCubin(".version 7.8\n.target sm_90\n.address_size 64\n", "sm_90", "/nonexistent/bin/ptxas", diags);
+  EXPECT_FALSE(cubin.has_value());
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  const Diagnostic& d = diags.diagnostics()[0];
+  EXPECT_STREQ(d.code(), "AG5004");
+  EXPECT_NE(d.message.find("'/nonexistent/bin/ptxas'"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("No such file or directory"), std::string::npos) << d.message;
+  EXPECT_FALSE(d.notes.empty());
+}
+
+TEST(CodegenDiagnostics, PtxasNotExecutable) {
+  DiagnosticSink diags;
+  std::string notExecutable = std::string(ARGUS_SOURCE_DIR) + "/CMakeLists.txt";
+  EXPECT_FALSE(assembleCubin("", "sm_90", notExecutable, diags).has_value());
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_STREQ(diags.diagnostics()[0].code(), "AG5004");
+  EXPECT_NE(diags.diagnostics()[0].message.find("not executable"), std::string::npos);
+}
+
+TEST(CodegenDiagnostics, PtxasRejectsBadPtxAndIsQuoted) {
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "ptxas not found at " << kPtxas;
+  DiagnosticSink diags;
+  std::string ptx = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
+  EXPECT_FALSE(assembleCubin(ptx, "sm_90", kPtxas, diags).has_value());
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  const Diagnostic& d = diags.diagnostics()[0];
+  EXPECT_STREQ(d.code(), "AG5005");
+  EXPECT_NE(d.message.find("for sm_90: "), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("ptxas"), std::string::npos) << d.message;  // ptxas's own words
+}
+
+TEST(CodegenDiagnostics, AssemblesValidPtx) {
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "ptxas not found at " << kPtxas;
+  auto r = compile(makeVadd(), "sm_80");
+  ASSERT_TRUE(r->ok);
+  DiagnosticSink diags;
+  auto cubin = assembleCubin(r->ptx, "sm_80", kPtxas, diags);
+  ASSERT_TRUE(cubin.has_value());
+  ASSERT_GE(cubin->size(), 4u);
+  EXPECT_EQ((*cubin)[0], 0x7f);  // ELF
+  EXPECT_EQ((*cubin)[1], 'E');
+}
+
+TEST(CodegenDiagnostics, Float8IsNotSupportedYet) {
+  KernelBuilder k("f8", 4);
+  ValueId x = k.tensor("X", DType::F8E4M3, {"N"});
+  k.sizeParams();
+  (void)x;
+  auto r = compile(std::move(k.fn));
+  ASSERT_FALSE(r->ok);
+  EXPECT_STREQ(only(*r).code(), "AG5006");
+  EXPECT_NE(only(*r).message.find("f8e4m3"), std::string::npos) << only(*r).message;
+}
+
+TEST(CodegenDiagnostics, F64TranscendentalsPointAtTheOp) {
+  KernelBuilder k("f64exp", 4);
+  ValueId x = k.tensor("X", DType::F64, {"N"});
+  k.sizeParams();
+  ValueId tile = k.load(k.view(x, {k.i32(0)}, {128}));
+  Attrs a;
+  a.unary = UnaryKind::Exp;
+  ValueId e = k.b.make(OpKind::Unary, {tile}, k.type(tile), {40, 46}, a);
+  k.store(k.view(x, {k.i32(0)}, {128}), e);
+  auto r = compile(std::move(k.fn));
+  ASSERT_FALSE(r->ok);
+  const Diagnostic& d = only(*r);
+  EXPECT_STREQ(d.code(), "AG5006");
+  EXPECT_EQ(d.range, (SourceRange{40, 46}));
+  EXPECT_NE(d.message.find("exp on f64"), std::string::npos) << d.message;
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes[0].find("cast(x, f32)"), std::string::npos);
+}
+
+TEST(CodegenDiagnostics, F64ArithmeticIsSupported) {
+  KernelBuilder k("f64add", 4);
+  ValueId x = k.tensor("X", DType::F64, {"N"});
+  k.sizeParams();
+  ValueId tile = k.load(k.view(x, {k.i32(0)}, {128}));
+  ValueId r2 = k.unary(UnaryKind::Sqrt, k.binary(BinaryKind::Add, tile, tile));
+  k.store(k.view(x, {k.i32(0)}, {128}), r2);
+  auto r = compile(std::move(k.fn));
+  EXPECT_TRUE(r->ok);
+  EXPECT_NE(r->ptx.find("sqrt.rn.f64"), std::string::npos);
+}
+
+TEST(CodegenDiagnostics, MalformedIrIsAnInternalError) {
+  auto fn = makeVadd();
+  fn->params.pop_back();  // the body keeps four arguments for three parameters
+  auto r = compile(std::move(fn));
+  ASSERT_FALSE(r->ok);
+  const Diagnostic& d = only(*r);
+  EXPECT_STREQ(d.code(), "AG5003");
+  EXPECT_NE(d.message.find("internal compiler error"), std::string::npos);
+  EXPECT_NE(d.message.find("'vadd'"), std::string::npos);
+}
+
+TEST(CodegenModule, SeveralKernelsAndTheLlvmText) {
+  auto module = std::make_unique<Module>();
+  module->functions.push_back(makeVadd());
+  module->functions.push_back(makeSoftmax());
+  DiagnosticSink diags;
+  std::string llvmIR, ptx;
+  ASSERT_TRUE(emitLLVM(*module, Options{}, diags, &llvmIR));
+  EXPECT_NE(llvmIR.find("target triple = \"nvptx64-nvidia-cuda\""), std::string::npos);
+  EXPECT_NE(llvmIR.find("!\"maxntidx\", i32 128"), std::string::npos) << llvmIR;
+  EXPECT_NE(llvmIR.find("define ptx_kernel void @softmax("), std::string::npos);
+  ASSERT_TRUE(emitPTX(*module, Options{"sm_90a"}, diags, &ptx));
+  EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(ptx.find(".version 8.0"), std::string::npos);
+  EXPECT_NE(ptx.find(".entry vadd("), std::string::npos);
+  EXPECT_NE(ptx.find(".entry softmax("), std::string::npos);
+  EXPECT_TRUE(diags.diagnostics().empty());
+}
+
+}  // namespace
+}  // namespace argus::codegen

@@ -1,0 +1,155 @@
+// Launch metadata JSON (driver/metadata.h): format, expression trees, shared
+// bytes, and the metadata of the shipped examples compiled end to end.
+#include "driver/metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "driver/compilation.h"
+#include "ir/ir.h"
+
+namespace argus {
+namespace {
+
+using nlohmann::json;
+using ir::DType;
+using ir::LaunchExpr;
+
+LaunchExpr constant(int64_t v) { return {LaunchExpr::Kind::Const, v, {}}; }
+LaunchExpr size(int index) { return {LaunchExpr::Kind::Size, index, {}}; }
+LaunchExpr binary(LaunchExpr::Kind k, LaunchExpr a, LaunchExpr b) { return {k, 0, {std::move(a), std::move(b)}}; }
+
+// A kernel with every kind of parameter, a constant extent, a 2-D grid, a
+// requirement, and shared buffers at top level and inside a loop.
+std::unique_ptr<ir::Function> makeKernel() {
+  auto fn = std::make_unique<ir::Function>();
+  fn->name = "k";
+  fn->numWarps = 8;
+  fn->sizeNames = {"M", "K"};
+  ir::Builder b(*fn, &fn->body);
+  auto addParam = [&](ir::ParamKind kind, const std::string& name, DType dt, std::vector<ir::DimRef> dims,
+                      ir::Type type) {
+    ir::Param p{kind, name, dt, std::move(dims), ir::kNoValue, {}};
+    p.value = b.addBlockArg(fn->body, std::move(type), name);
+    fn->params.push_back(p);
+  };
+  addParam(ir::ParamKind::Tensor, "A", DType::F32, {{-1, 0}, {-1, 1}}, ir::Type::tensor(DType::F32, {-1, -1}));
+  addParam(ir::ParamKind::Tensor, "B", DType::BF16, {{-1, 1}, {64, -1}}, ir::Type::tensor(DType::BF16, {-1, 64}));
+  addParam(ir::ParamKind::Scalar, "s", DType::F16, {}, ir::Type::scalar(DType::F16));
+  addParam(ir::ParamKind::Size, "M", DType::I32, {}, ir::Type::scalar(DType::I32));
+  addParam(ir::ParamKind::Size, "K", DType::I32, {}, ir::Type::scalar(DType::I32));
+  fn->grid[0] = binary(LaunchExpr::Kind::CeilDiv, size(0), constant(64));
+  fn->grid[1] = binary(LaunchExpr::Kind::Add, binary(LaunchExpr::Kind::FloorDiv, size(1), constant(2)), constant(1));
+  fn->grid[2] = constant(1);
+  fn->requirements.push_back({binary(LaunchExpr::Kind::Le, size(1), constant(1024)), "K must be small", {}});
+  fn->constants = {{"BM", 64}};
+
+  b.make(ir::OpKind::AllocShared, {}, ir::Type::shared(DType::F32, {64, 16}), {});
+  ir::ValueId lb = b.constInt(0, DType::I32), ub = b.constInt(4, DType::I32), step = b.constInt(1, DType::I32);
+  ir::Op& loop = b.create(ir::OpKind::For, {lb, ub, step}, {}, {});
+  b.addBlockArg(loop.regions[0], ir::Type::scalar(DType::I32), "i");
+  b.setBlock(&loop.regions[0]);
+  b.make(ir::OpKind::AllocShared, {}, ir::Type::shared(DType::BF16, {16, 64}), {});
+  b.create(ir::OpKind::Yield, {}, {}, {});
+  return fn;
+}
+
+json metadataOf(std::unique_ptr<ir::Function> fn) {
+  ir::Module module;
+  module.functions.push_back(std::move(fn));
+  return json::parse(kernelMetadataJson(module));
+}
+
+TEST(DriverMetadata, DescribesParamsInAbiOrder) {
+  json doc = metadataOf(makeKernel());
+  EXPECT_EQ(doc["version"], kKernelMetadataVersion);
+  ASSERT_EQ(doc["kernels"].size(), 1u);
+  const json& k = doc["kernels"][0];
+  EXPECT_EQ(k["name"], "k");
+  EXPECT_EQ(k["warps"], 8);
+  EXPECT_EQ(k["threads"], 256);
+  ASSERT_EQ(k["params"].size(), 5u);
+  EXPECT_EQ(k["params"][0], json::parse(R"({"name":"A","kind":"tensor","dtype":"f32",
+                                            "dims":[{"size":"M"},{"size":"K"}]})"));
+  EXPECT_EQ(k["params"][1]["dims"], json::parse(R"([{"size":"K"},{"const":64}])"));
+  EXPECT_EQ(k["params"][1]["dtype"], "bf16");
+  EXPECT_EQ(k["params"][2], json::parse(R"({"name":"s","kind":"scalar","dtype":"f16"})"));
+  EXPECT_EQ(k["params"][3], json::parse(R"({"name":"M","kind":"size","dtype":"i32"})"));
+  EXPECT_EQ(k["params"][4]["name"], "K");
+  EXPECT_EQ(k["sizes"], json::parse(R"(["M","K"])"));
+  EXPECT_EQ(k["constants"], json::parse(R"({"BM":64})"));
+}
+
+TEST(DriverMetadata, GridAndRequirementsAreTreesWithText) {
+  json k = metadataOf(makeKernel())["kernels"][0];
+  EXPECT_EQ(k["grid"][0], json::parse(R"({"op":"cdiv","args":[{"size":"M"},{"const":64}]})"));
+  EXPECT_EQ(k["grid"][1], json::parse(
+      R"({"op":"add","args":[{"op":"floordiv","args":[{"size":"K"},{"const":2}]},{"const":1}]})"));
+  EXPECT_EQ(k["grid"][2], json::parse(R"({"const":1})"));
+  EXPECT_EQ(k["grid_text"], json::parse(R"(["cdiv(M, 64)","K // 2 + 1","1"])"));
+  ASSERT_EQ(k["requirements"].size(), 1u);
+  EXPECT_EQ(k["requirements"][0]["condition"], json::parse(R"({"op":"le","args":[{"size":"K"},{"const":1024}]})"));
+  EXPECT_EQ(k["requirements"][0]["condition_text"], "K <= 1024");
+  EXPECT_EQ(k["requirements"][0]["text"], "K must be small");
+}
+
+TEST(DriverMetadata, CountsSharedBuffersInNestedRegions) {
+  auto fn = makeKernel();
+  EXPECT_EQ(staticSharedBytes(*fn), 64 * 16 * 4 + 16 * 64 * 2);
+  EXPECT_EQ(metadataOf(std::move(fn))["kernels"][0]["static_shared_bytes"], 6144);
+}
+
+TEST(DriverMetadata, EmptyModuleIsAValidDocument) {
+  json doc = json::parse(kernelMetadataJson(ir::Module{}));
+  EXPECT_TRUE(doc["kernels"].is_array());
+  EXPECT_TRUE(doc["kernels"].empty());
+}
+
+TEST(DriverMetadata, PathReplacesPtxOrCubinExtension) {
+  EXPECT_EQ(metadataPathFor("x.ptx"), "x.meta.json");
+  EXPECT_EQ(metadataPathFor("out/dir/vadd.cubin"), "out/dir/vadd.meta.json");
+  EXPECT_EQ(metadataPathFor("kernel"), "kernel.meta.json");
+  EXPECT_EQ(metadataPathFor("a.b/kernel"), "a.b/kernel.meta.json");
+  EXPECT_EQ(metadataPathFor("k.txt"), "k.txt.meta.json");
+  EXPECT_EQ(metadataPathFor("dir/.ptx"), "dir/.ptx.meta.json");
+}
+
+// End to end through the compiler: the examples' metadata matches their source.
+json exampleMetadata(const std::string& name) {
+  std::ifstream in(std::string(ARGUS_SOURCE_DIR) + "/examples/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  Compilation c(SourceFile("examples/" + name, text.str()), CompileOptions{});
+  const ir::Module& module = c.ir();
+  EXPECT_FALSE(c.hasErrors()) << name;
+  return json::parse(kernelMetadataJson(module));
+}
+
+TEST(DriverMetadata, SoftmaxExample) {
+  json doc = exampleMetadata("softmax.ag");
+  ASSERT_EQ(doc["kernels"].size(), 1u);
+  const json& k = doc["kernels"][0];
+  EXPECT_EQ(k["name"], "softmax");
+  EXPECT_EQ(k["threads"], 128);
+  EXPECT_EQ(k["sizes"], json::parse(R"(["M","N"])"));
+  ASSERT_EQ(k["params"].size(), 4u);
+  EXPECT_EQ(k["params"][0]["dims"], json::parse(R"([{"size":"M"},{"size":"N"}])"));
+  EXPECT_EQ(k["params"][2]["kind"], "size");
+  EXPECT_EQ(k["grid_text"][0], "cdiv(M, 4)");
+  ASSERT_EQ(k["requirements"].size(), 1u);
+  EXPECT_EQ(k["requirements"][0]["condition"], json::parse(R"({"op":"le","args":[{"size":"N"},{"const":1024}]})"));
+  EXPECT_EQ(k["static_shared_bytes"], 0);
+}
+
+TEST(DriverMetadata, GemmExampleCountsItsSharedTiles) {
+  json k = exampleMetadata("gemm.ag")["kernels"][0];
+  EXPECT_EQ(k["static_shared_bytes"], (64 * 16 + 16 * 64) * 4);
+  EXPECT_EQ(k["grid_text"], json::parse(R"(["cdiv(M, 64)","cdiv(N, 64)","1"])"));
+  EXPECT_EQ(k["constants"], json::parse(R"({"BM":64,"BN":64,"BK":16})"));
+}
+
+}  // namespace
+}  // namespace argus
