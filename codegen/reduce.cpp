@@ -6,6 +6,8 @@
 // All threads that hold a result compute it with the same operations in the
 // same order (butterfly partners combine commutatively, warps are combined in
 // ascending order), so replicas agree bit for bit.
+#include <bit>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -16,6 +18,9 @@ namespace argus::codegen {
 using ir::DType;
 
 llvm::Value* KernelLowering::combine(ir::ReduceKind kind, DType t, llvm::Value* a, llvm::Value* b) {
+  // On bool: sum and max are "any" (or), min and prod are "all" (and), as in the interpreter.
+  if (t == DType::Bool)
+    return kind == ir::ReduceKind::Sum || kind == ir::ReduceKind::Max ? b_.CreateOr(a, b) : b_.CreateAnd(a, b);
   switch (kind) {
     case ir::ReduceKind::Sum: return emitBinary(ir::BinaryKind::Add, t, a, b);
     case ir::ReduceKind::Max: return emitBinary(ir::BinaryKind::Max, t, a, b);
@@ -102,7 +107,7 @@ bool KernelLowering::lowerReduce(const ir::Op& op) {
     if (!scratch_) return internalError(op.range, "reduction scratch was not planned");
     int64_t numElements = 1;
     for (int64_t e : out.shape) numElements *= e;
-    int numWarpSlots = 1 << __builtin_popcount(warpBits);
+    int numWarpSlots = 1 << std::popcount(warpBits);
     llvm::Value* warpSlot = gatherTidBits(warpBits);
     llvm::Value* writer = tidBitsAreZero(inLayout->map.ownerMask | laneBits);
     std::vector<llvm::Value*> elementIndex;

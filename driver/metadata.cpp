@@ -8,7 +8,7 @@
 namespace argus {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 const char* launchOpName(ir::LaunchExpr::Kind k) {
   using K = ir::LaunchExpr::Kind;

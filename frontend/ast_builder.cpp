@@ -155,7 +155,7 @@ ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
     }
     auto node = makeExpr<ast::UnaryExpr>(whole, op);
     node->operand = expr(unary->expr(), after(unary->op));
-    node->range = joinRanges(range(unary->op), node->operand->range);
+    node->range = joinRanges(whole, node->operand->range);
     return node;
   }
   return errorExpr(whole);
@@ -168,23 +168,41 @@ ast::ExprPtr AstBuilder::binary(P::BinaryExprContext* ctx, SourceRange missingAt
   node->opRange = range(ctx->op);
   node->lhs = expr(ctx->expr(0), missingAt);
   node->rhs = expr(ctx->expr(1), after(ctx->op));
-  node->range = joinRanges(node->lhs->range, joinRanges(node->opRange, node->rhs->range));
-
-  // `a < b < c` means `a < b and b < c` in Python; Argus has no such chains,
-  // and reading it as `(a < b) < c` would silently change its meaning.
-  auto* inner = dynamic_cast<P::BinaryExprContext*>(ctx->expr(0));
-  if (!quiet_ && isComparison(*op) && inner && inner->op) {
-    std::optional<ast::BinaryOp> innerOp = binaryOpOf(inner->op->getType());
-    if (innerOp && isComparison(*innerOp)) {
-      Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, node->range, {"a chained comparison"});
-      auto* lhs = static_cast<ast::BinaryExpr*>(node->lhs.get());
-      std::string middle(file_.slice(lhs->rhs->range));
-      d.notes.push_back("write it as two comparisons joined by 'and': '" + std::string(file_.slice(lhs->range)) + " and " +
-                        middle + " " + ast::binaryOpSpelling(*op) + " " + std::string(file_.slice(node->rhs->range)) + "'");
-      d.fixits.push_back({{lhs->range.end, lhs->range.end}, " and " + middle, "compare twice, joined by 'and'"});
-    }
-  }
+  // The tokens' range: `a * (b + c)` ends at the ')' that the rhs's range leaves out.
+  node->range = joinRanges(node->range, joinRanges(node->lhs->range, joinRanges(node->opRange, node->rhs->range)));
+  if (!quiet_ && isComparison(*op)) checkComparisonChain(ctx, *node);
   return node;
+}
+
+// `a < b < c` means `a < b and b < c` in Python; Argus has no such chains,
+// and reading it as `(a < b) < c` would silently change its meaning. Reported
+// once, on the whole chain (at its outermost comparison).
+void AstBuilder::checkComparisonChain(P::BinaryExprContext* ctx, const ast::BinaryExpr& node) {
+  auto comparisonOf = [](antlr4::tree::ParseTree* tree) -> P::BinaryExprContext* {
+    auto* b = dynamic_cast<P::BinaryExprContext*>(tree);
+    std::optional<ast::BinaryOp> op = b && b->op ? binaryOpOf(b->op->getType()) : std::nullopt;
+    return op && isComparison(*op) ? b : nullptr;
+  };
+  if (!comparisonOf(ctx->expr(0))) return;
+  if (P::BinaryExprContext* parent = comparisonOf(ctx->parent); parent && parent->expr(0) == ctx) return;
+  // Operands and operators from left to right.
+  std::vector<const ast::Expr*> operands;
+  std::vector<ast::BinaryOp> ops;
+  const ast::Expr* e = &node;
+  while (e->kind == ast::ExprKind::Binary && isComparison(static_cast<const ast::BinaryExpr*>(e)->op)) {
+    const auto* b = static_cast<const ast::BinaryExpr*>(e);
+    operands.insert(operands.begin(), b->rhs.get());
+    ops.insert(ops.begin(), b->op);
+    e = b->lhs.get();
+  }
+  operands.insert(operands.begin(), e);
+  std::string rewrite;
+  for (size_t i = 0; i < ops.size(); ++i)
+    rewrite += (i ? " and " : "") + std::string(file_.slice(operands[i]->range)) + " " + ast::binaryOpSpelling(ops[i]) + " " +
+               std::string(file_.slice(operands[i + 1]->range));
+  Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, node.range, {"a chained comparison"});
+  d.notes.push_back("write it as comparisons joined by 'and': '" + rewrite + "'");
+  d.fixits.push_back({node.range, rewrite, "compare pairwise, joined by 'and'"});
 }
 
 ast::ExprPtr AstBuilder::atom(P::AtomContext* ctx, SourceRange whole) {

@@ -69,7 +69,7 @@ class RecoveringDriver {
   void moduleItems(ast::Module& module, bool untilDedent);
   std::unique_ptr<ast::FunctionDef> function(bool topLevel);
   void statement(ast::Block& out);
-  ast::StmtPtr simpleStatement();
+  void simpleStatement(ast::Block& out);
   ast::StmtPtr forStatement();
   ast::StmtPtr whileStatement();
   ast::StmtPtr ifStatement(bool isElif);
@@ -89,6 +89,7 @@ class RecoveringDriver {
   DiagnosticSink& diags_;
   bool previousLineFailed_ = false;
   bool suiteWasMissing_ = false;  // the last suite() reported AG1007
+  std::string lastReservedWord_;  // the Python keyword that started the last simple statement
   const Token* lastLineStart_ = nullptr;
 };
 
@@ -223,19 +224,28 @@ void RecoveringDriver::statement(ast::Block& out) {
     case P::DEF: case P::AT: out.push_back(nestedFunction()); break;
     case P::INDENT: indentedBlock(out); break;
     case P::NEWLINE: case P::DEDENT: consume(); break;
-    default: out.push_back(simpleStatement()); break;
+    default: simpleStatement(out); break;
   }
   if (tokens_.index() == before) consume();
 }
 
-ast::StmtPtr RecoveringDriver::simpleStatement() {
+void RecoveringDriver::simpleStatement(ast::Block& out) {
+  Token* first = lt(1);
+  std::string word = first->getType() == P::RESERVED ? first->getText() : "";
+  // `except:` / `finally:` after a reported `try:`: the same mistake.
+  bool sameMistake = (word == "except" || word == "finally") && (lastReservedWord_ == "try" || lastReservedWord_ == "except");
   beginUnit();
+  if (sameMistake) strategy_.beginUnit(true);
   P::Simple_stmtContext* ctx = parser_.simple_stmt();
-  builder_.setQuiet(strategy_.unitFailed());
-  ast::StmtPtr stmt = builder_.simpleStmt(ctx);
+  bool failed = strategy_.unitFailed();
+  builder_.setQuiet(failed);
+  out.push_back(builder_.simpleStmt(ctx));
   finishLine();
-  previousLineFailed_ = strategy_.unitFailed();
-  return stmt;
+  previousLineFailed_ = failed;
+  // A broken line that ended with ':' (`with x as y:`) may have a block: it
+  // is spliced in silently, its own lines checked as usual.
+  if (failed && la(1) == P::INDENT) indentedBlock(out);
+  lastReservedWord_ = word;
 }
 
 ast::StmtPtr RecoveringDriver::forStatement() {
@@ -305,7 +315,10 @@ ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before) {
   Token* keyword = lt(1);
   std::string word = keyword->getText();
   bool afterLoop = !before.empty() && (before.back()->kind == ast::StmtKind::For || before.back()->kind == ast::StmtKind::While);
-  if (word == "else" && afterLoop) {
+  bool afterTry = lastReservedWord_ == "try" || lastReservedWord_ == "except";
+  if (afterTry) {
+    // `else:` of a `try:` already reported.
+  } else if (word == "else" && afterLoop) {
     Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, range(keyword), {"'else' after a loop"});
     d.notes.push_back("use a flag variable set inside the loop, then test it with 'if'");
   } else {
@@ -380,7 +393,7 @@ ast::Block RecoveringDriver::suite(Token* keyword, bool headerFailed) {
     return block;
   }
   // The body on the header's line: `if x: pass`.
-  if (la(1) != P::DEDENT && la(1) != Token::EOF) block.push_back(simpleStatement());
+  if (la(1) != P::DEDENT && la(1) != Token::EOF) simpleStatement(block);
   return block;
 }
 

@@ -152,6 +152,8 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     return diags_.report(DiagId::SyntaxError, range, {message});
   };
 
+  bool lineStart = !prev || prevType == P::NEWLINE || prevType == P::INDENT || prevType == P::DEDENT;
+
   // Python words and operators that Argus does not have.
   if (type == P::RESERVED) {
     Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, offRange, {"'" + text + "'"});
@@ -177,6 +179,22 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     d.fixits.push_back({both, andOp ? "and" : "or", andOp ? "use 'and'" : "use 'or'"});
     return;
   }
+  if (prevType == P::COLON && type == P::ASSIGN && prevEnd.end == offRange.begin) {
+    SourceRange both = joinRanges(tokenRange(input_, *prev), offRange);
+    Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, both, {"':='"});
+    d.fixits.push_back({both, "=", "assign with '='"});
+    return;
+  }
+  if (type == P::IF && !lineStart && prevType != P::ELSE) {
+    Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, offRange, {"a conditional expression 'a if cond else b'"});
+    d.notes.push_back("use where(cond, a, b) to choose per element, or an 'if' statement");
+    return;
+  }
+  if (type == P::FOR && !lineStart) {
+    Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, offRange, {"a comprehension"});
+    d.notes.push_back("write a 'for' loop, or build the tile with arange(n) and elementwise operations");
+    return;
+  }
   if (prevType == P::ELSE && type == P::IF) {
     SourceRange both = joinRanges(tokenRange(input_, *prev), offRange);
     Diagnostic& d = syntax(both, "expected ':' after 'else'; write 'elif' for 'else if'");
@@ -186,7 +204,6 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
 
   std::string keyword = headerKeyword(ctx);
   bool expression = has(P::NAME) && has(P::INT);
-  bool lineStart = !prev || prevType == P::NEWLINE || prevType == P::INDENT || prevType == P::DEDENT;
   OpenBracket bracket = innermostBracket(ctx);
 
   // A closing bracket that closes nothing, or the wrong bracket.
@@ -210,6 +227,10 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     if (lineStart) {
       Diagnostic& d = syntax(at, "expected a statement, found " + found);
       if (type == P::ELIF || type == P::ELSE) d.message = "'" + text + "' without a matching 'if'";
+      return;
+    }
+    if (prevType == P::FOR) {
+      syntax(at, "expected a loop variable after 'for', found " + found);
       return;
     }
     if (!endsExpression(prevType)) {
@@ -242,7 +263,17 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
 
   if (bracket.open && has(bracket.closer) && !endsLine(type)) {
     std::string closer = bracket.closer == P::RPAREN ? ")" : "]";
+    if (prev == bracket.open) {
+      std::string element = bracket.element;
+      std::string article = element == "argument" || element == "element" || element == "index" ? "an " : "a ";
+      Diagnostic& d = syntax(at, "expected " + article + element + " or '" + closer + "' after '" + prevText + "', found " + found);
+      if (element == "parameter" && (type == P::STAR || type == P::POWER))
+        d.notes.push_back("'*args' and '**kwargs' parameters are not part of the Argus language");
+      return;
+    }
     Diagnostic& d = syntax(at, "expected ',' or '" + closer + "' after the " + bracket.element + ", found " + found);
+    if (std::string(bracket.element) == "parameter" && (type == P::STAR || type == P::POWER))
+      d.notes.push_back("'*args' and '**kwargs' parameters are not part of the Argus language");
     if (startsExpression(type) && endsExpression(prevType)) {
       d.notes.push_back("did you forget a ','?");
       d.fixits.push_back({prevEnd, ",", "insert ','"});

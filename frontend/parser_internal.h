@@ -65,6 +65,7 @@ class AstBuilder {
 
   ast::ExprPtr atom(P::AtomContext* ctx, SourceRange missingAt);
   ast::ExprPtr binary(P::BinaryExprContext* ctx, SourceRange missingAt);
+  void checkComparisonChain(P::BinaryExprContext* ctx, const ast::BinaryExpr& node);
   ast::ExprPtr subscript(P::SubscriptContext* ctx);
   std::vector<ast::Argument> arguments(P::ArglistContext* ctx);
   ast::StmtPtr exprStmt(P::ExprStmtContext* ctx, SourceRange range);

@@ -135,7 +135,8 @@ bool Analyzer::checkDecorators(const ast::FunctionDef& def, bool& isKernel, cons
       unknown = true;
       std::string hint = suggestion(d.name, {"kernel", "device"});
       Diagnostic* diag = report(DiagId::UnknownDecorator, d.nameRange,
-                                {d.name, hint.empty() ? "" : "; did you mean '@" + hint + "'?"});
+                                {d.name, hint.empty() ? "a function is '@kernel(...)' or '@device'"
+                                                      : "did you mean '@" + hint + "'?"});
       if (!hint.empty()) addFixIt(diag, d.nameRange, hint, "replace with '@" + hint + "'");
     }
   }

@@ -94,8 +94,9 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
           return std::nullopt;
       }
       std::optional<LaunchVal> l = evalLaunch(*bin.lhs, context);
+      if (!l) return std::nullopt;
       std::optional<LaunchVal> r = evalLaunch(*bin.rhs, context);
-      if (!l || !r) return std::nullopt;
+      if (!r) return std::nullopt;
       if ((kind == K::FloorDiv || kind == K::Mod) && r->expr.kind == K::Const && r->expr.value == 0) {
         report(DiagId::ConstDivByZero, bin.rhs->range);
         return std::nullopt;

@@ -41,11 +41,8 @@ void Analyzer::analyzeStmt(const ast::Stmt& s, bool lastOfFunction) {
         return;
       }
       Val v = r.value ? eval(*r.value) : Val::none();
-      if (!lastOfFunction) {
-        report(DiagId::ReturnNotLast, keywordRange(s, 6));
-        return;
-      }
-      frame_->returnValue = std::move(v);
+      if (!lastOfFunction) report(DiagId::ReturnNotLast, keywordRange(s, 6));
+      if (!frame_->returnValue) frame_->returnValue = std::move(v);
       return;
     }
     case ast::StmtKind::Pass:

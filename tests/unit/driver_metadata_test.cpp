@@ -72,26 +72,26 @@ TEST(DriverMetadata, DescribesParamsInAbiOrder) {
   EXPECT_EQ(k["warps"], 8);
   EXPECT_EQ(k["threads"], 256);
   ASSERT_EQ(k["params"].size(), 5u);
-  EXPECT_EQ(k["params"][0], json::parse(R"({"name":"A","kind":"tensor","dtype":"f32",
-                                            "dims":[{"size":"M"},{"size":"K"}]})"));
-  EXPECT_EQ(k["params"][1]["dims"], json::parse(R"([{"size":"K"},{"const":64}])"));
+  EXPECT_EQ(k["params"][0], json::parse(R"J({"name":"A","kind":"tensor","dtype":"f32",
+                                            "dims":[{"size":"M"},{"size":"K"}]})J"));
+  EXPECT_EQ(k["params"][1]["dims"], json::parse(R"J([{"size":"K"},{"const":64}])J"));
   EXPECT_EQ(k["params"][1]["dtype"], "bf16");
-  EXPECT_EQ(k["params"][2], json::parse(R"({"name":"s","kind":"scalar","dtype":"f16"})"));
-  EXPECT_EQ(k["params"][3], json::parse(R"({"name":"M","kind":"size","dtype":"i32"})"));
+  EXPECT_EQ(k["params"][2], json::parse(R"J({"name":"s","kind":"scalar","dtype":"f16"})J"));
+  EXPECT_EQ(k["params"][3], json::parse(R"J({"name":"M","kind":"size","dtype":"i32"})J"));
   EXPECT_EQ(k["params"][4]["name"], "K");
-  EXPECT_EQ(k["sizes"], json::parse(R"(["M","K"])"));
-  EXPECT_EQ(k["constants"], json::parse(R"({"BM":64})"));
+  EXPECT_EQ(k["sizes"], json::parse(R"J(["M","K"])J"));
+  EXPECT_EQ(k["constants"], json::parse(R"J({"BM":64})J"));
 }
 
 TEST(DriverMetadata, GridAndRequirementsAreTreesWithText) {
   json k = metadataOf(makeKernel())["kernels"][0];
-  EXPECT_EQ(k["grid"][0], json::parse(R"({"op":"cdiv","args":[{"size":"M"},{"const":64}]})"));
+  EXPECT_EQ(k["grid"][0], json::parse(R"J({"op":"cdiv","args":[{"size":"M"},{"const":64}]})J"));
   EXPECT_EQ(k["grid"][1], json::parse(
-      R"({"op":"add","args":[{"op":"floordiv","args":[{"size":"K"},{"const":2}]},{"const":1}]})"));
-  EXPECT_EQ(k["grid"][2], json::parse(R"({"const":1})"));
-  EXPECT_EQ(k["grid_text"], json::parse(R"(["cdiv(M, 64)","K // 2 + 1","1"])"));
+      R"J({"op":"add","args":[{"op":"floordiv","args":[{"size":"K"},{"const":2}]},{"const":1}]})J"));
+  EXPECT_EQ(k["grid"][2], json::parse(R"J({"const":1})J"));
+  EXPECT_EQ(k["grid_text"], json::parse(R"J(["cdiv(M, 64)","K // 2 + 1","1"])J"));
   ASSERT_EQ(k["requirements"].size(), 1u);
-  EXPECT_EQ(k["requirements"][0]["condition"], json::parse(R"({"op":"le","args":[{"size":"K"},{"const":1024}]})"));
+  EXPECT_EQ(k["requirements"][0]["condition"], json::parse(R"J({"op":"le","args":[{"size":"K"},{"const":1024}]})J"));
   EXPECT_EQ(k["requirements"][0]["condition_text"], "K <= 1024");
   EXPECT_EQ(k["requirements"][0]["text"], "K must be small");
 }
@@ -134,21 +134,21 @@ TEST(DriverMetadata, SoftmaxExample) {
   const json& k = doc["kernels"][0];
   EXPECT_EQ(k["name"], "softmax");
   EXPECT_EQ(k["threads"], 128);
-  EXPECT_EQ(k["sizes"], json::parse(R"(["M","N"])"));
+  EXPECT_EQ(k["sizes"], json::parse(R"J(["M","N"])J"));
   ASSERT_EQ(k["params"].size(), 4u);
-  EXPECT_EQ(k["params"][0]["dims"], json::parse(R"([{"size":"M"},{"size":"N"}])"));
+  EXPECT_EQ(k["params"][0]["dims"], json::parse(R"J([{"size":"M"},{"size":"N"}])J"));
   EXPECT_EQ(k["params"][2]["kind"], "size");
   EXPECT_EQ(k["grid_text"][0], "cdiv(M, 4)");
   ASSERT_EQ(k["requirements"].size(), 1u);
-  EXPECT_EQ(k["requirements"][0]["condition"], json::parse(R"({"op":"le","args":[{"size":"N"},{"const":1024}]})"));
+  EXPECT_EQ(k["requirements"][0]["condition"], json::parse(R"J({"op":"le","args":[{"size":"N"},{"const":1024}]})J"));
   EXPECT_EQ(k["static_shared_bytes"], 0);
 }
 
 TEST(DriverMetadata, GemmExampleCountsItsSharedTiles) {
   json k = exampleMetadata("gemm.ag")["kernels"][0];
   EXPECT_EQ(k["static_shared_bytes"], (64 * 16 + 16 * 64) * 4);
-  EXPECT_EQ(k["grid_text"], json::parse(R"(["cdiv(M, 64)","cdiv(N, 64)","1"])"));
-  EXPECT_EQ(k["constants"], json::parse(R"({"BM":64,"BN":64,"BK":16})"));
+  EXPECT_EQ(k["grid_text"], json::parse(R"J(["cdiv(M, 64)","cdiv(N, 64)","1"])J"));
+  EXPECT_EQ(k["constants"], json::parse(R"J({"BM":64,"BN":64,"BK":16})J"));
 }
 
 }  // namespace
