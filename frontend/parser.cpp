@@ -239,8 +239,11 @@ void RecoveringDriver::simpleStatement(ast::Block& out) {
   P::Simple_stmtContext* ctx = parser_.simple_stmt();
   bool failed = strategy_.unitFailed();
   builder_.setQuiet(failed);
-  out.push_back(builder_.simpleStmt(ctx));
+  ast::StmtPtr stmt = builder_.simpleStmt(ctx);
   finishLine();
+  // A broken statement spans its whole line, whatever part of it was understood.
+  if (failed && lt(-1) && lt(-1)->getType() == P::NEWLINE && lt(-2)) stmt->range = joinRanges(stmt->range, range(lt(-2)));
+  out.push_back(std::move(stmt));
   previousLineFailed_ = failed;
   // A broken line that ended with ':' (`with x as y:`) may have a block: it
   // is spliced in silently, its own lines checked as usual.

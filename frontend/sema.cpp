@@ -100,6 +100,7 @@ void Analyzer::parseDefines() {
 }
 
 void Analyzer::run() {
+  result_.exprTypes.reserve(module_.exprCount);
   parseDefines();
   collectFunctions();
   for (const ast::StmtPtr& s : module_.strayStatements)

@@ -1,7 +1,6 @@
 // Internals of semantic analysis, shared by frontend/sema*.cpp only.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -261,9 +260,9 @@ class Analyzer {
   std::vector<const ast::FunctionDef*> inlineStack_;
   std::vector<SourceRange> callStack_;
 
-  std::map<std::pair<uint32_t, int>, int> symbolIndex_;  // (definition.begin, kind) -> symbol
+  std::unordered_map<uint64_t, int> symbolIndex_;  // (definition.begin, kind) -> symbol
   std::unordered_map<std::string, int> builtinSymbols_;
-  std::unordered_set<uint64_t> references_;  // (symbol, begin) pairs already recorded
+  std::unordered_set<uint64_t> references_;  // (symbol, begin) recorded inside inlined calls
   uint32_t nextVersion_ = 1;
 
   ir::Builder& b() { return *builder_; }

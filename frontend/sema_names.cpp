@@ -87,7 +87,8 @@ Val Analyzer::lookup(const ast::NameExpr& e) {
     return bnd->val;
   }
   if (auto it = devices_.find(e.name); it != devices_.end()) {
-    auto sym = symbolIndex_.find({it->second->nameRange.begin, static_cast<int>(Symbol::Kind::DeviceFunction)});
+    auto sym = symbolIndex_.find((static_cast<uint64_t>(it->second->nameRange.begin) << 8) |
+                                 static_cast<uint64_t>(Symbol::Kind::DeviceFunction));
     if (sym != symbolIndex_.end()) addReference(sym->second, e.range);
     Val v;
     v.kind = Val::Kind::Device;
@@ -96,7 +97,8 @@ Val Analyzer::lookup(const ast::NameExpr& e) {
     return v;
   }
   if (auto it = kernels_.find(e.name); it != kernels_.end()) {
-    auto sym = symbolIndex_.find({it->second->nameRange.begin, static_cast<int>(Symbol::Kind::Kernel)});
+    auto sym = symbolIndex_.find((static_cast<uint64_t>(it->second->nameRange.begin) << 8) |
+                                 static_cast<uint64_t>(Symbol::Kind::Kernel));
     if (sym != symbolIndex_.end()) addReference(sym->second, e.range);
     Val v;
     v.kind = Val::Kind::Kernel;
@@ -168,7 +170,7 @@ void Analyzer::bindLocal(const ast::NameExpr& target, Val val) {
 }
 
 int Analyzer::defineSymbol(Symbol::Kind kind, const std::string& name, SourceRange def, std::string description) {
-  auto key = std::make_pair(def.begin, static_cast<int>(kind));
+  uint64_t key = (static_cast<uint64_t>(def.begin) << 8) | static_cast<uint64_t>(kind);
   if (auto it = symbolIndex_.find(key); it != symbolIndex_.end()) return it->second;
   int index = static_cast<int>(result_.symbols.size());
   result_.symbols.push_back(Symbol{kind, name, def, {}, std::move(description)});
@@ -178,8 +180,12 @@ int Analyzer::defineSymbol(Symbol::Kind kind, const std::string& name, SourceRan
 
 void Analyzer::addReference(int symbol, SourceRange range) {
   if (symbol < 0) return;
-  uint64_t key = (static_cast<uint64_t>(symbol) << 32) | range.begin;
-  if (!references_.insert(key).second) return;
+  // Kernel bodies are analysed once; only inlined device functions (analysed
+  // once per call) can mention the same name at the same place again.
+  if (!callStack_.empty()) {
+    uint64_t key = (static_cast<uint64_t>(symbol) << 32) | range.begin;
+    if (!references_.insert(key).second) return;
+  }
   result_.symbols[static_cast<size_t>(symbol)].references.push_back(range);
 }
 

@@ -85,7 +85,7 @@ const Case kCases[] = {
     {"def f(x):\n    a, b += 1\n", "AG1013", "2:5-2:9", "cannot assign to a tuple"},
     // Lexical mistakes stop the parser from adding its own error on the same line.
     {"def f(x):\n    s = \"abc\n    return s\n", "AG1002", "2:9-2:13", "unterminated string literal"},
-    {"def f(x):\n    x = f(1, [2\n    return x\n", "AG1008", "2:9-2:10", "'(' was never closed"},
+    {"def f(x):\n    x = f(1, 2\n    return x\n", "AG1008", "2:10-2:11", "'(' was never closed"},
     {"@kernel(grid=(1,)\ndef f(x):\n    pass\n", "AG1008", "1:8-1:9", "'(' was never closed"},
     {"def f(x):\n    x = (1]\n", "AG1008", "2:9-2:10", "'(' was never closed"},
     {"def f(x):\n    u = $ 5\n", "AG1001", "2:9-2:10", "unexpected character '$'"},
@@ -172,7 +172,7 @@ TEST(ParserRecovery, ThreeIndependentMistakesAreAllReported) {
   EXPECT_EQ(p.diagnosticsText(),
             "AG1005 7:21-7:21 expected ':' at the end of the 'def' header\n"
             "AG1005 17:17-17:18 expected an expression after '+', found ')'\n"
-            "AG1005 22:16-22:17 expected ',' or ')' after the argument, found number 0\n");
+            "AG1005 22:18-22:19 expected ',' or ')' after the argument, found number 0\n");
   ASSERT_EQ(p.module->functions.size(), 6u);
   const char* names[] = {"first", "broken_header", "good", "broken_expr", "broken_call", "last"};
   const bool broken[] = {false, true, false, true, true, false};
@@ -268,8 +268,10 @@ void checkWellFormed(const ast::Module& module, uint32_t fileSize, const std::st
   });
   ASSERT_EQ(ids.size(), count) << text;
   ASSERT_LE(count, module.exprCount) << text;
-  if (!ids.empty()) ASSERT_GE(*ids.begin(), 1u) << text;
-  if (!ids.empty()) ASSERT_LE(*ids.rbegin(), module.exprCount) << text;
+  if (!ids.empty()) {
+    ASSERT_GE(*ids.begin(), 1u) << text;
+    ASSERT_LE(*ids.rbegin(), module.exprCount) << text;
+  }
 }
 
 TEST(ParserRobustness, RandomMutationsNeverCrash) {

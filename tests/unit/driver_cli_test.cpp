@@ -1,0 +1,207 @@
+// argusc as a user runs it: exit codes, outputs, and one clear diagnostic for
+// every kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+  std::string out;     // stdout only
+};
+
+Result runArgusc(const std::string& arguments, bool separateStderr = false) {
+  std::string errFile = (fs::temp_directory_path() / "argusc_cli_stderr.txt").string();
+  std::string cmd = std::string(ARGUS_BINARY_DIR) + "/argusc " + arguments +
+                    (separateStderr ? " 2>" + errFile : " 2>&1");
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.output = r.out;
+  if (separateStderr) {
+    std::ifstream in(errFile);
+    r.output = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return r;
+}
+
+std::string example(const std::string& name) {
+  return std::string(ARGUS_SOURCE_DIR) + "/examples/" + name;
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / "argusc_cli_test";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void writeFile(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+TEST(Cli, VersionAndHelp) {
+  Result v = runArgusc("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_NE(v.output.find("argusc version"), std::string::npos);
+  Result h = runArgusc("--help");
+  EXPECT_EQ(h.status, 0);
+  EXPECT_NE(h.output.find("--emit=KIND"), std::string::npos);
+}
+
+TEST(Cli, BadUsageExitsWithTwo) {
+  EXPECT_EQ(runArgusc("").status, 2);
+  EXPECT_EQ(runArgusc("--frobnicate " + example("vadd.ag")).status, 2);
+  EXPECT_EQ(runArgusc("--emit=exe " + example("vadd.ag")).status, 2);
+  EXPECT_EQ(runArgusc("--arch=sm_70 " + example("vadd.ag")).status, 2);
+  EXPECT_EQ(runArgusc("--diagnostics-format=xml " + example("vadd.ag")).status, 2);
+  EXPECT_EQ(runArgusc("-o").status, 2);
+  Result two = runArgusc(example("vadd.ag") + " " + example("gemm.ag"));
+  EXPECT_EQ(two.status, 2);
+  EXPECT_NE(two.output.find("one input file"), std::string::npos);
+}
+
+TEST(Cli, CompilesToPtxFile) {
+  fs::path out = scratch("vadd.ptx");
+  fs::remove(out);
+  Result r = runArgusc(example("vadd.ag") + " -o " + out.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  ASSERT_TRUE(fs::exists(out));
+  std::ifstream in(out);
+  std::string ptx((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(ptx.find(".entry vadd"), std::string::npos);
+  EXPECT_NE(ptx.find(".target sm_90"), std::string::npos);
+}
+
+TEST(Cli, DefineOverridesConst) {
+  Result r = runArgusc(example("gemm.ag") + " -D BM=32 -DBN=32 --emit=ir -o -");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("BM = 32"), std::string::npos) << r.output;
+}
+
+TEST(Cli, EmitsEveryStage) {
+  for (const char* kind : {"tokens", "ast", "ir", "llvm"}) {
+    Result r = runArgusc(std::string("--emit=") + kind + " " + example("vadd.ag"));
+    EXPECT_EQ(r.status, 0) << kind << ": " << r.output;
+    EXPECT_FALSE(r.output.empty()) << kind;
+  }
+  if (fs::exists("/usr/local/cuda/bin/ptxas")) {
+    fs::path out = scratch("vadd.cubin");
+    Result r = runArgusc("--emit=cubin " + example("vadd.ag") + " -o " + out.string());
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_GT(fs::file_size(out), 0u);
+  }
+}
+
+TEST(Cli, MissingFileIsOneDiagnostic) {
+  Result r = runArgusc("/nonexistent/kernel.ag");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("error[AG0001]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("No such file or directory"), std::string::npos) << r.output;
+}
+
+TEST(Cli, DirectoryIsOneDiagnostic) {
+  Result r = runArgusc(fs::temp_directory_path().string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("error[AG0002]"), std::string::npos) << r.output;
+}
+
+TEST(Cli, BinaryFileIsOneDiagnostic) {
+  fs::path p = scratch("binary.ag");
+  writeFile(p, std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  Result r = runArgusc(p.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("error[AG0003]"), std::string::npos) << r.output;
+}
+
+TEST(Cli, InvalidUtf8IsOneDiagnostic) {
+  fs::path p = scratch("latin1.ag");
+  writeFile(p, "# caf\xe9\n@kernel(grid=(1,))\ndef k():\n    pass\n");
+  Result r = runArgusc(p.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("error[AG0004]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("offset 5"), std::string::npos) << r.output;
+}
+
+TEST(Cli, BrokenFileShowsClangStyleText) {
+  Result r = runArgusc(example("broken/typo.ag") + " --color=never -o " + scratch("typo.ptx").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("typo.ag:7:9: error[AG3001]: unknown name 'laod'; did you mean 'load'?"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("^~~~"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("\x1b["), std::string::npos) << "no colour unless asked";
+  EXPECT_FALSE(fs::exists(scratch("typo.ptx"))) << "no output for a broken program";
+}
+
+TEST(Cli, JsonDiagnosticsAreLspShaped) {
+  Result r = runArgusc(example("broken/typo.ag") + " --diagnostics-format=json -o -", true);
+  EXPECT_EQ(r.status, 1);
+  nlohmann::json doc = nlohmann::json::parse(r.output);
+  ASSERT_TRUE(doc.contains("diagnostics")) << r.output;
+  bool sawTypo = false;
+  for (const auto& d : doc["diagnostics"]) {
+    EXPECT_TRUE(d.contains("range"));
+    EXPECT_EQ(d["source"], "argus");
+    if (d["code"] == "AG3001") {
+      sawTypo = true;
+      EXPECT_EQ(d["range"]["start"]["line"], 6);
+      EXPECT_EQ(d["range"]["start"]["character"], 8);
+      EXPECT_EQ(d["data"]["fixits"][0]["newText"], "load");
+    }
+  }
+  EXPECT_TRUE(sawTypo) << r.output;
+}
+
+TEST(Cli, SarifDiagnostics) {
+  Result r = runArgusc(example("broken/typo.ag") + " --diagnostics-format=sarif -o -", true);
+  EXPECT_EQ(r.status, 1);
+  nlohmann::json doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc["version"], "2.1.0");
+  ASSERT_FALSE(doc["runs"][0]["results"].empty());
+  EXPECT_EQ(doc["runs"][0]["tool"]["driver"]["name"], "argusc");
+}
+
+TEST(Cli, CleanFileInJsonModePrintsAnEmptyList) {
+  Result r = runArgusc(example("vadd.ag") + " --diagnostics-format=json -o " + scratch("v.ptx").string(), true);
+  EXPECT_EQ(r.status, 0);
+  nlohmann::json doc = nlohmann::json::parse(r.output);
+  EXPECT_TRUE(doc["diagnostics"].empty());
+}
+
+TEST(Cli, WerrorTurnsWarningsIntoErrors) {
+  std::string args = example("vadd.ag") + " -D NOT_A_CONST=3 -o " + scratch("w.ptx").string();
+  Result warn = runArgusc(args);
+  EXPECT_EQ(warn.status, 0) << warn.output;
+  EXPECT_NE(warn.output.find("warning[AG0006]"), std::string::npos) << warn.output;
+  Result err = runArgusc(args + " -Werror");
+  EXPECT_EQ(err.status, 1) << err.output;
+  EXPECT_NE(err.output.find("error[AG0006]"), std::string::npos) << err.output;
+}
+
+TEST(Cli, RunOnTheCpu) {
+  Result r = runArgusc("run --cpu " + example("vadd.ag") + " --size N=1000");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("ran vadd on the CPU interpreter"), std::string::npos) << r.output;
+  EXPECT_EQ(runArgusc("run " + example("vadd.ag") + " --size N=10").status, 2);
+  Result missing = runArgusc("run --cpu " + example("vadd.ag"));
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.output.find("--size N=VALUE"), std::string::npos) << missing.output;
+  Result bad = runArgusc("run --cpu " + example("softmax.ag") + " --size M=2 --size N=5000");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("AG6003"), std::string::npos) << bad.output;
+}
+
+}  // namespace
