@@ -233,7 +233,9 @@ class TextWriter {
     else if (old.empty()) edit = "insert '" + replacement + "'";
     else if (replacement.empty()) edit = "remove '" + old + "'";
     else edit = "replace '" + old + "' with '" + replacement + "'";
-    if (!fix.message.empty()) edit += " (" + fix.message + ")";
+    // A message that only restates the edit ("replace with 'load'") adds nothing.
+    bool restates = !replacement.empty() && fix.message.find("'" + replacement + "'") != std::string::npos;
+    if (!fix.message.empty() && !restates) edit = fix.message + ": " + edit;
     if (!hintedUnderPrimary) location(fix.range);
     paint(kGreen, "fix-it:");
     out_ += ' ' + edit + '\n';

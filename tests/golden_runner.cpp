@@ -223,3 +223,43 @@ TEST(GoldenSuite, HasEnoughNegativeCases) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every ```python block in docs/language.md is a complete program that must
+// compile without diagnostics, unless the line before the block is
+// `<!-- expect-errors -->` (then it must produce at least one error).
+TEST(DocsExamples, LanguageReferenceBlocksCompile) {
+  std::string doc = readFile(fs::path(ARGUS_SOURCE_DIR) / "docs" / "language.md");
+  std::istringstream in(doc);
+  std::string line, previous, block;
+  bool inBlock = false, expectErrors = false;
+  int blocks = 0, blockLine = 0, lineNo = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!inBlock && line.rfind("```python", 0) == 0) {
+      inBlock = true;
+      expectErrors = previous.find("<!-- expect-errors -->") != std::string::npos;
+      block.clear();
+      blockLine = lineNo;
+    } else if (inBlock && line.rfind("```", 0) == 0) {
+      inBlock = false;
+      ++blocks;
+      argus::Compilation c(argus::SourceFile("language.md", block), argus::CompileOptions{});
+      c.ptx();
+      if (expectErrors) {
+        EXPECT_TRUE(c.hasErrors()) << "docs/language.md:" << blockLine << ": block should not compile";
+      } else {
+        for (const argus::Diagnostic& d : c.diagnostics())
+          ADD_FAILURE() << "docs/language.md:" << blockLine << " (block line "
+                        << c.source().lineCol(d.range.begin).line << "): " << d.code() << " " << d.message;
+      }
+    } else if (inBlock) {
+      block += line + "\n";
+    }
+    if (!line.empty()) previous = line;
+  }
+  EXPECT_GT(blocks, 3);
+}
+
+}  // namespace

@@ -53,7 +53,7 @@ TEST(RenderText, NoteAndFixItWithHintLine) {
             "      |       ^\n"
             "      |       //\n"
             "note: integer division is '//'\n"
-            "fix-it: replace '/' with '//' (use integer division)\n"
+            "fix-it: use integer division: replace '/' with '//'\n"
             "1 error generated.\n");
 }
 
@@ -68,7 +68,7 @@ TEST(RenderText, FixItInsertAndRemoveOnOtherLines) {
             "      | ^~~\n"
             "      |        :\n"
             "fix-it: insert ':'\n"
-            "k.ag:2:9: fix-it: remove ' pass' (remove the second 'pass')\n"
+            "k.ag:2:9: fix-it: remove the second 'pass': remove ' pass'\n"
             "    2 |     pass pass\n"
             "      |         ^~~~~\n"
             "1 error generated.\n");
