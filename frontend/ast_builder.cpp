@@ -118,10 +118,10 @@ ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
   if (!ctx || ctx->children.empty()) return errorExpr(ctx ? range(ctx) : missingAt);
   SourceRange whole = range(ctx);
 
-  if (auto* atomExpr = dynamic_cast<P::AtomExprContext*>(ctx)) return atom(atomExpr->atom(), whole);
-  if (auto* binaryExpr = dynamic_cast<P::BinaryExprContext*>(ctx)) return binary(binaryExpr, missingAt);
+  if (auto* atomExpr = exactly<P::AtomExprContext>(ctx)) return atom(atomExpr->atom(), whole);
+  if (auto* binaryExpr = exactly<P::BinaryExprContext>(ctx)) return binary(binaryExpr, missingAt);
 
-  if (auto* call = dynamic_cast<P::CallExprContext*>(ctx)) {
+  if (auto* call = exactly<P::CallExprContext>(ctx)) {
     auto node = makeExpr<ast::CallExpr>(whole);
     node->callee = expr(call->expr(), missingAt);
     node->args = arguments(call->arglist());
@@ -130,7 +130,7 @@ ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
     node->range = joinRanges(node->callee->range, node->parenRange);
     return node;
   }
-  if (auto* attribute = dynamic_cast<P::AttributeExprContext*>(ctx)) {
+  if (auto* attribute = exactly<P::AttributeExprContext>(ctx)) {
     if (!attribute->NAME()) return errorExpr(whole);  // `x.` with no name
     auto node = makeExpr<ast::AttributeExpr>(whole);
     node->base = expr(attribute->expr(), missingAt);
@@ -138,14 +138,14 @@ ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
     node->nameRange = range(attribute->NAME()->getSymbol());
     return node;
   }
-  if (auto* sub = dynamic_cast<P::SubscriptExprContext*>(ctx)) {
+  if (auto* sub = exactly<P::SubscriptExprContext>(ctx)) {
     auto node = makeExpr<ast::SubscriptExpr>(whole);
     node->base = expr(sub->expr(), missingAt);
     for (P::SubscriptContext* index : sub->subscript()) node->indices.push_back(subscript(index));
     if (node->indices.empty()) node->indices.push_back(errorExpr(after(sub->open)));
     return node;
   }
-  if (auto* unary = dynamic_cast<P::UnaryExprContext*>(ctx)) {
+  if (auto* unary = exactly<P::UnaryExprContext>(ctx)) {
     ast::UnaryOp op = ast::UnaryOp::Neg;
     switch (unary->op->getType()) {
       case P::PLUS: op = ast::UnaryOp::Pos; break;
@@ -179,7 +179,7 @@ ast::ExprPtr AstBuilder::binary(P::BinaryExprContext* ctx, SourceRange missingAt
 // once, on the whole chain (at its outermost comparison).
 void AstBuilder::checkComparisonChain(P::BinaryExprContext* ctx, const ast::BinaryExpr& node) {
   auto comparisonOf = [](antlr4::tree::ParseTree* tree) -> P::BinaryExprContext* {
-    auto* b = dynamic_cast<P::BinaryExprContext*>(tree);
+    auto* b = exactly<P::BinaryExprContext>(tree);
     std::optional<ast::BinaryOp> op = b && b->op ? binaryOpOf(b->op->getType()) : std::nullopt;
     return op && isComparison(*op) ? b : nullptr;
   };
@@ -209,15 +209,15 @@ ast::ExprPtr AstBuilder::atom(P::AtomContext* ctx, SourceRange whole) {
   if (!ctx || ctx->children.empty()) return errorExpr(whole);
   SourceRange r = range(ctx);
   std::string_view text = file_.slice(r);
-  if (dynamic_cast<P::NameAtomContext*>(ctx)) return makeExpr<ast::NameExpr>(r, std::string(text));
-  if (dynamic_cast<P::IntAtomContext*>(ctx)) return makeExpr<ast::IntExpr>(r, decodeInt(text).value_or(0));
-  if (dynamic_cast<P::FloatAtomContext*>(ctx)) return makeExpr<ast::FloatExpr>(r, decodeFloat(text).value_or(0.0));
-  if (dynamic_cast<P::StringAtomContext*>(ctx)) return makeExpr<ast::StringExpr>(r, decodeString(text));
-  if (dynamic_cast<P::TrueAtomContext*>(ctx)) return makeExpr<ast::BoolExpr>(r, true);
-  if (dynamic_cast<P::FalseAtomContext*>(ctx)) return makeExpr<ast::BoolExpr>(r, false);
-  if (dynamic_cast<P::NoneAtomContext*>(ctx)) return makeExpr<ast::NoneExpr>(r);
-  if (dynamic_cast<P::EllipsisAtomContext*>(ctx)) return makeExpr<ast::EllipsisExpr>(r);
-  if (auto* paren = dynamic_cast<P::ParenAtomContext*>(ctx)) {
+  if (exactly<P::NameAtomContext>(ctx)) return makeExpr<ast::NameExpr>(r, std::string(text));
+  if (exactly<P::IntAtomContext>(ctx)) return makeExpr<ast::IntExpr>(r, decodeInt(text).value_or(0));
+  if (exactly<P::FloatAtomContext>(ctx)) return makeExpr<ast::FloatExpr>(r, decodeFloat(text).value_or(0.0));
+  if (exactly<P::StringAtomContext>(ctx)) return makeExpr<ast::StringExpr>(r, decodeString(text));
+  if (exactly<P::TrueAtomContext>(ctx)) return makeExpr<ast::BoolExpr>(r, true);
+  if (exactly<P::FalseAtomContext>(ctx)) return makeExpr<ast::BoolExpr>(r, false);
+  if (exactly<P::NoneAtomContext>(ctx)) return makeExpr<ast::NoneExpr>(r);
+  if (exactly<P::EllipsisAtomContext>(ctx)) return makeExpr<ast::EllipsisExpr>(r);
+  if (auto* paren = exactly<P::ParenAtomContext>(ctx)) {
     std::vector<P::ExprContext*> items = paren->expr();
     // `(e)` is just `e` (its range stays the inner one, as in Python's AST).
     if (items.size() == 1 && paren->COMMA().empty()) return expr(items[0], after(paren->open));
@@ -225,7 +225,7 @@ ast::ExprPtr AstBuilder::atom(P::AtomContext* ctx, SourceRange whole) {
     for (P::ExprContext* item : items) tuple->elements.push_back(expr(item, after(paren->open)));
     return tuple;
   }
-  if (auto* list = dynamic_cast<P::ListAtomContext*>(ctx)) {
+  if (auto* list = exactly<P::ListAtomContext>(ctx)) {
     auto node = makeExpr<ast::ListExpr>(r);
     for (P::ExprContext* item : list->expr()) node->elements.push_back(expr(item, after(list->open)));
     return node;

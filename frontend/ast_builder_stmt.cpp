@@ -86,21 +86,21 @@ ast::StmtPtr AstBuilder::simpleStmt(P::Simple_stmtContext* ctx) {
   if (!small || small->children.empty()) return std::make_unique<ast::ErrorStmt>(range(ctx));
   SourceRange r = range(small);
 
-  if (dynamic_cast<P::PassStmtContext*>(small)) return std::make_unique<ast::SimpleStmt>(ast::StmtKind::Pass, r);
-  if (dynamic_cast<P::BreakStmtContext*>(small)) return std::make_unique<ast::SimpleStmt>(ast::StmtKind::Break, r);
-  if (dynamic_cast<P::ContinueStmtContext*>(small)) return std::make_unique<ast::SimpleStmt>(ast::StmtKind::Continue, r);
-  if (auto* ret = dynamic_cast<P::ReturnStmtContext*>(small)) {
+  if (exactly<P::PassStmtContext>(small)) return std::make_unique<ast::SimpleStmt>(ast::StmtKind::Pass, r);
+  if (exactly<P::BreakStmtContext>(small)) return std::make_unique<ast::SimpleStmt>(ast::StmtKind::Break, r);
+  if (exactly<P::ContinueStmtContext>(small)) return std::make_unique<ast::SimpleStmt>(ast::StmtKind::Continue, r);
+  if (auto* ret = exactly<P::ReturnStmtContext>(small)) {
     auto stmt = std::make_unique<ast::ReturnStmt>(r);
     if (ret->exprlist()) stmt->value = exprList(ret->exprlist(), after(ret->RETURN()->getSymbol()));
     return stmt;
   }
-  if (auto* assertCtx = dynamic_cast<P::AssertStmtContext*>(small)) {
+  if (auto* assertCtx = exactly<P::AssertStmtContext>(small)) {
     auto stmt = std::make_unique<ast::AssertStmt>(r);
     stmt->cond = expr(assertCtx->cond, after(assertCtx->ASSERT()->getSymbol()));
     if (assertCtx->COMMA()) stmt->message = expr(assertCtx->msg, after(assertCtx->COMMA()->getSymbol()));
     return stmt;
   }
-  if (auto* exprCtx = dynamic_cast<P::ExprStmtContext*>(small)) return exprStmt(exprCtx, r);
+  if (auto* exprCtx = exactly<P::ExprStmtContext>(small)) return exprStmt(exprCtx, r);
   return std::make_unique<ast::ErrorStmt>(r);
 }
 
@@ -206,8 +206,8 @@ ast::ExprPtr AstBuilder::headerCondition(P::ExprContext* cond, Token* keyword) {
 
 void AstBuilder::file(P::File_Context* ctx, ast::Module& module) {
   for (antlr4::tree::ParseTree* child : ctx->children) {
-    if (auto* fn = dynamic_cast<P::FuncdefContext*>(child)) module.functions.push_back(funcdef(fn));
-    else if (auto* s = dynamic_cast<P::StmtContext*>(child)) module.strayStatements.push_back(stmt(s));
+    if (auto* fn = exactly<P::FuncdefContext>(child)) module.functions.push_back(funcdef(fn));
+    else if (auto* s = exactly<P::StmtContext>(child)) module.strayStatements.push_back(stmt(s));
   }
 }
 

@@ -218,6 +218,9 @@ void IndentingLexer::pump() {
       }
       common->setType(STRING);
       markDamaged(range.begin);
+      // The string swallowed the rest of the line, closing brackets included:
+      // those brackets are not the mistake, and must not swallow more lines.
+      brackets_.clear();
       break;
     }
     case BAD_NUMBER: {
@@ -304,7 +307,25 @@ void IndentingLexer::trackBracket(const Token& token) {
   if (type != RPAREN && type != RBRACK && type != RBRACE) return;
   auto match = std::find_if(brackets_.rbegin(), brackets_.rend(),
                             [&](const OpenBracket& b) { return closerOf(b.type) == type; });
-  if (match == brackets_.rend()) return;  // a stray closer: the parser reports it
+  if (match == brackets_.rend()) {
+    if (brackets_.empty()) return;  // a closer with no opener at all: the parser reports it in context
+    // `f(a]`: the closer is the wrong kind. Take it as closing the innermost
+    // bracket so that the rest of the file is not swallowed by an open '('.
+    const OpenBracket& open = brackets_.back();
+    SourceRange at = tokenRange(input_, token);
+    SourceRange opener = bytes(open.start, open.start + 1);
+    LineCol lc = file_.lineCol(opener.begin);
+    std::string expected = bracketSpelling(closerOf(open.type));
+    Diagnostic& d = diags_.report(DiagId::SyntaxError, at,
+                                  {"closing '" + std::string(bracketSpelling(type)) + "' does not match the opening '" +
+                                   bracketSpelling(open.type) + "' at " + std::to_string(lc.line) + ":" +
+                                   std::to_string(lc.column)});
+    d.labels.push_back({opener, "opened here"});
+    d.fixits.push_back({at, expected, "close with '" + expected + "'"});
+    markDamaged(at.begin);
+    brackets_.pop_back();
+    return;
+  }
   size_t matchIndex = static_cast<size_t>(std::prev(match.base()) - brackets_.begin());
   reportUnclosedBrackets(matchIndex + 1);  // `f(a[1)`: the '[' is the culprit
   brackets_.erase(brackets_.begin() + static_cast<std::ptrdiff_t>(matchIndex), brackets_.end());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <typeinfo>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,15 @@
 namespace argus::frontend {
 
 using P = grammar::ArgusParser;
+
+// `node` as a T when its dynamic type is exactly T. The parse-tree classes
+// have key functions, so each has a single type_info and comparing addresses
+// is exact; this keeps dynamic_cast's type-name comparisons off the
+// builder's hot path (it dispatches on every node of the tree).
+template <class T, class U>
+T* exactly(U* node) {
+  return node && &typeid(*node) == &typeid(T) ? static_cast<T*>(node) : nullptr;
+}
 
 // Builds AST nodes from parse-tree pieces. Every function accepts partial
 // trees (what the parser produced before an error) and puts ErrorExpr where a

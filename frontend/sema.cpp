@@ -91,7 +91,7 @@ void Analyzer::parseDefines() {
   for (const auto& [name, value] : options_.defines) {
     std::optional<Constant> c = parseDefineValue(value);
     if (!c) {
-      report(DiagId::BadDefine, {}, {name + "=" + value, "'" + value + "' is not an integer, a float or a bool"});
+      report(DiagId::BadDefine, {}, {name + "=" + value, quote(value) + " is not an integer, a float or a bool"});
       usedDefines_.insert(name);  // reported already; do not also warn that it is unused
       continue;
     }
@@ -107,6 +107,9 @@ void Analyzer::run() {
     if (s && s->kind != ast::StmtKind::Error) report(DiagId::StrayStatement, s->range);
   for (const auto& def : module_.functions)
     if (def && kernels_.count(def->name) && kernels_[def->name] == def.get()) analyzeKernel(*def);
+  for (const auto& def : module_.functions)
+    if (def && devices_.count(def->name) && devices_[def->name] == def.get() && !inlined_.count(def.get()))
+      analyzeUncalledDevice(*def);
   for (const auto& [name, value] : options_.defines) {
     bool known = false;
     for (const auto& [kname, def] : kernels_)
@@ -202,7 +205,7 @@ bool Analyzer::parseTensorAnnotation(const ast::Expr& annotation, ir::DType& dty
   const auto& sub = static_cast<const ast::SubscriptExpr&>(annotation);
   if (sub.indices.size() != 2 || !sub.indices[0] || !sub.indices[1]) {
     report(DiagId::BadParamType, annotation.range,
-           {"'" + text(annotation.range) + "' is not a tensor type: write Tensor[dtype, (d0, ...)]"});
+           {quote(text(annotation.range)) + " is not a tensor type: write Tensor[dtype, (d0, ...)]"});
     return false;
   }
   std::optional<ir::DType> dt = annotationDType(*sub.indices[0], true);
@@ -258,7 +261,7 @@ bool Analyzer::setupKernelParams(const ast::FunctionDef& def) {
     } else if (p.annotation->kind == ast::ExprKind::Name) {
       annotationDType(*p.annotation, true);  // reports the unknown dtype with a suggestion
     } else {
-      report(DiagId::BadParamType, p.annotation->range, {"'" + text(p.annotation->range) + "' is not a parameter type"});
+      report(DiagId::BadParamType, p.annotation->range, {quote(text(p.annotation->range)) + " is not a parameter type"});
     }
     if (p.defaultValue && info.kind != PKind::Const && info.kind != PKind::Bad)
       report(DiagId::BadParamType, p.defaultValue->range,
@@ -320,7 +323,7 @@ bool Analyzer::setupKernelParams(const ast::FunctionDef& def) {
         }
       } else {
         report(DiagId::BadParamType, d->range,
-               {"'" + text(d->range) + "' is not a tensor extent: use a size name such as N or an integer constant"});
+               {quote(text(d->range)) + " is not a tensor extent: use a size name such as N or an integer constant"});
         info.kind = PKind::Bad;
       }
       tensorDims[k].push_back(ref);
@@ -414,6 +417,39 @@ void Analyzer::analyzeKernel(const ast::FunctionDef& def) {
       result_.module->functions.push_back(std::move(fn));
     }
   }
+  frame_ = nullptr;
+  fn_ = nullptr;
+  builder_.reset();
+  quiet_ = 0;
+}
+
+// A device function no kernel calls is still checked, as far as it can be
+// without argument types: parameters annotated with a dtype are scalars of
+// that dtype, the others are unknown (and silence what depends on them).
+// Unknown names, misused builtins and the like are reported; no IR is kept.
+void Analyzer::analyzeUncalledDevice(const ast::FunctionDef& def) {
+  ir::Function scratch;
+  scratch.name = def.name;
+  fn_ = &scratch;
+  builder_.emplace(scratch, &scratch.body);
+  Frame frame;
+  frame.def = &def;
+  frame_ = &frame;
+  quiet_ = def.hasSyntaxErrors ? 1 : 0;
+  controlDepth_ = 0;
+  gridRank_ = 3;
+  sizeIndex_.clear();
+  tensorDims_.clear();
+  inlineStack_.push_back(&def);
+  for (const ast::Param& p : def.params) {
+    Val v = Val::error();
+    if (p.annotation)
+      if (std::optional<ir::DType> dt = annotationDType(*p.annotation, false))
+        v = Val::value(b().addBlockArg(scratch.body, ir::Type::scalar(*dt), p.name, p.nameRange));
+    bind(p.name, v, p.nameRange, Symbol::Kind::Parameter);
+  }
+  analyzeBlock(def.body, true);
+  inlineStack_.pop_back();
   frame_ = nullptr;
   fn_ = nullptr;
   builder_.reset();

@@ -74,6 +74,8 @@ bool Analyzer::bindArguments(const ast::CallExpr& call, const std::string& fname
   slots.assign(params.size(), nullptr);
   size_t positional = 0;
   bool ok = true;
+  for (const ast::Argument& a : call.args)
+    if (!a.value) return false;  // the parser reported it
   for (const ast::Argument& a : call.args) {
     if (!a.keyword) {
       if (positional >= params.size()) {

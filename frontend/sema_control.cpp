@@ -86,7 +86,7 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
   SourceRange forKeyword{s.range.begin, s.range.begin + 3};
   if (!s.target || !s.iter) return;
   if (s.target->kind != ast::ExprKind::Name) {
-    report(DiagId::BadAssignTarget, s.target->range, {"'" + text(s.target->range) + "' in a for loop; use one name"});
+    report(DiagId::BadAssignTarget, s.target->range, {quote(text(s.target->range)) + " in a for loop; use one name"});
     return;
   }
   const auto& loopVar = static_cast<const ast::NameExpr&>(*s.target);

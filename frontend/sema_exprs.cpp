@@ -302,7 +302,7 @@ Val Analyzer::evalMethod(const ast::CallExpr& call, const ast::AttributeExpr& ca
   int rank = logicalRank(base);
   if (static_cast<int>(shape->size()) > rank) {
     report(DiagId::TileRank, slots[0]->value->range, {shapeText(*shape), std::to_string(shape->size()),
-                                                      "'" + text(callee.base->range) + "'", std::to_string(rank)});
+                                                      quote(text(callee.base->range)), std::to_string(rank)});
     return Val::error();
   }
   Val v;
@@ -417,7 +417,7 @@ Val Analyzer::evalSubscript(const ast::SubscriptExpr& e) {
       report(DiagId::AxisOutOfRange, e.indices[0]->range, {idx[0].c.str(), describe(base)});
       return Val::error();
     }
-    report(DiagId::NotConstant, e.range, {"a tuple index", "'" + text(e.indices[0]->range) + "'"});
+    report(DiagId::NotConstant, e.range, {"a tuple index", quote(text(e.indices[0]->range))});
     return Val::error();
   }
   for (size_t k = 0; k < idx.size(); ++k)
@@ -429,7 +429,7 @@ Val Analyzer::evalSubscript(const ast::SubscriptExpr& e) {
     const Val& inner = base.elems[0];
     size_t rb = static_cast<size_t>(logicalRank(inner)), k = base.shape.size();
     if (idx.size() != rb) {
-      report(DiagId::IndexCount, e.range, {"'" + text(e.base->range) + "'", std::to_string(rb),
+      report(DiagId::IndexCount, e.range, {quote(text(e.base->range)), std::to_string(rb),
                                            plural(rb, "index", "indices"), given});
       return Val::error();
     }
@@ -455,7 +455,7 @@ Val Analyzer::evalSubscript(const ast::SubscriptExpr& e) {
     if (t->kind == ir::TypeKind::Tensor) {
       report(DiagId::TensorSubscript, e.range, {describe(base), text(e.base->range)});
     } else {
-      report(DiagId::IndexCount, e.range, {"'" + text(e.base->range) + "'", std::to_string(r),
+      report(DiagId::IndexCount, e.range, {quote(text(e.base->range)), std::to_string(r),
                                            "at most " + plural(r - 1, "index", "indices"), given});
     }
     return Val::error();
@@ -500,7 +500,7 @@ Val Analyzer::evalCall(const ast::CallExpr& call) {
       return Val::error();
     case Val::Kind::Builtin: return callBuiltin(builtinTable()[static_cast<size_t>(callee.builtin)], call);
     default:
-      report(DiagId::NotCallable, call.callee->range, {"'" + text(call.callee->range) + "', " + describe(callee) + ","});
+      report(DiagId::NotCallable, call.callee->range, {quote(text(call.callee->range)) + ", " + describe(callee) + ","});
       return Val::error();
   }
 }

@@ -108,6 +108,15 @@ const BuiltinInfo* findBuiltin(std::string_view name);
 std::string shapeText(const std::vector<int64_t>& shape);
 size_t editDistance(std::string_view a, std::string_view b);
 bool isPowerOfTwo(int64_t x);
+// 'text' (built by appending: GCC 12 warns falsely on "'" + std::string).
+inline std::string quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '\'';
+  out += s;
+  out += '\'';
+  return out;
+}
 
 class Analyzer {
  public:
@@ -129,6 +138,7 @@ class Analyzer {
   void collectFunctions();
   void parseDefines();
   void analyzeKernel(const ast::FunctionDef& def);
+  void analyzeUncalledDevice(const ast::FunctionDef& def);
   bool setupKernelParams(const ast::FunctionDef& def);
   bool checkDecorators(const ast::FunctionDef& def, bool& isKernel, const ast::Decorator*& kernelDecorator);
   std::optional<Constant> constParamValue(const ast::Param& p);
@@ -151,6 +161,7 @@ class Analyzer {
 
   // ---- types, constants and descriptions (sema_types.cpp)
   std::string describe(const Val& v) const;
+  std::string symbolDescription(const Val& v) const;  // describe() without the article, for hover
   std::string describeType(const ir::Type& t, ir::ValueId id = ir::kNoValue) const;
   std::string dtypeOfText(const Val& v) const;
   const ir::Type* typeOf(const Val& v) const;
@@ -258,6 +269,7 @@ class Analyzer {
   std::unordered_map<std::string, int> sizeIndex_;
   std::unordered_map<ir::ValueId, std::vector<std::string>> tensorDims_;  // extents as written
   std::vector<const ast::FunctionDef*> inlineStack_;
+  std::unordered_set<const ast::FunctionDef*> inlined_;  // device functions analysed at a call
   std::vector<SourceRange> callStack_;
 
   std::unordered_map<uint64_t, int> symbolIndex_;  // (definition.begin, kind) -> symbol

@@ -52,7 +52,7 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
       if (v.isError()) return std::nullopt;
       if (v.kind == Val::Kind::Const && v.c.kind != Constant::Kind::Float)
         return LaunchVal{constExpr(v.c.i), v.c.kind == Constant::Kind::Bool};
-      return bad("'" + name.name + "' (" + describe(v) + ")");
+      return bad(quote(name.name) + " (" + describe(v) + ")");
     }
     case ast::ExprKind::Unary: {
       const auto& u = static_cast<const ast::UnaryExpr&>(e);
@@ -68,7 +68,7 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
         if (n.operands[0].kind == K::Const) return LaunchVal{constExpr(n.operands[0].value == 0), true};
         return LaunchVal{n, true};
       }
-      return bad("'" + std::string(ast::unaryOpSpelling(u.op)) + "'");
+      return bad(quote(std::string(ast::unaryOpSpelling(u.op))));
     }
     case ast::ExprKind::Binary: {
       const auto& bin = static_cast<const ast::BinaryExpr&>(e);
@@ -90,7 +90,7 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
         case ast::BinaryOp::And: kind = K::And; boolean = true; break;
         case ast::BinaryOp::Or: kind = K::Or; boolean = true; break;
         default:
-          report(DiagId::BadLaunchExpr, bin.opRange, {"'" + std::string(ast::binaryOpSpelling(bin.op)) + "'", context});
+          report(DiagId::BadLaunchExpr, bin.opRange, {quote(std::string(ast::binaryOpSpelling(bin.op))), context});
           return std::nullopt;
       }
       std::optional<LaunchVal> l = evalLaunch(*bin.lhs, context);
@@ -125,13 +125,13 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
         reportUnknownName(name, call.callee->range);
         return std::nullopt;
       }
-      return bad("'" + text(e.range) + "'");
+      return bad(quote(text(e.range)));
     }
     case ast::ExprKind::Error: return std::nullopt;
     default: {
       Val v = eval(e);
       if (v.isError()) return std::nullopt;
-      return bad("'" + text(e.range) + "' (" + describe(v) + ")");
+      return bad(quote(text(e.range)) + " (" + describe(v) + ")");
     }
   }
 }
@@ -205,7 +205,7 @@ bool Analyzer::analyzeLaunch(const ast::FunctionDef& def, const ast::Decorator& 
       ok = false;
     } else if (w.kind != Val::Kind::Const || w.c.kind != Constant::Kind::Int) {
       if (w.kind == Val::Kind::Value && typeOf(w)->isScalar())
-        report(DiagId::NotConstant, warps->value->range, {"warps", "'" + text(warps->value->range) + "'"});
+        report(DiagId::NotConstant, warps->value->range, {"warps", quote(text(warps->value->range))});
       else
         report(DiagId::BadWarps, warps->value->range, {text(warps->value->range)});
       ok = false;

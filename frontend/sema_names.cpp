@@ -128,7 +128,7 @@ Val Analyzer::lookup(const ast::NameExpr& e) {
     return v;
   }
   if (e.name == "Tensor" || e.name == "const") {
-    report(DiagId::NotAValue, e.range, {"'" + e.name + "'", "; it is only used in parameter types"});
+    report(DiagId::NotAValue, e.range, {quote(e.name), "; it is only used in parameter types"});
     return Val::error();
   }
   reportUnknownName(e.name, e.range);
@@ -138,7 +138,7 @@ Val Analyzer::lookup(const ast::NameExpr& e) {
 void Analyzer::bind(const std::string& name, Val val, SourceRange range, Symbol::Kind kind) {
   Binding nb;
   nb.kind = kind;
-  nb.symbol = defineSymbol(kind, name, range, describe(val));
+  nb.symbol = defineSymbol(kind, name, range, symbolDescription(val));
   nb.version = nextVersion_++;
   nb.val = std::move(val);
   frame_->env[name] = std::move(nb);
@@ -162,7 +162,7 @@ void Analyzer::bindLocal(const ast::NameExpr& target, Val val) {
     addReference(nb.symbol, target.range);
   } else {
     nb.kind = Symbol::Kind::Local;
-    nb.symbol = defineSymbol(Symbol::Kind::Local, name, target.range, describe(val));
+    nb.symbol = defineSymbol(Symbol::Kind::Local, name, target.range, symbolDescription(val));
   }
   nb.version = nextVersion_++;
   nb.val = std::move(val);

@@ -70,7 +70,7 @@ void Analyzer::analyzeAssign(const ast::AssignStmt& s) {
         v = Val::constant(*convertConstant(v.c, *dt));
       } else if (!(typeOf(v) && (typeOf(v)->isScalar() || typeOf(v)->isTile()) && typeOf(v)->dtype == *dt)) {
         Diagnostic* d = report(DiagId::ValueDTypeMismatch, s.value->range,
-                               {"assign", describe(v), "'" + text(s.annotation->range) + "'", dn});
+                               {"assign", describe(v), quote(text(s.annotation->range)), dn});
         if (isValueLike(v)) addFixIt(d, s.value->range, "cast(" + text(s.value->range) + ", " + dn + ")", "convert it to " + dn);
         v = Val::error();
       }
@@ -115,7 +115,7 @@ void Analyzer::assignTo(const ast::Expr& target, const Val& value, SourceRange v
     case ast::ExprKind::Error:
       return;
     default:
-      report(DiagId::BadAssignTarget, target.range, {"'" + text(target.range) + "'"});
+      report(DiagId::BadAssignTarget, target.range, {quote(text(target.range))});
       return;
   }
 }
@@ -146,7 +146,7 @@ void Analyzer::analyzeAugAssign(const ast::AugAssignStmt& s) {
     storeValue(view, Operand{result, s.range}, s.range, "store");
     return;
   }
-  report(DiagId::BadAssignTarget, s.target->range, {"'" + text(s.target->range) + "'"});
+  report(DiagId::BadAssignTarget, s.target->range, {quote(text(s.target->range))});
 }
 
 Val Analyzer::callDevice(const ast::FunctionDef& def, const ast::CallExpr& call) {
@@ -186,6 +186,7 @@ Val Analyzer::callDevice(const ast::FunctionDef& def, const ast::CallExpr& call)
   }
   if (!ok) return Val::error();
 
+  inlined_.insert(&def);
   Frame callee;
   callee.def = &def;
   callee.callRange = call.range;

@@ -117,6 +117,13 @@ std::string Analyzer::describe(const Val& v) const {
   return "a value";
 }
 
+std::string Analyzer::symbolDescription(const Val& v) const {
+  std::string s = describe(v);
+  if (s.rfind("an ", 0) == 0) return s.substr(3);
+  if (s.rfind("a ", 0) == 0) return s.substr(2);
+  return s;
+}
+
 const ir::Type* Analyzer::typeOf(const Val& v) const {
   return v.kind == Val::Kind::Value ? &fn_->values[v.id].type : nullptr;
 }
@@ -211,7 +218,7 @@ std::optional<std::vector<int64_t>> Analyzer::evalShape(const ast::Expr& e, bool
     } else if (v.kind == Val::Kind::Const && v.c.kind == Constant::Kind::Int) {
       elems.push_back({v, e.range});
     } else if (v.kind == Val::Kind::Value && typeOf(v)->isScalar() && ir::isInteger(typeOf(v)->dtype)) {
-      report(DiagId::NotConstant, e.range, {std::string("a ") + what + " extent", "'" + text(e.range) + "'"});
+      report(DiagId::NotConstant, e.range, {std::string("a ") + what + " extent", quote(text(e.range))});
       return std::nullopt;
     } else {
       report(DiagId::BadShape, e.range, {std::string("a ") + what + " shape", describe(v)});
@@ -230,10 +237,10 @@ std::optional<std::vector<int64_t>> Analyzer::evalShape(const ast::Expr& e, bool
       ok = checkTileExtent(v.c.i, range, registerTile, what) && ok;
       shape.push_back(v.c.i);
     } else if (v.kind == Val::Kind::Value && typeOf(v)->isScalar() && ir::isInteger(typeOf(v)->dtype)) {
-      report(DiagId::NotConstant, range, {std::string("a ") + what + " extent", "'" + text(range) + "'"});
+      report(DiagId::NotConstant, range, {std::string("a ") + what + " extent", quote(text(range))});
       ok = false;
     } else {
-      report(DiagId::BadShape, range, {std::string("a ") + what + " shape", "'" + text(range) + "', " + describe(v)});
+      report(DiagId::BadShape, range, {std::string("a ") + what + " shape", quote(text(range)) + ", " + describe(v)});
       ok = false;
     }
   }
@@ -251,7 +258,7 @@ std::optional<int64_t> Analyzer::constIntArg(const ast::Expr& e, const char* fnN
   if (v.kind == Val::Kind::Const && v.c.kind == Constant::Kind::Int) return v.c.i;
   if (v.kind == Val::Kind::Value && typeOf(v)->isScalar() && ir::isInteger(typeOf(v)->dtype)) {
     report(DiagId::NotConstant, e.range,
-           {"argument '" + std::string(param) + "' of " + fnName + "()", "'" + text(e.range) + "'"});
+           {"argument '" + std::string(param) + "' of " + fnName + "()", quote(text(e.range))});
     return std::nullopt;
   }
   report(DiagId::BadArgument, e.range, {param, fnName, "an integer constant", describe(v)});

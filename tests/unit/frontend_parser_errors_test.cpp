@@ -85,9 +85,10 @@ const Case kCases[] = {
     {"def f(x):\n    a, b += 1\n", "AG1013", "2:5-2:9", "cannot assign to a tuple"},
     // Lexical mistakes stop the parser from adding its own error on the same line.
     {"def f(x):\n    s = \"abc\n    return s\n", "AG1002", "2:9-2:13", "unterminated string literal"},
+    {"def f(x):\n    require(x > 0, \"x must be positive)\n    return x\n", "AG1002", "2:20-2:40", "unterminated string literal"},
     {"def f(x):\n    x = f(1, 2\n    return x\n", "AG1008", "2:10-2:11", "'(' was never closed"},
     {"@kernel(grid=(1,)\ndef f(x):\n    pass\n", "AG1008", "1:8-1:9", "'(' was never closed"},
-    {"def f(x):\n    x = (1]\n", "AG1008", "2:9-2:10", "'(' was never closed"},
+    {"def f(x):\n    x = (1]\n    return x\n", "AG1005", "2:11-2:12", "closing ']' does not match the opening '(' at 2:9"},
     {"def f(x):\n    u = $ 5\n", "AG1001", "2:9-2:10", "unexpected character '$'"},
     {"def f(x):\n    t = 0x + 1\n", "AG1009", "2:9-2:11", "invalid numeric literal '0x'"},
     {"def f(x):\n    return\n  y = 1\n", "AG1003", "3:1-3:3", "unindent does not match any outer indentation level"},

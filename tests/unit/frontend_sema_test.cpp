@@ -130,7 +130,7 @@ TEST(SemaNames, SymbolsAndReferences) {
   }
   ASSERT_NE(local, nullptr);
   EXPECT_EQ(local->references.size(), 3u);
-  EXPECT_EQ(local->typeDescription, "an i32 scalar");
+  EXPECT_EQ(local->typeDescription, "i32 scalar");
   ASSERT_NE(size, nullptr);
   EXPECT_EQ(size->references.size(), 3u);  // y, out, grid
 }
