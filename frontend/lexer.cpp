@@ -295,6 +295,7 @@ void IndentingLexer::onSignificant(std::unique_ptr<Token> token) {
   }
   trackBracket(*token);
   anySignificant_ = true;
+  lastSignificantType_ = token->getType();
   pending_.push_back(std::move(token));
 }
 
@@ -382,12 +383,13 @@ void IndentingLexer::applyIndentation(size_t tokenStart) {
   size_t lineStart = tokenStart;
   while (lineStart > 0 && cps[lineStart - 1] != U'\n' && cps[lineStart - 1] != U'\r') --lineStart;
   size_t wsEnd = lineStart;
-  uint32_t width = 0;
-  while (wsEnd < tokenStart && (cps[wsEnd] == U' ' || cps[wsEnd] == U'\t' || cps[wsEnd] == U'\f')) {
-    width = cps[wsEnd] == U'\t' ? (width / 8 + 1) * 8 : cps[wsEnd] == U' ' ? width + 1 : 0;
-    ++wsEnd;
-  }
+  while (wsEnd < tokenStart && (cps[wsEnd] == U' ' || cps[wsEnd] == U'\t' || cps[wsEnd] == U'\f')) ++wsEnd;
   checkIndentChars(lineStart, wsEnd);
+  // The width is the token's column: characters dropped before it (already
+  // reported) count like spaces, so they do not change the block structure.
+  uint32_t width = 0;
+  for (size_t i = lineStart; i < tokenStart; ++i)
+    width = cps[i] == U'\t' ? (width / 8 + 1) * 8 : cps[i] == U'\f' ? 0 : width + 1;
 
   auto matches = [&](const Level& level) { return width == level.width || width == level.alias; };
   const Level& top = levels_.back();
@@ -399,33 +401,44 @@ void IndentingLexer::applyIndentation(size_t tokenStart) {
     pushToken(ArgusParser::INDENT, lineStart, wsEnd - 1, ws);
     return;
   }
-  // Dedent to a known level; a width between two levels (`known` is before
-  // any popping) is an error: take the nearer level (the deeper on a tie) as
-  // what was meant, and accept this width as its second spelling so that the
-  // following lines do not repeat the error.
-  std::vector<Level> known = levels_;
+  // Dedent to a known level.
   size_t target = levels_.size() - 1;
   while (target > 0 && !matches(levels_[target]) && levels_[target].width > width) --target;
-  bool consistent = matches(levels_[target]);
-  if (!consistent && target + 1 < levels_.size() && levels_[target + 1].width - width <= width - levels_[target].width)
-    ++target;
-  while (levels_.size() > target + 1) {
-    levels_.pop_back();
-    pushToken(ArgusParser::DEDENT, tokenStart, tokenStart - 1, "");
+  if (matches(levels_[target])) {
+    while (levels_.size() > target + 1) {
+      levels_.pop_back();
+      pushToken(ArgusParser::DEDENT, tokenStart, tokenStart - 1, "");
+    }
+    return;
   }
-  if (consistent) return;
 
+  // A width between two known levels. Closing blocks here would leave the
+  // correctly indented lines that follow at levels that no longer exist (one
+  // error each), so the block structure is left as it is: the line stays in
+  // the current block, and its width becomes a second spelling of the current
+  // level, so that lines indented the same way are not reported again.
   SourceRange range = bytes(lineStart, wsEnd);
   if (range.empty()) range = bytes(tokenStart, tokenStart + 1);
   Diagnostic& d = diags_.report(DiagId::InconsistentDedent, range);
   std::string list;
-  for (size_t i = 0; i < known.size(); ++i)
-    list += (i ? (i + 1 == known.size() ? " or " : ", ") : "") + std::to_string(known[i].width);
+  for (size_t i = 0; i < levels_.size(); ++i)
+    list += (i ? (i + 1 == levels_.size() ? " or " : ", ") : "") + std::to_string(levels_[i].width);
   d.notes.push_back("this line is indented by " + std::to_string(width) + " columns; the enclosing blocks by " + list);
+  // Suggest the nearer level (the deeper one on a tie).
+  uint32_t lower = levels_[target].width;
+  uint32_t upper = target + 1 < levels_.size() ? levels_[target + 1].width : lower;
+  uint32_t suggested = upper - width <= width - lower ? upper : lower;
   if (indentChar_ != U'\t')
-    d.fixits.push_back({bytes(lineStart, wsEnd), std::string(levels_.back().width, ' '),
-                        "indent by " + std::to_string(levels_.back().width) + " columns"});
-  levels_.back().alias = width;
+    d.fixits.push_back({bytes(lineStart, wsEnd), std::string(suggested, ' '), "indent by " + std::to_string(suggested) + " columns"});
+  if (lastSignificantType_ == COLON) {
+    // The first line of a block, indented less than its header: it still is
+    // the block (the header's line is not followed by a missing-block error),
+    // as a level that this width spells and that the header's width closes.
+    levels_.push_back({levels_.back().width + 1, width});
+    pushToken(ArgusParser::INDENT, lineStart, wsEnd - 1, "");
+  } else {
+    levels_.back().alias = width;
+  }
   markDamaged(input_.byteOffset(tokenStart));
 }
 

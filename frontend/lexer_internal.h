@@ -86,6 +86,7 @@ class IndentingLexer : public grammar::ArgusLexer {
   std::vector<OpenBracket> brackets_;
   std::unique_ptr<antlr4::Token> lineBreak_;  // first NEWLINE since the last significant token
   bool anySignificant_ = false;
+  size_t lastSignificantType_ = 0;
   bool finished_ = false;
   char32_t indentChar_ = 0;  // ' ' or '\t': what the file indents with
   size_t indentCharLine_ = 0;

@@ -69,11 +69,11 @@ class RecoveringDriver {
   void moduleItems(ast::Module& module, bool untilDedent);
   std::unique_ptr<ast::FunctionDef> function(bool topLevel);
   void statement(ast::Block& out);
-  void simpleStatement(ast::Block& out);
+  void simpleStatement(ast::Block& out, bool afterBrokenHeader);
   ast::StmtPtr forStatement();
   ast::StmtPtr whileStatement();
   ast::StmtPtr ifStatement(bool isElif);
-  ast::StmtPtr orphanClause(const ast::Block& before);
+  ast::StmtPtr orphanClause(const ast::Block& before, bool afterBrokenHeader);
   ast::StmtPtr nestedFunction();
   void indentedBlock(ast::Block& out);
   ast::Block suite(Token* keyword, bool headerFailed);
@@ -89,7 +89,7 @@ class RecoveringDriver {
   DiagnosticSink& diags_;
   bool previousLineFailed_ = false;
   bool suiteWasMissing_ = false;  // the last suite() reported AG1007
-  std::string lastReservedWord_;  // the Python keyword that started the last simple statement
+  bool afterBrokenHeader_ = false;  // the last statement was a broken line ending with ':' (or its clause)
   const Token* lastLineStart_ = nullptr;
 };
 
@@ -216,24 +216,28 @@ std::unique_ptr<ast::FunctionDef> RecoveringDriver::function(bool topLevel) {
 
 void RecoveringDriver::statement(ast::Block& out) {
   size_t before = tokens_.index();
+  // `elif`/`else` (and `except`/`finally`) right after a broken line that
+  // ended with ':' belong to that broken header: already reported.
+  bool afterBrokenHeader = afterBrokenHeader_;
+  afterBrokenHeader_ = false;
   switch (la(1)) {
     case P::FOR: out.push_back(forStatement()); break;
     case P::WHILE: out.push_back(whileStatement()); break;
     case P::IF: out.push_back(ifStatement(false)); break;
-    case P::ELIF: case P::ELSE: out.push_back(orphanClause(out)); break;
+    case P::ELIF: case P::ELSE: out.push_back(orphanClause(out, afterBrokenHeader)); break;
     case P::DEF: case P::AT: out.push_back(nestedFunction()); break;
     case P::INDENT: indentedBlock(out); break;
     case P::NEWLINE: case P::DEDENT: consume(); break;
-    default: simpleStatement(out); break;
+    default: simpleStatement(out, afterBrokenHeader); break;
   }
   if (tokens_.index() == before) consume();
 }
 
-void RecoveringDriver::simpleStatement(ast::Block& out) {
+void RecoveringDriver::simpleStatement(ast::Block& out, bool afterBrokenHeader) {
   Token* first = lt(1);
   std::string word = first->getType() == P::RESERVED ? first->getText() : "";
   // `except:` / `finally:` after a reported `try:`: the same mistake.
-  bool sameMistake = (word == "except" || word == "finally") && (lastReservedWord_ == "try" || lastReservedWord_ == "except");
+  bool sameMistake = afterBrokenHeader && (word == "except" || word == "finally");
   beginUnit();
   if (sameMistake) strategy_.beginUnit(true);
   P::Simple_stmtContext* ctx = parser_.simple_stmt();
@@ -241,14 +245,18 @@ void RecoveringDriver::simpleStatement(ast::Block& out) {
   builder_.setQuiet(failed);
   ast::StmtPtr stmt = builder_.simpleStmt(ctx);
   finishLine();
-  // A broken statement spans its whole line, whatever part of it was understood.
-  if (failed && lt(-1) && lt(-1)->getType() == P::NEWLINE && lt(-2)) stmt->range = joinRanges(stmt->range, range(lt(-2)));
+  bool endedWithColon = false;
+  if (failed && lt(-1) && lt(-1)->getType() == P::NEWLINE && lt(-2)) {
+    // A broken statement spans its whole line, whatever part of it was understood.
+    stmt->range = joinRanges(stmt->range, range(lt(-2)));
+    endedWithColon = lt(-2)->getType() == P::COLON;
+  }
   out.push_back(std::move(stmt));
   previousLineFailed_ = failed;
   // A broken line that ended with ':' (`with x as y:`) may have a block: it
   // is spliced in silently, its own lines checked as usual.
   if (failed && la(1) == P::INDENT) indentedBlock(out);
-  lastReservedWord_ = word;
+  afterBrokenHeader_ = failed && endedWithColon;
 }
 
 ast::StmtPtr RecoveringDriver::forStatement() {
@@ -314,13 +322,12 @@ ast::StmtPtr RecoveringDriver::ifStatement(bool isElif) {
   return node;
 }
 
-ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before) {
+ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before, bool afterBrokenHeader) {
   Token* keyword = lt(1);
   std::string word = keyword->getText();
   bool afterLoop = !before.empty() && (before.back()->kind == ast::StmtKind::For || before.back()->kind == ast::StmtKind::While);
-  bool afterTry = lastReservedWord_ == "try" || lastReservedWord_ == "except";
-  if (afterTry) {
-    // `else:` of a `try:` already reported.
+  if (afterBrokenHeader) {
+    // The clause of a header that was already reported (`try:`, a broken `if`).
   } else if (word == "else" && afterLoop) {
     Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, range(keyword), {"'else' after a loop"});
     d.notes.push_back("use a flag variable set inside the loop, then test it with 'if'");
@@ -334,6 +341,7 @@ ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before) {
   else parser_.else_header();
   previousLineFailed_ = true;
   ast::Block body = suite(keyword, true);
+  afterBrokenHeader_ = true;  // a following `else` belongs to the same broken chain
   return std::make_unique<ast::ErrorStmt>(extendToBlock(range(keyword), body));
 }
 
@@ -396,7 +404,7 @@ ast::Block RecoveringDriver::suite(Token* keyword, bool headerFailed) {
     return block;
   }
   // The body on the header's line: `if x: pass`.
-  if (la(1) != P::DEDENT && la(1) != Token::EOF) simpleStatement(block);
+  if (la(1) != P::DEDENT && la(1) != Token::EOF) simpleStatement(block, false);
   return block;
 }
 

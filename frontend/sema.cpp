@@ -398,6 +398,7 @@ void Analyzer::analyzeKernel(const ast::FunctionDef& def) {
   tensorDims_.clear();
 
   quiet_ = def.hasSyntaxErrors ? 1 : 0;
+  if (def.hasSyntaxErrors) ++errors_;  // its IR would miss what the parser could not read
   setupKernelParams(def);
   const ast::Decorator* decorator = nullptr;
   for (const ast::Decorator& d : def.decorators)

@@ -227,7 +227,10 @@ Val Analyzer::callDevice(const ast::FunctionDef& def, const ast::CallExpr& call)
     }
     bind(p.name, v, p.nameRange, Symbol::Kind::Parameter);
   }
-  if (def.hasSyntaxErrors) ++quiet_;
+  if (def.hasSyntaxErrors) {
+    ++quiet_;
+    ++errors_;  // the calling kernel cannot be compiled either
+  }
   analyzeBlock(def.body, true);
   if (def.hasSyntaxErrors) --quiet_;
   Val result = callee.returnValue ? *callee.returnValue : Val::none();

@@ -18,10 +18,13 @@
 #include "support/render.h"
 #include "tools/cli_common.h"
 
+namespace argus::cli { int layoutCommand(const std::vector<std::string>& args); }  // argusc_layout.cpp
+
 namespace {
 
 constexpr const char* kUsage = R"(usage: argusc [options] FILE.ag
        argusc run --cpu [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
+       argusc layout 'EXPRESSION'   (layout calculator; argusc layout --help)
 
 Compiles an Argus kernel file to PTX (default: FILE.ptx in the current directory).
 
@@ -72,6 +75,8 @@ std::string defaultOutput(const std::string& input, const std::string& extension
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "run") return argus::cli::runCommand(
+      std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "layout") return argus::cli::layoutCommand(
       std::vector<std::string>(args.begin() + 1, args.end()));
 
   argus::cli::CommonOptions common;

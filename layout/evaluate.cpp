@@ -1,0 +1,418 @@
+#include "layout/evaluate.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace argus::layout {
+namespace {
+
+// Internal control flow only: caught in evaluateExpression, never escapes.
+struct EvalFailure {
+  std::string message;
+  TextRange range;
+};
+
+constexpr __int128 kLargestExtent = __int128{1} << 31;
+
+[[noreturn]] void fail(std::string message, TextRange range) { throw EvalFailure{std::move(message), range}; }
+
+const char* kindName(const Value& v) {
+  switch (v.index()) {
+    case 0: return std::get<IntTuple>(v).isLeaf() ? "an integer" : "a tuple";
+    case 1: return "a layout";
+    case 2: return "a tiler";
+    case 3: return "a swizzle";
+    case 4: return "a swizzled layout";
+    case 5: return "a thread-value layout";
+    default: return "a name";
+  }
+}
+
+void checkBounds(const IntTuple& shape, const IntTuple& stride, TextRange range) {
+  __int128 size = 1, cosize = 1;
+  std::vector<int64_t> s = leaves(shape), d = leaves(stride);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] <= 0) fail("shape " + toString(shape) + " has a non-positive extent " + std::to_string(s[i]), range);
+    size *= s[i];
+    cosize += static_cast<__int128>(s[i] - 1) * (d[i] < 0 ? -d[i] : d[i]);
+    if (size > kLargestExtent || cosize > kLargestExtent)
+      fail("the layout is too large for the calculator (size or cosize above 2^31)", range);
+  }
+}
+
+Layout checked(Result<Layout> result, TextRange range) {
+  if (!result) fail(result.error().message, range);
+  checkBounds(result->shape(), result->stride(), range);
+  return std::move(result).value();
+}
+
+struct Call {
+  const ExprNode& node;
+  std::vector<Value> args;
+
+  TextRange argRange(size_t i) const { return node.children[i].range; }
+  void arity(size_t low, size_t high) const {
+    if (args.size() >= low && args.size() <= high) return;
+    std::string expected = low == high ? std::to_string(low) : std::to_string(low) + " to " + std::to_string(high);
+    fail("'" + node.name + "' takes " + expected + " argument" + (high == 1 ? "" : "s") + ", not " +
+             std::to_string(args.size()),
+         node.range);
+  }
+  // A layout, or a shape read as a compact column-major layout.
+  Layout layout(size_t i) const {
+    if (auto* l = std::get_if<Layout>(&args[i])) return *l;
+    if (auto* t = std::get_if<IntTuple>(&args[i])) {
+      checkBounds(*t, compactColMajor(*t), argRange(i));
+      return makeLayout(*t);
+    }
+    fail(std::string("expected a layout here, found ") + kindName(args[i]), argRange(i));
+  }
+  IntTuple tuple(size_t i) const {
+    if (auto* t = std::get_if<IntTuple>(&args[i])) return *t;
+    fail(std::string("expected an integer or a tuple here, found ") + kindName(args[i]), argRange(i));
+  }
+  int64_t integer(size_t i) const {
+    IntTuple t = tuple(i);
+    if (!t.isLeaf()) fail("expected an integer here, found the tuple " + toString(t), argRange(i));
+    return t.value();
+  }
+  // A tiler: `<...>`, a layout (whole), an integer n (n:1) or a shape (by-mode).
+  Tiler tiler(size_t i) const {
+    if (auto* t = std::get_if<Tiler>(&args[i])) return *t;
+    if (auto* l = std::get_if<Layout>(&args[i])) return Tiler::whole(*l);
+    if (auto* t = std::get_if<IntTuple>(&args[i])) {
+      if (t->isLeaf()) return Tiler::whole(Layout(t->value(), 1));
+      std::vector<Layout> modes;
+      for (const IntTuple& m : t->children()) modes.push_back(makeLayout(m));
+      return Tiler::perMode(std::move(modes));
+    }
+    fail(std::string("expected a tiler (a layout, a shape or <...>) here, found ") + kindName(args[i]),
+         argRange(i));
+  }
+  std::string word(size_t i) const {
+    if (auto* w = std::get_if<Word>(&args[i])) return w->name;
+    fail(std::string("expected a name (such as bf16 or f32) here, found ") + kindName(args[i]), argRange(i));
+  }
+};
+
+using Builtin = std::function<Value(const Call&)>;
+
+Value modeOf(const Call& c) {
+  c.arity(2, 8);
+  Value current = c.args[0];
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    int64_t index = c.integer(i);
+    if (auto* l = std::get_if<Layout>(&current)) {
+      if (index < 0 || static_cast<size_t>(index) >= l->rank())
+        fail("mode " + std::to_string(index) + " does not exist: " + toString(*l) + " has rank " +
+                 std::to_string(l->rank()), c.argRange(i));
+      current = l->mode(static_cast<size_t>(index));
+    } else {
+      IntTuple t = std::get_if<IntTuple>(&current) ? std::get<IntTuple>(current) : c.tuple(0);
+      if (index < 0 || static_cast<size_t>(index) >= t.rank())
+        fail("element " + std::to_string(index) + " does not exist: " + toString(t) + " has rank " +
+                 std::to_string(t.rank()), c.argRange(i));
+      current = t.mode(static_cast<size_t>(index));
+    }
+  }
+  return current;
+}
+
+Value tvBuiltin(const Call& c, Result<TVLayout> tv) {
+  if (!tv) fail(tv.error().message, c.node.range);
+  return *tv;
+}
+
+bool transposeFlag(const Call& c) {
+  c.arity(0, 1);
+  if (c.args.empty()) return false;
+  std::string w = c.word(0);
+  if (w != "trans") fail("the only option of '" + c.node.name + "' is 'trans'", c.argRange(0));
+  return true;
+}
+
+const std::map<std::string, Builtin>& builtins() {
+  using F = std::function<Result<Layout>(const Layout&, const Tiler&)>;
+  auto tilerOp = [](F f) {
+    return [f](const Call& c) -> Value { c.arity(2, 2); return checked(f(c.layout(0), c.tiler(1)), c.node.range); };
+  };
+  static const std::map<std::string, Builtin> table = {
+      {"size", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         if (auto* s = std::get_if<ComposedLayout>(&c.args[0])) return IntTuple(s->size());
+         if (auto* tv = std::get_if<TVLayout>(&c.args[0])) return IntTuple(tv->layout.size());
+         return IntTuple(c.layout(0).size());
+       }},
+      {"cosize", [](const Call& c) -> Value { c.arity(1, 1); return IntTuple(c.layout(0).cosize()); }},
+      {"rank", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         return IntTuple(static_cast<int64_t>(c.layout(0).rank()));
+       }},
+      {"depth", [](const Call& c) -> Value { c.arity(1, 1); return IntTuple(int64_t{c.layout(0).depth()}); }},
+      {"shape", [](const Call& c) -> Value { c.arity(1, 1); return c.layout(0).shape(); }},
+      {"stride", [](const Call& c) -> Value { c.arity(1, 1); return c.layout(0).stride(); }},
+      {"get", modeOf},
+      {"mode", modeOf},
+      {"layout", modeOf},
+      {"coalesce", [](const Call& c) -> Value {
+         c.arity(1, 2);
+         if (c.args.size() == 2) {
+           c.tuple(1);
+           return coalesceModes(c.layout(0));
+         }
+         return coalesce(c.layout(0));
+       }},
+      {"flatten", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         if (auto* t = std::get_if<IntTuple>(&c.args[0])) return flatten(*t);
+         return flatten(c.layout(0));
+       }},
+      {"filter", [](const Call& c) -> Value { c.arity(1, 1); return filter(c.layout(0)); }},
+      {"composition", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         if (auto* s = std::get_if<ComposedLayout>(&c.args[0])) {
+           Result<ComposedLayout> r = composition(*s, c.layout(1));
+           if (!r) fail(r.error().message, c.node.range);
+           return *r;
+         }
+         if (auto* sw = std::get_if<Swizzle>(&c.args[0])) return ComposedLayout{*sw, 0, c.layout(1)};
+         return checked(composition(c.layout(0), c.tiler(1)), c.node.range);
+       }},
+      {"complement", [](const Call& c) -> Value {
+         c.arity(1, 2);
+         if (c.args.size() == 1) return checked(complement(c.layout(0)), c.node.range);
+         return checked(complement(c.layout(0), product(c.tuple(1))), c.node.range);
+       }},
+      {"logical_divide", tilerOp(static_cast<Result<Layout> (*)(const Layout&, const Tiler&)>(logicalDivide))},
+      {"zipped_divide", tilerOp(zippedDivide)},
+      {"tiled_divide", tilerOp(tiledDivide)},
+      {"flat_divide", tilerOp(flatDivide)},
+      {"logical_product", tilerOp(logicalProduct)},
+      {"zipped_product", tilerOp(zippedProduct)},
+      {"blocked_product", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         return checked(blockedProduct(c.layout(0), c.layout(1)), c.node.range);
+       }},
+      {"raked_product", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         return checked(rakedProduct(c.layout(0), c.layout(1)), c.node.range);
+       }},
+      {"right_inverse", [](const Call& c) -> Value { c.arity(1, 1); return rightInverse(c.layout(0)); }},
+      {"left_inverse", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         return checked(leftInverse(c.layout(0)), c.node.range);
+       }},
+      {"make_layout", [](const Call& c) -> Value {
+         c.arity(1, 16);
+         if (std::holds_alternative<Layout>(c.args[0]) || c.args.size() > 2) {
+           std::vector<Layout> modes;
+           for (size_t i = 0; i < c.args.size(); ++i) modes.push_back(c.layout(i));
+           return checked(concatenate(modes), c.node.range);
+         }
+         if (c.args.size() == 1) return checked(makeLayout(c.tuple(0)), c.node.range);
+         return checked(makeLayout(c.tuple(0), c.tuple(1)), c.node.range);
+       }},
+      {"make_ordered_layout", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         return checked(makeOrderedLayout(c.tuple(0), c.tuple(1)), c.node.range);
+       }},
+      {"col_major", [](const Call& c) -> Value { c.arity(1, 1); return checked(makeColMajor(c.tuple(0)), c.node.range); }},
+      {"row_major", [](const Call& c) -> Value { c.arity(1, 1); return checked(makeRowMajor(c.tuple(0)), c.node.range); }},
+      {"mma_m16n8k16_a", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('A', c.word(0))); }},
+      {"mma_m16n8k16_b", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('B', c.word(0))); }},
+      {"mma_m16n8k16_c", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('C', c.word(0))); }},
+      {"ldmatrix_x1", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(1, transposeFlag(c))); }},
+      {"ldmatrix_x2", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(2, transposeFlag(c))); }},
+      {"ldmatrix_x4", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(4, transposeFlag(c))); }},
+      {"tv_layout", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         IntTuple tile = c.tuple(1);
+         if (tile.isLeaf() || tile.rank() != 2 || !tile.mode(0).isLeaf() || !tile.mode(1).isLeaf())
+           fail("the tile of a thread-value layout is (rows,cols), e.g. (16,8)", c.argRange(1));
+         return tvBuiltin(c, makeTVLayout(c.layout(0), tile.mode(0).value(), tile.mode(1).value()));
+       }},
+  };
+  return table;
+}
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggestion(const std::string& name) {
+  std::string best;
+  size_t bestDistance = 3;
+  for (const auto& [candidate, _] : builtins()) {
+    size_t d = editDistance(name, candidate);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+Value evaluate(const ExprNode& node);
+
+IntTuple coordinateArgument(const ExprNode& apply) {
+  std::vector<IntTuple> parts;
+  for (size_t i = 1; i < apply.children.size(); ++i) {
+    Value v = evaluate(apply.children[i]);
+    auto* t = std::get_if<IntTuple>(&v);
+    if (!t) fail(std::string("a coordinate is an integer or a tuple, not ") + kindName(v), apply.children[i].range);
+    parts.push_back(*t);
+  }
+  if (parts.size() == 1) return parts[0];
+  return IntTuple::tuple(std::move(parts));
+}
+
+Value apply(const ExprNode& node) {
+  Value target = evaluate(node.children[0]);
+  if (node.children.size() < 2) fail("a coordinate is needed between the parentheses", node.range);
+  IntTuple coordinate = coordinateArgument(node);
+  auto index = [&]() {
+    if (!coordinate.isLeaf()) fail("expected an integer index, found " + toString(coordinate), node.range);
+    return coordinate.value();
+  };
+  if (auto* l = std::get_if<Layout>(&target)) {
+    Result<int64_t> offset = (*l)(coordinate);
+    if (!offset) fail(offset.error().message, node.range);
+    return IntTuple(*offset);
+  }
+  if (auto* sw = std::get_if<Swizzle>(&target)) return IntTuple((*sw)(index()));
+  if (auto* composed = std::get_if<ComposedLayout>(&target)) return IntTuple((*composed)(index()));
+  if (auto* tv = std::get_if<TVLayout>(&target)) {
+    if (coordinate.rank() != 2 || !coordinate.mode(0).isLeaf() || !coordinate.mode(1).isLeaf())
+      fail("a thread-value layout is evaluated at (thread, value)", node.range);
+    int64_t t = coordinate.mode(0).value(), v = coordinate.mode(1).value();
+    return IntTuple::tuple({tv->row(t, v), tv->col(t, v)});
+  }
+  fail(std::string("cannot evaluate ") + kindName(target) + " at a coordinate", node.children[0].range);
+}
+
+Value compose(const ExprNode& node) {
+  Value left = evaluate(node.children[0]);
+  Value right = evaluate(node.children[1]);
+  TextRange rightRange = node.children[1].range;
+  if (auto* sw = std::get_if<Swizzle>(&left)) {
+    if (auto* t = std::get_if<IntTuple>(&right); t && t->isLeaf()) return ComposedLayout{*sw, t->value(), Layout(1, 1)};
+    if (auto* l = std::get_if<Layout>(&right)) return ComposedLayout{*sw, 0, *l};
+    fail(std::string("a swizzle composes with an offset or a layout, not ") + kindName(right), rightRange);
+  }
+  if (auto* composed = std::get_if<ComposedLayout>(&left)) {
+    auto* l = std::get_if<Layout>(&right);
+    if (!l) fail(std::string("a swizzled layout composes with a layout, not ") + kindName(right), rightRange);
+    Result<ComposedLayout> r = composition(*composed, *l);
+    if (!r) fail(r.error().message, node.range);
+    return *r;
+  }
+  Call call{node, {left, right}};
+  return checked(composition(call.layout(0), call.tiler(1)), node.range);
+}
+
+Value evaluate(const ExprNode& node) {
+  switch (node.kind) {
+    case ExprNode::Kind::Tuple:
+      return node.shape;  // may hold negative integers: it is a shape only where used as one
+    case ExprNode::Kind::Layout: {
+      Result<Layout> l = makeLayout(node.shape, node.stride);
+      return checked(l, node.range);
+    }
+    case ExprNode::Kind::Tiler: {
+      std::vector<Layout> modes;
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        Value v = evaluate(node.children[i]);
+        if (std::holds_alternative<Tiler>(v)) fail("nested tilers are not supported", node.children[i].range);
+        if (!std::holds_alternative<Layout>(v) && !std::holds_alternative<IntTuple>(v))
+          fail(std::string("a tiler mode is a layout or a shape, not ") + kindName(v), node.children[i].range);
+        Layout mode = std::holds_alternative<Layout>(v) ? std::get<Layout>(v)
+                      : std::get<IntTuple>(v).isLeaf() ? Layout(std::get<IntTuple>(v).value(), 1)
+                                                        : makeLayout(std::get<IntTuple>(v));
+        checkBounds(mode.shape(), mode.stride(), node.children[i].range);
+        modes.push_back(mode);
+      }
+      return Tiler::perMode(std::move(modes));
+    }
+    case ExprNode::Kind::Swizzle: {
+      Result<Swizzle> sw = Swizzle::make(node.swizzle[0], node.swizzle[1], node.swizzle[2]);
+      if (!sw) fail(sw.error().message, node.range);
+      return *sw;
+    }
+    case ExprNode::Kind::Word:
+      if (builtins().count(node.name))
+        fail("'" + node.name + "' is a function: call it as " + node.name + "(...)", node.range);
+      return Word{node.name};
+    case ExprNode::Kind::Call: {
+      auto found = builtins().find(node.name);
+      if (found == builtins().end())
+        fail("unknown function '" + node.name + "'" + suggestion(node.name), {node.range.begin, node.range.begin + node.name.size()});
+      Call call{node, {}};
+      for (const ExprNode& arg : node.children) call.args.push_back(evaluate(arg));
+      return found->second(call);
+    }
+    case ExprNode::Kind::Compose:
+      return compose(node);
+    case ExprNode::Kind::Apply:
+      return apply(node);
+  }
+  fail("unsupported expression", node.range);
+}
+
+}  // namespace
+
+EvalResult evaluateExpression(std::string_view text) {
+  ParseResult parsed = parseExpression(text);
+  if (auto* error = std::get_if<ExpressionError>(&parsed)) return *error;
+  const ExprNode& root = std::get<ExprNode>(parsed);
+  try {
+    Value value = evaluate(root);
+    if (auto* w = std::get_if<Word>(&value))
+      return ExpressionError{"unknown name '" + w->name + "'" + suggestion(w->name), root.range};
+    return value;
+  } catch (const EvalFailure& failure) {
+    return ExpressionError{failure.message, failure.range};
+  } catch (const std::exception& e) {
+    return ExpressionError{std::string("internal error: ") + e.what(), root.range};
+  }
+}
+
+Result<Layout> parseLayout(std::string_view text) {
+  EvalResult result = evaluateExpression(text);
+  if (auto* error = std::get_if<ExpressionError>(&result)) return makeError(error->message);
+  const Value& value = std::get<Value>(result);
+  if (auto* l = std::get_if<Layout>(&value)) return *l;
+  if (auto* t = std::get_if<IntTuple>(&value)) return makeLayout(*t);
+  return makeError(std::string("expected a layout, found ") + kindName(value));
+}
+
+std::string toString(const Tiler& tiler) {
+  if (!tiler.byMode) return toString(tiler.modes[0]);
+  std::string out = "<";
+  for (size_t i = 0; i < tiler.modes.size(); ++i) out += (i ? "," : "") + toString(tiler.modes[i]);
+  return out + ">";
+}
+
+std::string toString(const Value& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Word>) return v.name;
+        else if constexpr (std::is_same_v<T, TVLayout>) return toString(v.layout);
+        else return toString(v);
+      },
+      value);
+}
+
+}  // namespace argus::layout

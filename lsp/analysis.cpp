@@ -1,0 +1,207 @@
+#include "lsp/analysis.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace argus::lsp {
+
+namespace {
+
+// Collects every expression of the tree.
+class ExpressionCollector {
+ public:
+  explicit ExpressionCollector(std::vector<const ast::Expr*>& out) : out_(out) {}
+
+  void module(const ast::Module& module) {
+    for (const auto& fn : module.functions)
+      if (fn) function(*fn);
+    block(module.strayStatements);
+  }
+
+ private:
+  void function(const ast::FunctionDef& fn) {
+    for (const ast::Decorator& d : fn.decorators)
+      if (d.args) arguments(*d.args);
+    for (const ast::Param& p : fn.params) {
+      expr(p.annotation.get());
+      expr(p.defaultValue.get());
+    }
+    expr(fn.returnAnnotation.get());
+    block(fn.body);
+  }
+
+  void arguments(const std::vector<ast::Argument>& args) {
+    for (const ast::Argument& a : args) expr(a.value.get());
+  }
+
+  void block(const ast::Block& stmts) {
+    for (const auto& s : stmts)
+      if (s) stmt(*s);
+  }
+
+  void stmt(const ast::Stmt& s) {
+    switch (s.kind) {
+      case ast::StmtKind::Expr: expr(static_cast<const ast::ExprStmt&>(s).expr.get()); break;
+      case ast::StmtKind::Assign: {
+        const auto& a = static_cast<const ast::AssignStmt&>(s);
+        for (const auto& t : a.targets) expr(t.get());
+        expr(a.annotation.get());
+        expr(a.value.get());
+        break;
+      }
+      case ast::StmtKind::AugAssign: {
+        const auto& a = static_cast<const ast::AugAssignStmt&>(s);
+        expr(a.target.get());
+        expr(a.value.get());
+        break;
+      }
+      case ast::StmtKind::For: {
+        const auto& f = static_cast<const ast::ForStmt&>(s);
+        expr(f.target.get());
+        expr(f.iter.get());
+        block(f.body);
+        break;
+      }
+      case ast::StmtKind::While: {
+        const auto& w = static_cast<const ast::WhileStmt&>(s);
+        expr(w.cond.get());
+        block(w.body);
+        break;
+      }
+      case ast::StmtKind::If: {
+        const auto& i = static_cast<const ast::IfStmt&>(s);
+        expr(i.cond.get());
+        block(i.then);
+        block(i.orelse);
+        break;
+      }
+      case ast::StmtKind::Return: expr(static_cast<const ast::ReturnStmt&>(s).value.get()); break;
+      case ast::StmtKind::Assert: {
+        const auto& a = static_cast<const ast::AssertStmt&>(s);
+        expr(a.cond.get());
+        expr(a.message.get());
+        break;
+      }
+      case ast::StmtKind::Pass:
+      case ast::StmtKind::Break:
+      case ast::StmtKind::Continue:
+      case ast::StmtKind::Error: break;
+    }
+  }
+
+  void expr(const ast::Expr* e) {
+    if (!e) return;
+    out_.push_back(e);
+    switch (e->kind) {
+      case ast::ExprKind::Tuple:
+        for (const auto& x : static_cast<const ast::TupleExpr*>(e)->elements) expr(x.get());
+        break;
+      case ast::ExprKind::List:
+        for (const auto& x : static_cast<const ast::ListExpr*>(e)->elements) expr(x.get());
+        break;
+      case ast::ExprKind::Call: {
+        const auto* c = static_cast<const ast::CallExpr*>(e);
+        expr(c->callee.get());
+        arguments(c->args);
+        break;
+      }
+      case ast::ExprKind::Attribute: expr(static_cast<const ast::AttributeExpr*>(e)->base.get()); break;
+      case ast::ExprKind::Subscript: {
+        const auto* s = static_cast<const ast::SubscriptExpr*>(e);
+        expr(s->base.get());
+        for (const auto& x : s->indices) expr(x.get());
+        break;
+      }
+      case ast::ExprKind::Slice: {
+        const auto* s = static_cast<const ast::SliceExpr*>(e);
+        expr(s->lower.get());
+        expr(s->upper.get());
+        expr(s->step.get());
+        break;
+      }
+      case ast::ExprKind::Binary: {
+        const auto* b = static_cast<const ast::BinaryExpr*>(e);
+        expr(b->lhs.get());
+        expr(b->rhs.get());
+        break;
+      }
+      case ast::ExprKind::Unary: expr(static_cast<const ast::UnaryExpr*>(e)->operand.get()); break;
+      default: break;
+    }
+  }
+
+  std::vector<const ast::Expr*>& out_;
+};
+
+bool contains(SourceRange range, uint32_t offset) { return range.begin <= offset && offset <= range.end; }
+
+}  // namespace
+
+std::shared_ptr<const Snapshot> analyzeDocument(const std::string& uri, int64_t version,
+                                                uint64_t generation, std::string text,
+                                                const CompileOptions& options) {
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->uri = uri;
+  snapshot->version = version;
+  snapshot->generation = generation;
+  snapshot->compilation = std::make_unique<Compilation>(SourceFile(uri, std::move(text)), options);
+  Compilation& c = *snapshot->compilation;
+  snapshot->tokens = c.tokens();
+  snapshot->ast = &c.ast();
+  snapshot->sema = &c.sema();
+  snapshot->ir = &c.ir();
+  snapshot->diagnostics = c.diagnostics();
+  ExpressionCollector(snapshot->expressions).module(*snapshot->ast);
+  std::stable_sort(snapshot->expressions.begin(), snapshot->expressions.end(),
+                   [](const ast::Expr* a, const ast::Expr* b) { return a->range.begin < b->range.begin; });
+  return snapshot;
+}
+
+const ast::Expr* expressionAt(const Snapshot& snapshot, uint32_t offset,
+                              bool (*accept)(const Snapshot&, const ast::Expr&)) {
+  const ast::Expr* best = nullptr;
+  for (const ast::Expr* e : snapshot.expressions) {
+    if (e->range.begin > offset) break;
+    if (!contains(e->range, offset)) continue;
+    if (accept && !accept(snapshot, *e)) continue;
+    // Prefer the narrowest range; on a tie the later (inner) one.
+    if (!best || e->range.end - e->range.begin <= best->range.end - best->range.begin) best = e;
+  }
+  return best;
+}
+
+const sema::Symbol* symbolAt(const Snapshot& snapshot, uint32_t offset, SourceRange* range) {
+  if (!snapshot.sema) return nullptr;
+  const sema::Symbol* best = nullptr;
+  SourceRange bestRange;
+  auto consider = [&](const sema::Symbol& symbol, SourceRange r) {
+    if (r.empty() || !contains(r, offset)) return;
+    if (!best || r.end - r.begin < bestRange.end - bestRange.begin) {
+      best = &symbol;
+      bestRange = r;
+    }
+  };
+  for (const sema::Symbol& symbol : snapshot.sema->symbols) {
+    consider(symbol, symbol.definition);
+    for (SourceRange r : symbol.references) consider(symbol, r);
+  }
+  if (best && range) *range = bestRange;
+  return best;
+}
+
+const ast::FunctionDef* functionAt(const Snapshot& snapshot, uint32_t offset) {
+  if (!snapshot.ast) return nullptr;
+  for (const auto& fn : snapshot.ast->functions)
+    if (fn && contains(fn->range, offset)) return fn.get();
+  return nullptr;
+}
+
+const ir::Function* kernelAt(const Snapshot& snapshot, uint32_t offset) {
+  const ast::FunctionDef* def = functionAt(snapshot, offset);
+  if (!def || !snapshot.sema || !snapshot.sema->module) return nullptr;
+  for (const auto& fn : snapshot.sema->module->functions)
+    if (fn && fn->name == def->name) return fn.get();
+  return nullptr;
+}
+
+}  // namespace argus::lsp

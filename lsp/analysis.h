@@ -1,0 +1,54 @@
+// One analysed version of a document: the compilation (tokens, AST, sema) and
+// its diagnostics, immutable once built, so that features read it from any
+// thread while newer versions are being analysed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "driver/compilation.h"
+#include "frontend/ast.h"
+#include "frontend/lexer.h"
+#include "frontend/sema.h"
+#include "ir/ir.h"
+
+namespace argus::lsp {
+
+struct Snapshot {
+  std::string uri;
+  int64_t version = 0;
+  uint64_t generation = 0;  // the server's edit counter for this document
+  std::unique_ptr<Compilation> compilation;
+  // Filled by `analyzeDocument`; all stay valid as long as `compilation` lives.
+  const ast::Module* ast = nullptr;
+  const sema::Result* sema = nullptr;
+  const ir::Module* ir = nullptr;
+  std::vector<TokenInfo> tokens;
+  std::vector<Diagnostic> diagnostics;
+  // Every expression of the AST, in source order of their beginnings.
+  std::vector<const ast::Expr*> expressions;
+
+  const SourceFile& file() const { return compilation->source(); }
+};
+
+// Runs the front end (lex, parse, sema, Tile IR) on `text`. The source file is
+// named by the URI, so that diagnostics' related locations point back at it.
+std::shared_ptr<const Snapshot> analyzeDocument(const std::string& uri, int64_t version,
+                                                uint64_t generation, std::string text,
+                                                const CompileOptions& options);
+
+// The innermost expression whose range contains `offset` (end inclusive, so a
+// cursor just after a name still finds it) and that `accept` accepts.
+const ast::Expr* expressionAt(const Snapshot& snapshot, uint32_t offset,
+                              bool (*accept)(const Snapshot&, const ast::Expr&) = nullptr);
+// The user symbol or builtin whose definition or a reference contains `offset`;
+// `range` receives that occurrence.
+const sema::Symbol* symbolAt(const Snapshot& snapshot, uint32_t offset, SourceRange* range = nullptr);
+// The function definition containing `offset`, if any.
+const ast::FunctionDef* functionAt(const Snapshot& snapshot, uint32_t offset);
+// The Tile IR function of the kernel containing `offset`, if it checked.
+const ir::Function* kernelAt(const Snapshot& snapshot, uint32_t offset);
+
+}  // namespace argus::lsp

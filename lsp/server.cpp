@@ -1,0 +1,312 @@
+#include "lsp/server.h"
+
+#include <exception>
+
+#include "lsp/document.h"
+#include "lsp/features.h"
+
+#ifndef ARGUS_VERSION
+#define ARGUS_VERSION "0.0.0"
+#endif
+
+namespace argus::lsp {
+
+Server::Server(Send send, Log log, ServerOptions options) : send_(std::move(send)), log_(std::move(log)) {
+  scheduler_ = std::make_unique<Scheduler>(options.scheduler, [this](const std::shared_ptr<const Snapshot>& snapshot) {
+    send_(json{{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
+               {"params", publishDiagnosticsParams(*snapshot)}});
+  });
+}
+
+Server::~Server() { scheduler_->stop(); }
+
+int Server::run(MessageReader& reader) {
+  while (!exited_) {
+    ReadResult message = reader.read();
+    switch (message.kind) {
+      case ReadResult::Kind::Message: handleBody(message.body); break;
+      case ReadResult::Kind::Malformed: handleMalformed(message.problem); break;
+      case ReadResult::Kind::EndOfStream:
+        log_("the client closed the connection without 'exit'");
+        exited_ = true;
+        break;
+    }
+  }
+  return exitCode();
+}
+
+void Server::handleMalformed(const std::string& problem) { log_("ignoring a malformed message: " + problem); }
+
+void Server::handleBody(const std::string& body) {
+  json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (message.is_discarded()) {
+    log_("a message body is not valid JSON");
+    replyError(nullptr, error_code::kParseError, "the message is not valid JSON");
+    return;
+  }
+  handle(message);
+}
+
+void Server::handle(const json& message) {
+  try {
+    if (!message.is_object()) {
+      replyError(nullptr, error_code::kInvalidRequest, "a JSON-RPC message must be an object");
+      return;
+    }
+    const json* id = member(message, "id");
+    const json* method = member(message, "method");
+    bool validId = id && (id->is_number_integer() || id->is_string());
+    if (!method) {
+      // A response to a request of ours (we send none) or nonsense.
+      if (!member(message, "result") && !member(message, "error"))
+        replyError(validId ? *id : json(nullptr), error_code::kInvalidRequest, "a request needs a 'method'");
+      return;
+    }
+    if (!method->is_string()) {
+      if (id) replyError(validId ? *id : json(nullptr), error_code::kInvalidRequest, "'method' must be a string");
+      else log_("ignoring a notification whose 'method' is not a string");
+      return;
+    }
+    const json* paramsPtr = member(message, "params");
+    json params = paramsPtr ? *paramsPtr : json::object();
+    if (id) {
+      if (!validId) {
+        replyError(nullptr, error_code::kInvalidRequest, "'id' must be an integer or a string");
+        return;
+      }
+      handleRequest(*id, method->get<std::string>(), params);
+    } else {
+      handleNotification(method->get<std::string>(), params);
+    }
+  } catch (const std::exception& error) {
+    log_(std::string("internal error while handling a message: ") + error.what());
+  }
+}
+
+void Server::reply(const json& id, json result) {
+  send_(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void Server::replyError(const json& id, int code, const std::string& message) {
+  send_(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+}
+
+json Server::initializeResult() const {
+  json capabilities = {
+      {"positionEncoding", "utf-16"},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", false}}},
+      {"hoverProvider", true},
+      {"definitionProvider", true},
+      {"referencesProvider", true},
+      {"renameProvider", {{"prepareProvider", true}}},
+      {"documentSymbolProvider", true},
+      {"completionProvider", {{"triggerCharacters", {"."}}, {"resolveProvider", false}}},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+      {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
+      {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}}},
+      {"inlayHintProvider", true},
+  };
+  return json{{"capabilities", capabilities}, {"serverInfo", {{"name", "argus-lsp"}, {"version", ARGUS_VERSION}}}};
+}
+
+void Server::handleRequest(const json& id, const std::string& method, const json& params) {
+  if (state_ == State::Uninitialized && method != "initialize") {
+    replyError(id, error_code::kServerNotInitialized, "the server is not initialized: send 'initialize' first");
+    return;
+  }
+  if (state_ == State::ShutDown) {
+    replyError(id, error_code::kInvalidRequest, "the server is shut down: only 'exit' is accepted");
+    return;
+  }
+  if (method == "initialize") {
+    if (state_ != State::Uninitialized) {
+      replyError(id, error_code::kInvalidRequest, "'initialize' was already received");
+      return;
+    }
+    state_ = State::Running;
+    if (const json* options = member(params, "initializationOptions")) didChangeConfiguration(json{{"settings", *options}});
+    reply(id, initializeResult());
+    return;
+  }
+  if (method == "shutdown") {
+    state_ = State::ShutDown;
+    shutdownReceived_ = true;
+    reply(id, nullptr);
+    return;
+  }
+  static const std::set<std::string> documentRequests = {
+      "textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/prepareRename",
+      "textDocument/rename", "textDocument/documentSymbol", "textDocument/completion", "textDocument/codeAction",
+      "textDocument/signatureHelp", "textDocument/semanticTokens/full", "textDocument/inlayHint"};
+  if (!documentRequests.count(method)) {
+    replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
+    return;
+  }
+  std::optional<std::string> uri = documentUri(params);
+  if (!uri) {
+    replyError(id, error_code::kInvalidParams, "'params.textDocument.uri' is missing");
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(inFlightMutex_);
+    inFlight_.insert(id.dump());
+  }
+  scheduler_->schedule(*uri, [this, id, method, params](const std::shared_ptr<const Snapshot>& snapshot) {
+    bool cancelled = false;
+    if (!takeInFlight(id, &cancelled)) return;
+    if (cancelled) {
+      replyError(id, error_code::kRequestCancelled, "the request was cancelled");
+      return;
+    }
+    if (!snapshot) {
+      replyError(id, error_code::kInvalidParams, "the document is not open");
+      return;
+    }
+    try {
+      auto position = [&]() -> std::optional<Position> {
+        const json* p = member(params, "position");
+        return p ? positionFromJson(*p) : std::nullopt;
+      };
+      auto needPosition = [&]() {
+        std::optional<Position> p = position();
+        if (!p) replyError(id, error_code::kInvalidParams, "'params.position' is missing or not a position");
+        return p;
+      };
+      const Snapshot& s = *snapshot;
+      if (method == "textDocument/documentSymbol") return reply(id, documentSymbols(s));
+      if (method == "textDocument/semanticTokens/full") return reply(id, semanticTokens(s));
+      if (method == "textDocument/codeAction" || method == "textDocument/inlayHint") {
+        const json* r = member(params, "range");
+        std::optional<Range> range = r ? rangeFromJson(*r) : std::nullopt;
+        if (!range) return replyError(id, error_code::kInvalidParams, "'params.range' is missing or not a range");
+        return reply(id, method == "textDocument/codeAction" ? codeActions(s, *range) : inlayHints(s, *range));
+      }
+      std::optional<Position> p = needPosition();
+      if (!p) return;
+      if (method == "textDocument/hover") return reply(id, hover(s, *p));
+      if (method == "textDocument/definition") return reply(id, definition(s, *p));
+      if (method == "textDocument/completion") return reply(id, completion(s, *p));
+      if (method == "textDocument/signatureHelp") return reply(id, signatureHelp(s, *p));
+      if (method == "textDocument/prepareRename") return reply(id, prepareRename(s, *p));
+      if (method == "textDocument/references") {
+        const json* context = member(params, "context");
+        const json* include = context ? member(*context, "includeDeclaration") : nullptr;
+        return reply(id, references(s, *p, include && include->is_boolean() && include->get<bool>()));
+      }
+      if (method == "textDocument/rename") {
+        std::optional<std::string> newName = stringMember(params, "newName");
+        if (!newName) return replyError(id, error_code::kInvalidParams, "'params.newName' is missing");
+        FeatureResult result = rename(s, *p, *newName);
+        if (result.error) return replyError(id, result.error->first, result.error->second);
+        return reply(id, std::move(result.result));
+      }
+      replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
+    } catch (const std::exception& error) {
+      replyError(id, error_code::kInternalError, std::string("internal error: ") + error.what());
+    }
+  });
+}
+
+bool Server::takeInFlight(const json& id, bool* cancelled) {
+  std::lock_guard<std::mutex> lock(inFlightMutex_);
+  std::string key = id.dump();
+  auto it = inFlight_.find(key);
+  if (it == inFlight_.end()) return false;
+  inFlight_.erase(it);
+  *cancelled = cancelled_.erase(key) != 0;
+  return true;
+}
+
+void Server::handleNotification(const std::string& method, const json& params) {
+  if (method == "exit") {
+    exited_ = true;
+    return;
+  }
+  if (state_ != State::Running) return;  // dropped before initialize and after shutdown
+  if (method == "textDocument/didOpen") didOpen(params);
+  else if (method == "textDocument/didChange") didChange(params);
+  else if (method == "textDocument/didClose") didClose(params);
+  else if (method == "workspace/didChangeConfiguration") didChangeConfiguration(params);
+  else if (method == "$/cancelRequest") {
+    const json* id = member(params, "id");
+    if (!id) return;
+    std::lock_guard<std::mutex> lock(inFlightMutex_);
+    if (inFlight_.count(id->dump())) cancelled_.insert(id->dump());
+  }
+  // `initialized`, `$/setTrace` and unknown notifications need nothing.
+}
+
+void Server::didOpen(const json& params) {
+  const json* document = member(params, "textDocument");
+  std::optional<std::string> uri = document ? stringMember(*document, "uri") : std::nullopt;
+  std::optional<std::string> text = document ? stringMember(*document, "text") : std::nullopt;
+  if (!uri || !text) {
+    log_("didOpen without textDocument.uri and textDocument.text: ignored");
+    return;
+  }
+  std::optional<int64_t> version = intMember(*document, "version");
+  scheduler_->update(*uri, version.value_or(0), std::move(*text));
+}
+
+void Server::didChange(const json& params) {
+  std::optional<std::string> uri = documentUri(params);
+  const json* changes = member(params, "contentChanges");
+  if (!uri || !changes || !changes->is_array()) {
+    log_("didChange without textDocument.uri and contentChanges: ignored");
+    return;
+  }
+  std::optional<std::pair<std::string, int64_t>> current = scheduler_->text(*uri);
+  if (!current) {
+    log_("didChange for a document that is not open: " + *uri);
+    return;
+  }
+  std::vector<ContentChange> parsed;
+  for (const json& change : *changes) {
+    std::optional<ContentChange> c = contentChangeFromJson(change);
+    if (!c) {
+      log_("didChange with a malformed content change: the whole notification is ignored");
+      return;
+    }
+    parsed.push_back(std::move(*c));
+  }
+  const json* document = member(params, "textDocument");
+  std::optional<int64_t> version = document ? intMember(*document, "version") : std::nullopt;
+  applyContentChanges(current->first, parsed);
+  scheduler_->update(*uri, version.value_or(current->second + 1), std::move(current->first));
+}
+
+void Server::didClose(const json& params) {
+  std::optional<std::string> uri = documentUri(params);
+  if (!uri || !scheduler_->isOpen(*uri)) return;
+  scheduler_->close(*uri);
+  // Clear what the editor shows for the closed document.
+  send_(json{{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
+             {"params", {{"uri", *uri}, {"diagnostics", json::array()}}}});
+}
+
+void Server::didChangeConfiguration(const json& params) {
+  const json* settings = member(params, "settings");
+  if (!settings) return;
+  const json* argus = member(*settings, "argus");
+  const json& section = argus ? *argus : *settings;
+  CompileOptions options;
+  bool changed = false;
+  if (std::optional<std::string> arch = stringMember(section, "arch")) {
+    if (isSupportedArch(*arch)) {
+      options.arch = *arch;
+      changed = true;
+    } else {
+      log_("unsupported target architecture '" + *arch + "' in the settings: keeping " + options.arch);
+    }
+  }
+  if (const json* defines = member(section, "defines"); defines && defines->is_object()) {
+    for (const auto& [name, value] : defines->items()) {
+      std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+      options.defines.emplace_back(name, text);
+    }
+    changed = true;
+  }
+  if (changed) scheduler_->setCompileOptions(std::move(options));
+}
+
+}  // namespace argus::lsp

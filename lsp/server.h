@@ -1,0 +1,73 @@
+// The server layer: JSON-RPC dispatch, the LSP lifecycle, documents and the
+// language features. It talks to libargus only through its public API
+// (Compilation, sema::Result, the diagnostic renderers) and writes nothing
+// itself: messages go to `send`, warnings to `log`.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "lsp/protocol.h"
+#include "lsp/scheduler.h"
+#include "lsp/transport.h"
+
+namespace argus::lsp {
+
+struct ServerOptions {
+  SchedulerOptions scheduler;
+};
+
+class Server {
+ public:
+  using Send = std::function<void(const json&)>;
+  using Log = std::function<void(const std::string&)>;
+
+  Server(Send send, Log log, ServerOptions options = {});
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // One message body as read from the transport (may be anything at all).
+  void handleBody(const std::string& body);
+  void handle(const json& message);
+  // A framing problem the transport found.
+  void handleMalformed(const std::string& problem);
+  // Reads and handles messages until `exit` or the end of the stream; returns
+  // the process exit code (0 only after `shutdown`).
+  int run(MessageReader& reader);
+
+  bool exitRequested() const { return exited_; }
+  int exitCode() const { return shutdownReceived_ ? 0 : 1; }
+
+ private:
+  enum class State { Uninitialized, Running, ShutDown };
+
+  void handleRequest(const json& id, const std::string& method, const json& params);
+  void handleNotification(const std::string& method, const json& params);
+  void didOpen(const json& params);
+  void didChange(const json& params);
+  void didClose(const json& params);
+  void didChangeConfiguration(const json& params);
+  // Runs a feature once the document's latest text is analysed.
+  void onSnapshot(const json& id, const std::string& method, const json& params);
+  void reply(const json& id, json result);
+  void replyError(const json& id, int code, const std::string& message);
+  json initializeResult() const;
+  // In-flight request ids (dumped JSON), for $/cancelRequest.
+  bool takeInFlight(const json& id, bool* cancelled);
+
+  Send send_;
+  Log log_;
+  State state_ = State::Uninitialized;
+  bool shutdownReceived_ = false;
+  bool exited_ = false;
+  std::mutex inFlightMutex_;
+  std::set<std::string> inFlight_, cancelled_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+}  // namespace argus::lsp

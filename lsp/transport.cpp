@@ -1,0 +1,144 @@
+#include "lsp/transport.h"
+
+#include <algorithm>
+#include <cctype>
+#include <istream>
+#include <ostream>
+
+namespace argus::lsp {
+
+namespace {
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string trim(const std::string& text) {
+  size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  size_t end = text.find_last_not_of(" \t");
+  return text.substr(begin, end - begin + 1);
+}
+
+// A strictly decimal, bounded Content-Length value; anything else is malformed.
+bool parseLength(const std::string& text, size_t& length) {
+  if (text.empty() || text.size() > 12) return false;
+  size_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<size_t>(c - '0');
+  }
+  length = value;
+  return true;
+}
+
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text.substr(0, 60)) out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+  return out;
+}
+
+}  // namespace
+
+MessageReader::Line MessageReader::readLine(std::string& line) {
+  line.clear();
+  bool tooLong = false;
+  for (;;) {
+    int c = in_.get();
+    if (c == std::char_traits<char>::eof()) return line.empty() && !tooLong ? Line::EndOfStream : Line::Ok;
+    if (c == '\n') break;
+    if (line.size() < kMaxHeaderLineBytes) line += static_cast<char>(c);
+    else tooLong = true;
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return tooLong ? Line::TooLong : Line::Ok;
+}
+
+ReadResult MessageReader::read() {
+  ReadResult result;
+  std::string line;
+  bool haveLength = false, sawHeader = false;
+  size_t length = 0;
+  std::string problem;
+  for (;;) {
+    Line status = readLine(line);
+    if (status == Line::EndOfStream) {
+      result.kind = ReadResult::Kind::EndOfStream;
+      return result;
+    }
+    if (status == Line::TooLong) {
+      problem = "header line longer than " + std::to_string(kMaxHeaderLineBytes) + " bytes";
+      sawHeader = true;
+      continue;
+    }
+    if (line.empty()) {
+      if (!sawHeader) continue;  // stray blank lines between messages
+      break;
+    }
+    sawHeader = true;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      problem = "not a header line: '" + printable(line) + "'";
+      continue;
+    }
+    std::string name = lowercase(trim(line.substr(0, colon)));
+    std::string value = trim(line.substr(colon + 1));
+    if (name == "content-length") {
+      size_t parsed = 0;
+      if (!parseLength(value, parsed)) {
+        problem = "bad Content-Length '" + printable(value) + "'";
+        haveLength = false;
+      } else {
+        length = parsed;
+        haveLength = true;
+      }
+    }
+    // Other headers (Content-Type) are accepted and ignored.
+  }
+  if (!problem.empty() || !haveLength) {
+    result.kind = ReadResult::Kind::Malformed;
+    result.problem = problem.empty() ? "header block without Content-Length" : problem;
+    return result;
+  }
+  if (length > kMaxBodyBytes) {
+    // Skip what we can of it so that the stream may resynchronise.
+    in_.ignore(static_cast<std::streamsize>(length));
+    in_.clear();
+    result.kind = ReadResult::Kind::Malformed;
+    result.problem = "Content-Length " + std::to_string(length) + " exceeds the limit";
+    return result;
+  }
+  result.body.resize(length);
+  in_.read(result.body.data(), static_cast<std::streamsize>(length));
+  size_t got = static_cast<size_t>(in_.gcount());
+  if (got < length) {
+    result.body.resize(got);
+    in_.clear(std::ios::eofbit);
+    result.kind = ReadResult::Kind::Malformed;
+    result.problem = "stream ended inside a message body (" + std::to_string(got) + " of " +
+                     std::to_string(length) + " bytes)";
+    return result;
+  }
+  result.kind = ReadResult::Kind::Message;
+  return result;
+}
+
+std::string dumpJson(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string frameMessage(const nlohmann::json& message) {
+  std::string body = dumpJson(message);
+  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+void MessageWriter::write(const nlohmann::json& message) {
+  std::string framed = frameMessage(message);
+  std::lock_guard<std::mutex> lock(mutex_);
+  out_.write(framed.data(), static_cast<std::streamsize>(framed.size()));
+  out_.flush();
+}
+
+}  // namespace argus::lsp

@@ -1,0 +1,53 @@
+// The LSP base protocol: `Content-Length` framed JSON-RPC messages over a byte
+// stream (stdio). The reader never trusts its input: malformed headers, absurd
+// lengths and binary garbage are reported as `Malformed` and reading goes on
+// with the next header block; only the end of the stream stops it.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace argus::lsp {
+
+struct ReadResult {
+  enum class Kind { Message, Malformed, EndOfStream };
+  Kind kind = Kind::EndOfStream;
+  std::string body;     // Message: the raw JSON text
+  std::string problem;  // Malformed: what was wrong, for the log
+};
+
+class MessageReader {
+ public:
+  // Bodies above this size are refused (and skipped) rather than allocated.
+  static constexpr size_t kMaxBodyBytes = 64u << 20;
+  static constexpr size_t kMaxHeaderLineBytes = 4096;
+
+  explicit MessageReader(std::istream& in) : in_(in) {}
+  ReadResult read();
+
+ private:
+  enum class Line { Ok, TooLong, EndOfStream };
+  Line readLine(std::string& line);
+  std::istream& in_;
+};
+
+// Serialises messages with their header; safe to call from several threads.
+class MessageWriter {
+ public:
+  explicit MessageWriter(std::ostream& out) : out_(out) {}
+  void write(const nlohmann::json& message);
+
+ private:
+  std::mutex mutex_;
+  std::ostream& out_;
+};
+
+// The framed bytes of one message (header + body), as `MessageWriter` sends it.
+std::string frameMessage(const nlohmann::json& message);
+// JSON text that never throws: invalid UTF-8 in strings becomes U+FFFD.
+std::string dumpJson(const nlohmann::json& value);
+
+}  // namespace argus::lsp
