@@ -1,5 +1,6 @@
 #include "lsp/server.h"
 
+#include <chrono>
 #include <exception>
 
 #include "lsp/document.h"
@@ -129,6 +130,12 @@ void Server::handleRequest(const json& id, const std::string& method, const json
     return;
   }
   if (method == "shutdown") {
+    // Answer what is still pending first, so that no request goes unanswered
+    // (bounded: a pathological analysis must not keep the editor waiting).
+    {
+      std::unique_lock<std::mutex> lock(inFlightMutex_);
+      inFlightDone_.wait_for(lock, std::chrono::seconds(10), [this] { return inFlight_.empty(); });
+    }
     state_ = State::ShutDown;
     shutdownReceived_ = true;
     reply(id, nullptr);
@@ -214,6 +221,7 @@ bool Server::takeInFlight(const json& id, bool* cancelled) {
   if (it == inFlight_.end()) return false;
   inFlight_.erase(it);
   *cancelled = cancelled_.erase(key) != 0;
+  if (inFlight_.empty()) inFlightDone_.notify_all();
   return true;
 }
 

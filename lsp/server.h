@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -66,6 +67,7 @@ class Server {
   bool shutdownReceived_ = false;
   bool exited_ = false;
   std::mutex inFlightMutex_;
+  std::condition_variable inFlightDone_;
   std::set<std::string> inFlight_, cancelled_;
   std::unique_ptr<Scheduler> scheduler_;
 };

@@ -92,6 +92,15 @@ const Case kCases[] = {
     {"def f(x):\n    u = $ 5\n", "AG1001", "2:9-2:10", "unexpected character '$'"},
     {"def f(x):\n    t = 0x + 1\n", "AG1009", "2:9-2:11", "invalid numeric literal '0x'"},
     {"def f(x):\n    return\n  y = 1\n", "AG1003", "3:1-3:3", "unindent does not match any outer indentation level"},
+    // Recovery keeps the block structure around the broken line.
+    {"def f(x):\n    if x:\n        a = 1\n   b = 2\n    return a\n", "AG1003", "4:1-4:4",
+     "unindent does not match any outer indentation level"},
+    {"def f(x):\n    if x:\n       a = 1\n        b = 2\n    else:\n        pass\n", "AG1006", "4:1-4:9", "unexpected indent"},
+    {"def f(x):\n    for i in x:\n        if i:\n       a = 1\n        else:\n            pass\n", "AG1003", "4:1-4:8",
+     "unindent does not match any outer indentation level"},
+    {"def f(x):\n    if x:\n        a = 1\n$       else:\n        pass\n", "AG1001", "4:1-4:2", "unexpected character '$'"},
+    {"def f(x):\n    y = 1 if x:\n        pass\n    else:\n        pass\n", "AG1010", "2:11-2:13",
+     "a conditional expression 'a if cond else b' is not part of the Argus language"},
 };
 
 TEST(ParserDiagnostics, EachMistakeGivesExactlyOneDiagnostic) {

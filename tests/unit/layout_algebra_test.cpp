@@ -120,7 +120,7 @@ TEST(LayoutAlgebra, DivideDocExamples) {
 TEST(LayoutAlgebra, ProductDocExamples) {
   EXPECT_EQ(str(logicalProduct(L("(2,2):(4,1)"), Tiler::whole(L("6:1")))), "((2,2),(2,3)):((4,1),(2,8))");
   EXPECT_EQ(str(logicalProduct(L("(2,2):(4,1)"), Tiler::whole(L("(4,2):(2,1)")))),
-            "((2,2),(4,2)):((4,1),(16,8))");
+            "((2,2),(4,2)):((4,1),(8,2))");
   // 2x5 row-major block over a 3x4 column-major arrangement; mode 0 coalesced.
   EXPECT_EQ(str(blockedProduct(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "(6,(5,4)):(5,(1,30))");
   EXPECT_EQ(str(rakedProduct(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "((3,2),(4,5)):((10,5),(30,1))");

@@ -1,0 +1,115 @@
+// Thread-value layouts against the PTX ISA's fragment tables
+// (mma.m16n8k16 with .bf16/.f16 operands and .f32 accumulators; ldmatrix).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "layout/print.h"
+#include "layout/tv_layout.h"
+
+namespace argus::layout {
+namespace {
+
+// groupID = lane >> 2, threadID_in_group = lane % 4 (PTX ISA, "Matrix fragments for mma.m16n8k16").
+int64_t group(int64_t lane) { return lane >> 2; }
+int64_t inGroup(int64_t lane) { return lane % 4; }
+
+TEST(ThreadValueLayouts, MmaAOperandMatchesPtx) {
+  TVLayout a = *mmaM16N8K16('A', "bf16");
+  ASSERT_EQ(a.threads(), 32);
+  ASSERT_EQ(a.values(), 8);
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t i = 0; i < 8; ++i) {
+      // row = groupID for a0,a1,a4,a5 and groupID + 8 for a2,a3,a6,a7;
+      // col = threadID_in_group * 2 + (i & 1), + 8 for a4..a7.
+      int64_t row = group(lane) + ((i >> 1) & 1) * 8;
+      int64_t col = inGroup(lane) * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      ASSERT_EQ(a.row(lane, i), row) << "lane " << lane << " a" << i;
+      ASSERT_EQ(a.col(lane, i), col) << "lane " << lane << " a" << i;
+    }
+  // A few entries spelled out.
+  EXPECT_EQ(a.row(0, 0), 0);
+  EXPECT_EQ(a.col(0, 0), 0);
+  EXPECT_EQ(a.row(5, 3), 9);   // lane 5: groupID 1 (+8), threadID_in_group 1: col 3
+  EXPECT_EQ(a.col(5, 3), 3);
+  EXPECT_EQ(a.row(31, 7), 15);
+  EXPECT_EQ(a.col(31, 7), 15);
+  EXPECT_EQ(toString(a.layout), "((4,8),(2,2,2)):((32,1),(16,8,128))");
+  EXPECT_TRUE(mmaM16N8K16('A', "f16").ok());
+  EXPECT_FALSE(mmaM16N8K16('A', "f32").ok());
+}
+
+TEST(ThreadValueLayouts, MmaBOperandMatchesPtx) {
+  TVLayout b = *mmaM16N8K16('B', "bf16");  // CuTe's (n, k) tile, 8 x 16
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t i = 0; i < 4; ++i) {
+      // row (k) = threadID_in_group * 2 + (i & 1), + 8 for b2,b3; col (n) = groupID.
+      int64_t k = inGroup(lane) * 2 + (i & 1) + (i >= 2 ? 8 : 0);
+      ASSERT_EQ(b.row(lane, i), group(lane)) << "lane " << lane << " b" << i;
+      ASSERT_EQ(b.col(lane, i), k) << "lane " << lane << " b" << i;
+    }
+  EXPECT_EQ(b.col(6, 3), 13);  // lane 6: threadID_in_group 2 -> k = 4 + 1 + 8
+  EXPECT_EQ(b.row(6, 3), 1);
+}
+
+TEST(ThreadValueLayouts, MmaAccumulatorMatchesPtx) {
+  TVLayout c = *mmaM16N8K16('C', "f32");
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t i = 0; i < 4; ++i) {
+      // row = groupID for c0,c1 and groupID + 8 for c2,c3; col = threadID_in_group * 2 + (i & 1).
+      ASSERT_EQ(c.row(lane, i), group(lane) + (i >= 2 ? 8 : 0));
+      ASSERT_EQ(c.col(lane, i), inGroup(lane) * 2 + (i & 1));
+    }
+  EXPECT_EQ(c.row(9, 2), 10);
+  EXPECT_EQ(c.col(9, 2), 2);
+}
+
+TEST(ThreadValueLayouts, FragmentsCoverTheirTilesOnce) {
+  for (char operand : {'A', 'B', 'C'}) {
+    TVLayout tv = *mmaM16N8K16(operand, operand == 'C' ? "f32" : "bf16");
+    std::set<int64_t> offsets;
+    for (int64_t i = 0; i < tv.layout.size(); ++i) offsets.insert(tv.layout(i));
+    EXPECT_EQ(static_cast<int64_t>(offsets.size()), tv.rows * tv.cols) << operand;
+  }
+  for (int count : {1, 2, 4})
+    for (bool trans : {false, true}) {
+      TVLayout tv = *ldmatrix(count, trans);
+      std::set<int64_t> offsets;
+      for (int64_t i = 0; i < tv.layout.size(); ++i) offsets.insert(tv.layout(i));
+      EXPECT_EQ(static_cast<int64_t>(offsets.size()), tv.rows * tv.cols) << count << trans;
+      EXPECT_EQ(tv.threads(), 32);
+      EXPECT_EQ(tv.values(), 2 * count);
+    }
+}
+
+TEST(ThreadValueLayouts, LdmatrixMatchesPtx) {
+  // Each 8x8 matrix: lane holds row lane/4, columns 2*(lane%4) and +1 (register j for matrix j).
+  TVLayout x4 = *ldmatrix(4, false);
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t v = 0; v < 8; ++v) {
+      int64_t matrix = v / 2;
+      ASSERT_EQ(x4.row(lane, v), (matrix % 2) * 8 + lane / 4);
+      ASSERT_EQ(x4.col(lane, v), (matrix / 2) * 8 + 2 * (lane % 4) + v % 2);
+    }
+  // x4 loads exactly the mma A fragment.
+  EXPECT_EQ(x4.layout, mmaM16N8K16('A', "f16")->layout);
+  TVLayout trans = *ldmatrix(4, true);
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t v = 0; v < 8; ++v) {
+      int64_t matrix = v / 2;
+      ASSERT_EQ(trans.row(lane, v), (matrix % 2) * 8 + 2 * (lane % 4) + v % 2);
+      ASSERT_EQ(trans.col(lane, v), (matrix / 2) * 8 + lane / 4);
+    }
+  EXPECT_FALSE(ldmatrix(3, false).ok());
+}
+
+TEST(ThreadValueLayouts, PictureNamesTheHolders) {
+  Result<std::string> picture = printThreadValues(*mmaM16N8K16('C', "f32"));
+  ASSERT_TRUE(picture.ok());
+  // Row 0: T0V0 T0V1 T1V0 T1V1 ...; row 8 starts with T0V2.
+  EXPECT_NE(picture->find(" 0  | T0V0 | T0V1 | T1V0 | T1V1 | T2V0 |"), std::string::npos) << *picture;
+  EXPECT_NE(picture->find(" 8  | T0V2 | T0V3 | T1V2 |"), std::string::npos) << *picture;
+}
+
+}  // namespace
+}  // namespace argus::layout
