@@ -307,6 +307,7 @@ Value compose(const ExprNode& node) {
   Value right = evaluate(node.children[1]);
   TextRange rightRange = node.children[1].range;
   if (auto* sw = std::get_if<Swizzle>(&left)) {
+    // `Sw o 32` is completed by `o layout`; until then its layout is the identity 1:1.
     if (auto* t = std::get_if<IntTuple>(&right); t && t->isLeaf()) return ComposedLayout{*sw, t->value(), Layout(1, 1)};
     if (auto* l = std::get_if<Layout>(&right)) return ComposedLayout{*sw, 0, *l};
     fail(std::string("a swizzle composes with an offset or a layout, not ") + kindName(right), rightRange);
@@ -314,6 +315,7 @@ Value compose(const ExprNode& node) {
   if (auto* composed = std::get_if<ComposedLayout>(&left)) {
     auto* l = std::get_if<Layout>(&right);
     if (!l) fail(std::string("a swizzled layout composes with a layout, not ") + kindName(right), rightRange);
+    if (composed->layout == Layout(1, 1)) return ComposedLayout{composed->swizzle, composed->offset, *l};
     Result<ComposedLayout> r = composition(*composed, *l);
     if (!r) fail(r.error().message, node.range);
     return *r;

@@ -160,8 +160,24 @@ class Parser {
     }
   }
 
+  // After a '(' token: does a name or a tiler follow (a grouped expression, not a tuple)?
+  bool groupFollows() const {
+    size_t p = token_.range.end;
+    while (p < text_.size() && std::isspace(static_cast<unsigned char>(text_[p]))) ++p;
+    if (p >= text_.size()) return false;
+    char c = text_[p];
+    bool staticInt = c == '_' && p + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[p + 1]));
+    return c == '<' || ((std::isalpha(static_cast<unsigned char>(c)) || c == '_') && !staticInt);
+  }
+
   bool parsePrimary(ExprNode& node) {
     node.range = token_.range;
+    if (isPunct('(') && groupFollows()) {
+      TextRange opener = token_.range;
+      advance();
+      if (!parseExpr(node)) return false;
+      return expectPunct(')', "to close the parenthesis", opener);
+    }
     if (token_.kind == Token::Kind::Int || isPunct('(') || isPunct('-')) {
       TextRange range;
       if (!parseTuple(node.shape, range)) return false;

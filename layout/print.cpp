@@ -39,7 +39,9 @@ Result<std::string> offsetGrid(const std::string& title, int64_t size, int64_t r
                      std::to_string(kLargestPicture) + ")");
   int64_t cols = size / rows;
   size_t entryWidth = 1;
-  for (int64_t i = 0; i < size; ++i) entryWidth = std::max(entryWidth, std::to_string(offset(i)).size());
+  // CuTe sizes cells by the digits of cosize (one past the largest offset).
+  for (int64_t i = 0; i < size; ++i)
+    entryWidth = std::max({entryWidth, std::to_string(offset(i)).size(), std::to_string(offset(i) + 1).size()});
   return title + "\n" +
          grid(rows, cols, [&](int64_t m, int64_t n) { return std::to_string(offset(m + rows * n)); },
               entryWidth);

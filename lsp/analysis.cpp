@@ -189,6 +189,25 @@ const sema::Symbol* symbolAt(const Snapshot& snapshot, uint32_t offset, SourceRa
   return best;
 }
 
+const ir::Type* symbolType(const Snapshot& snapshot, const sema::Symbol& symbol) {
+  if (!snapshot.sema || symbol.kind == sema::Symbol::Kind::Builtin) return nullptr;
+  auto typeOfNameAt = [&](SourceRange range) -> const ir::Type* {
+    auto it = std::lower_bound(snapshot.expressions.begin(), snapshot.expressions.end(), range.begin,
+                               [](const ast::Expr* e, uint32_t offset) { return e->range.begin < offset; });
+    for (; it != snapshot.expressions.end() && (*it)->range.begin == range.begin; ++it) {
+      if ((*it)->range != range || (*it)->kind != ast::ExprKind::Name) continue;
+      auto type = snapshot.sema->exprTypes.find((*it)->id);
+      if (type != snapshot.sema->exprTypes.end()) return &type->second;
+    }
+    return nullptr;
+  };
+  if (!symbol.definition.empty())
+    if (const ir::Type* type = typeOfNameAt(symbol.definition)) return type;
+  for (SourceRange r : symbol.references)
+    if (const ir::Type* type = typeOfNameAt(r)) return type;
+  return nullptr;
+}
+
 const ast::FunctionDef* functionAt(const Snapshot& snapshot, uint32_t offset) {
   if (!snapshot.ast) return nullptr;
   for (const auto& fn : snapshot.ast->functions)

@@ -46,6 +46,9 @@ const ast::Expr* expressionAt(const Snapshot& snapshot, uint32_t offset,
 // The user symbol or builtin whose definition or a reference contains `offset`;
 // `range` receives that occurrence.
 const sema::Symbol* symbolAt(const Snapshot& snapshot, uint32_t offset, SourceRange* range = nullptr);
+// The type of a user symbol: that of its first occurrence sema typed (the
+// definition when it has one, else a reference).
+const ir::Type* symbolType(const Snapshot& snapshot, const sema::Symbol& symbol);
 // The function definition containing `offset`, if any.
 const ast::FunctionDef* functionAt(const Snapshot& snapshot, uint32_t offset);
 // The Tile IR function of the kernel containing `offset`, if it checked.

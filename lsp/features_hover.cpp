@@ -136,14 +136,15 @@ json hover(const Snapshot& snapshot, Position position) {
         text << "```\n" << doc->signature() << "\n```\n\n" << doc->summary << "\n\n";
       else if (!symbol->typeDescription.empty())
         text << "```\n" << symbol->typeDescription << "\n```\n\n";
-    } else if (!expr && !symbol->typeDescription.empty()) {
-      text << symbol->typeDescription << "\n\n";
     }
   }
-  if (expr) {
-    const ir::Type& type = snapshot.sema->exprTypes.at(expr->id);
+  const ir::Type* type = expr ? &snapshot.sema->exprTypes.at(expr->id) : nullptr;
+  if (!type && symbol) type = symbolType(snapshot, *symbol);
+  if (type) {
     const ir::Function* kernel = kernelAt(snapshot, offset);
-    text << describeType(type, kernel ? kernel->numWarps : 4, kernel != nullptr);
+    text << describeType(*type, kernel ? kernel->numWarps : 4, kernel != nullptr);
+  } else if (symbol && symbol->kind != sema::Symbol::Kind::Builtin && !symbol->typeDescription.empty()) {
+    text << symbol->typeDescription << "\n\n";
   }
   std::string value = text.str();
   while (!value.empty() && value.back() == '\n') value.pop_back();

@@ -106,18 +106,10 @@ json inlayHints(const Snapshot& snapshot, Range range) {
   uint32_t begin = offsetOf(file, range.start), end = offsetOf(file, range.end);
   json hints = json::array();
   if (!snapshot.sema) return hints;
-  // The type of a local is the type of its first binding occurrence.
-  std::unordered_map<uint32_t, const ir::Type*> typeAt;
-  for (const ast::Expr* e : snapshot.expressions) {
-    if (e->kind != ast::ExprKind::Name) continue;
-    auto it = snapshot.sema->exprTypes.find(e->id);
-    if (it != snapshot.sema->exprTypes.end()) typeAt.emplace(e->range.begin, &it->second);
-  }
   for (const sema::Symbol& symbol : snapshot.sema->symbols) {
     if (symbol.kind != sema::Symbol::Kind::Local || symbol.definition.empty()) continue;
     if (symbol.definition.end < begin || symbol.definition.begin > end) continue;
-    const ir::Type* type = nullptr;
-    if (auto it = typeAt.find(symbol.definition.begin); it != typeAt.end()) type = it->second;
+    const ir::Type* type = symbolType(snapshot, symbol);
     std::string label;
     if (type) label = shortType(*type);
     if (label.empty()) continue;

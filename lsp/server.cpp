@@ -159,9 +159,15 @@ void Server::handleRequest(const json& id, const std::string& method, const json
     inFlight_.insert(id.dump());
   }
   scheduler_->schedule(*uri, [this, id, method, params](const std::shared_ptr<const Snapshot>& snapshot) {
-    bool cancelled = false;
-    if (!takeInFlight(id, &cancelled)) return;
-    if (cancelled) {
+    runFeature(id, method, params, snapshot);
+    finishRequest(id);
+  });
+}
+
+void Server::runFeature(const json& id, const std::string& method, const json& params,
+                        const std::shared_ptr<const Snapshot>& snapshot) {
+  {
+    if (isCancelled(id)) {
       replyError(id, error_code::kRequestCancelled, "the request was cancelled");
       return;
     }
@@ -211,20 +217,20 @@ void Server::handleRequest(const json& id, const std::string& method, const json
     } catch (const std::exception& error) {
       replyError(id, error_code::kInternalError, std::string("internal error: ") + error.what());
     }
-  });
+  }
 }
 
-bool Server::takeInFlight(const json& id, bool* cancelled) {
+bool Server::isCancelled(const json& id) {
   std::lock_guard<std::mutex> lock(inFlightMutex_);
-  std::string key = id.dump();
-  auto it = inFlight_.find(key);
-  if (it == inFlight_.end()) return false;
-  inFlight_.erase(it);
-  *cancelled = cancelled_.erase(key) != 0;
-  if (inFlight_.empty()) inFlightDone_.notify_all();
-  return true;
+  return cancelled_.count(id.dump()) != 0;
 }
 
+void Server::finishRequest(const json& id) {
+  std::lock_guard<std::mutex> lock(inFlightMutex_);
+  inFlight_.erase(id.dump());
+  cancelled_.erase(id.dump());
+  if (inFlight_.empty()) inFlightDone_.notify_all();
+}
 void Server::handleNotification(const std::string& method, const json& params) {
   if (method == "exit") {
     exited_ = true;

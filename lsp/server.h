@@ -58,8 +58,11 @@ class Server {
   void reply(const json& id, json result);
   void replyError(const json& id, int code, const std::string& message);
   json initializeResult() const;
-  // In-flight request ids (dumped JSON), for $/cancelRequest.
-  bool takeInFlight(const json& id, bool* cancelled);
+  void runFeature(const json& id, const std::string& method, const json& params,
+                  const std::shared_ptr<const Snapshot>& snapshot);
+  // In-flight request ids (dumped JSON), for $/cancelRequest and shutdown.
+  bool isCancelled(const json& id);
+  void finishRequest(const json& id);
 
   Send send_;
   Log log_;

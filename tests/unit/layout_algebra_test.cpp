@@ -79,6 +79,11 @@ TEST(LayoutAlgebra, CompositionReportsDivisibilityFailures) {
   EXPECT_NE(stride.error().message.find("stride divisibility"), std::string::npos) << stride.error().message;
   // CuTe's weak condition accepts this one (stride 4 < extent 6) and gets it wrong.
   EXPECT_FALSE(composition(L("(6,4):(1,10)"), L("4:4")).ok());
+  // Each mode alone is fine, but B(2,1) = 4 carries into A's second mode:
+  // A(4) = 4 while the mode-wise result would give 12 + 12 = 24. CuTe returns the wrong layout.
+  Result<Layout> carry = composition(L("(4,3):(6,4)"), L("(3,2):(1,2)"));
+  ASSERT_FALSE(carry.ok());
+  EXPECT_NE(carry.error().message.find("do not split along A's modes"), std::string::npos) << carry.error().message;
   // ... but staying inside the first mode is exact.
   EXPECT_EQ(str(composition(L("(6,4):(1,10)"), L("2:4"))), "2:4");
 }

@@ -57,7 +57,7 @@ TEST(LayoutCli, ErrorsHaveCaretsAndExitCodes) {
   EXPECT_NE(run.output.find("shape divisibility"), std::string::npos) << run.output;
   run = runLayout("'(2,3):(1,2'");
   EXPECT_EQ(run.status, 1);
-  EXPECT_NE(run.output.find("  (2,3):(1,2\n             ^"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("  (2,3):(1,2\n            ^"), std::string::npos) << run.output;
   EXPECT_EQ(runLayout("").status, 2);
   EXPECT_EQ(runLayout("'8:1' '4:1'").status, 2);
   EXPECT_EQ(runLayout("--bogus '8:1'").status, 2);

@@ -20,7 +20,7 @@ ExpressionError errorOf(const std::string& text) {
 
 TEST(LayoutNotation, RoundTripsCuTeNotation) {
   for (const char* text : {"(2,(3,4)):(1,(2,6))", "8:1", "((2,2),3):((1,4),2)", "(4,2):(1,4)", "(3):(2)",
-                           "(2,-3):(1,-2)"})
+                           "(2,3):(1,-2)"})
     EXPECT_EQ(eval(text), text);
   EXPECT_EQ(eval("(_2,_3):(_1,_2)"), "(2,3):(1,2)");  // CuTe's static notation is accepted
   EXPECT_EQ(eval("(4,8)"), "(4,8)");                  // a shape stays a tuple ...
@@ -56,6 +56,14 @@ TEST(LayoutNotation, EvaluatesCalls) {
   EXPECT_EQ(eval("(2,(3,4)):(1,(2,6))(1,(2,3))"), "23");
   EXPECT_EQ(eval("Swizzle<3,3,3>(64)"), "72");
   EXPECT_EQ(eval("mma_m16n8k16_a(bf16)(5,3)"), "(9,3)");
+  EXPECT_EQ(eval("tv_layout(((4,8),2):((16,1),8), (8,8))"), eval("ldmatrix_x1()"));
+  EXPECT_EQ(eval("ldmatrix_x4(trans)"), "((4,8),(2,2,2)):((2,16),(1,8,128))");
+  EXPECT_EQ(eval("(Sw<3,3,3> o (8,64):(64,1))(1)"), "72");  // parentheses group expressions
+  EXPECT_EQ(eval("(size(8:1))"), "8");
+  EXPECT_EQ(eval("composition(Sw<3,3,3> o (8,64):(64,1), (2,8):(1,2))"), "Sw<3,3,3> o 0 o (2,(4,2)):(64,(128,1))");
+  EXPECT_EQ(eval("tiled_divide((8,8):(1,8), (2,4))"), "((2,4),4,2):((1,8),2,32)");
+  EXPECT_EQ(eval("flat_divide((8,8):(1,8), (2,4))"), "(2,4,4,2):(1,8,2,32)");
+  EXPECT_EQ(eval("blocked_product((2,5):(5,1), (3,4):(1,3))"), "(6,(5,4)):(5,(1,30))");
 }
 
 TEST(LayoutNotation, ErrorsPointAtTheCulprit) {

@@ -107,8 +107,8 @@ TEST(ThreadValueLayouts, PictureNamesTheHolders) {
   Result<std::string> picture = printThreadValues(*mmaM16N8K16('C', "f32"));
   ASSERT_TRUE(picture.ok());
   // Row 0: T0V0 T0V1 T1V0 T1V1 ...; row 8 starts with T0V2.
-  EXPECT_NE(picture->find(" 0  | T0V0 | T0V1 | T1V0 | T1V1 | T2V0 |"), std::string::npos) << *picture;
-  EXPECT_NE(picture->find(" 8  | T0V2 | T0V3 | T1V2 |"), std::string::npos) << *picture;
+  EXPECT_NE(picture->find(" 0  |  T0V0 |  T0V1 |  T1V0 |  T1V1 |  T2V0 |"), std::string::npos) << *picture;
+  EXPECT_NE(picture->find(" 8  |  T0V2 |  T0V3 |  T1V2 |"), std::string::npos) << *picture;
 }
 
 }  // namespace
