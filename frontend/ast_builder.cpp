@@ -106,9 +106,9 @@ ast::ExprPtr AstBuilder::errorExpr(SourceRange r) { return makeExpr<ast::ErrorEx
 
 ast::ExprPtr AstBuilder::exprList(P::ExprlistContext* ctx, SourceRange missingAt) {
   if (!ctx) return errorExpr(missingAt);
-  std::vector<P::ExprContext*> items = ctx->expr();
+  std::vector<P::ExprContext*> items = childRules<P::ExprContext>(ctx, P::RuleExpr);
   if (items.empty()) return errorExpr(missingAt);
-  if (items.size() == 1 && ctx->COMMA().empty()) return expr(items[0], missingAt);
+  if (items.size() == 1 && !hasToken(ctx, P::COMMA)) return expr(items[0], missingAt);
   auto tuple = makeExpr<ast::TupleExpr>(range(ctx));
   for (P::ExprContext* item : items) tuple->elements.push_back(expr(item, after(ctx->getStop())));
   return tuple;
@@ -118,30 +118,31 @@ ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
   if (!ctx || ctx->children.empty()) return errorExpr(ctx ? range(ctx) : missingAt);
   SourceRange whole = range(ctx);
 
-  if (auto* atomExpr = exactly<P::AtomExprContext>(ctx)) return atom(atomExpr->atom(), whole);
+  if (ast::ExprPtr primary = atom(ctx, whole)) return primary;
   if (auto* binaryExpr = exactly<P::BinaryExprContext>(ctx)) return binary(binaryExpr, missingAt);
 
   if (auto* call = exactly<P::CallExprContext>(ctx)) {
     auto node = makeExpr<ast::CallExpr>(whole);
-    node->callee = expr(call->expr(), missingAt);
-    node->args = arguments(call->arglist());
+    node->callee = expr(childRule<P::ExprContext>(call, P::RuleExpr), missingAt);
+    node->args = arguments(childRule<P::ArglistContext>(call, P::RuleArglist));
     SourceRange open = range(call->open);
     node->parenRange = call->close ? joinRanges(open, range(call->close)) : joinRanges(open, {whole.end, whole.end});
     node->range = joinRanges(node->callee->range, node->parenRange);
     return node;
   }
   if (auto* attribute = exactly<P::AttributeExprContext>(ctx)) {
-    if (!attribute->NAME()) return errorExpr(whole);  // `x.` with no name
+    Token* name = childToken(attribute, P::NAME);
+    if (!name) return errorExpr(whole);  // `x.` with no name
     auto node = makeExpr<ast::AttributeExpr>(whole);
-    node->base = expr(attribute->expr(), missingAt);
-    node->name = attribute->NAME()->getText();
-    node->nameRange = range(attribute->NAME()->getSymbol());
+    node->base = expr(childRule<P::ExprContext>(attribute, P::RuleExpr), missingAt);
+    node->name = name->getText();
+    node->nameRange = range(name);
     return node;
   }
   if (auto* sub = exactly<P::SubscriptExprContext>(ctx)) {
     auto node = makeExpr<ast::SubscriptExpr>(whole);
-    node->base = expr(sub->expr(), missingAt);
-    for (P::SubscriptContext* index : sub->subscript()) node->indices.push_back(subscript(index));
+    node->base = expr(childRule<P::ExprContext>(sub, P::RuleExpr), missingAt);
+    for (P::SubscriptContext* index : childRules<P::SubscriptContext>(sub, P::RuleSubscript)) node->indices.push_back(subscript(index));
     if (node->indices.empty()) node->indices.push_back(errorExpr(after(sub->open)));
     return node;
   }
@@ -154,7 +155,7 @@ ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
       default: break;
     }
     auto node = makeExpr<ast::UnaryExpr>(whole, op);
-    node->operand = expr(unary->expr(), after(unary->op));
+    node->operand = expr(childRule<P::ExprContext>(unary, P::RuleExpr), after(unary->op));
     node->range = joinRanges(whole, node->operand->range);
     return node;
   }
@@ -166,8 +167,8 @@ ast::ExprPtr AstBuilder::binary(P::BinaryExprContext* ctx, SourceRange missingAt
   if (!op) return errorExpr(range(ctx));
   auto node = makeExpr<ast::BinaryExpr>(range(ctx), *op);
   node->opRange = range(ctx->op);
-  node->lhs = expr(ctx->expr(0), missingAt);
-  node->rhs = expr(ctx->expr(1), after(ctx->op));
+  node->lhs = expr(childRule<P::ExprContext>(ctx, P::RuleExpr, 0), missingAt);
+  node->rhs = expr(childRule<P::ExprContext>(ctx, P::RuleExpr, 1), after(ctx->op));
   // The tokens' range: `a * (b + c)` ends at the ')' that the rhs's range leaves out.
   node->range = joinRanges(node->range, joinRanges(node->lhs->range, joinRanges(node->opRange, node->rhs->range)));
   if (!quiet_ && isComparison(*op)) checkComparisonChain(ctx, *node);
@@ -183,8 +184,9 @@ void AstBuilder::checkComparisonChain(P::BinaryExprContext* ctx, const ast::Bina
     std::optional<ast::BinaryOp> op = b && b->op ? binaryOpOf(b->op->getType()) : std::nullopt;
     return op && isComparison(*op) ? b : nullptr;
   };
-  if (!comparisonOf(ctx->expr(0))) return;
-  if (P::BinaryExprContext* parent = comparisonOf(ctx->parent); parent && parent->expr(0) == ctx) return;
+  if (!comparisonOf(childRule<P::ExprContext>(ctx, P::RuleExpr, 0))) return;
+  P::BinaryExprContext* parent = comparisonOf(ctx->parent);
+  if (parent && childRule<P::ExprContext>(parent, P::RuleExpr, 0) == ctx) return;
   // Operands and operators from left to right.
   std::vector<const ast::Expr*> operands;
   std::vector<ast::BinaryOp> ops;
@@ -205,32 +207,30 @@ void AstBuilder::checkComparisonChain(P::BinaryExprContext* ctx, const ast::Bina
   d.fixits.push_back({node.range, rewrite, "compare pairwise, joined by 'and'"});
 }
 
-ast::ExprPtr AstBuilder::atom(P::AtomContext* ctx, SourceRange whole) {
-  if (!ctx || ctx->children.empty()) return errorExpr(whole);
-  SourceRange r = range(ctx);
-  std::string_view text = file_.slice(r);
-  if (exactly<P::NameAtomContext>(ctx)) return makeExpr<ast::NameExpr>(r, std::string(text));
-  if (exactly<P::IntAtomContext>(ctx)) return makeExpr<ast::IntExpr>(r, decodeInt(text).value_or(0));
-  if (exactly<P::FloatAtomContext>(ctx)) return makeExpr<ast::FloatExpr>(r, decodeFloat(text).value_or(0.0));
-  if (exactly<P::StringAtomContext>(ctx)) return makeExpr<ast::StringExpr>(r, decodeString(text));
-  if (exactly<P::TrueAtomContext>(ctx)) return makeExpr<ast::BoolExpr>(r, true);
-  if (exactly<P::FalseAtomContext>(ctx)) return makeExpr<ast::BoolExpr>(r, false);
-  if (exactly<P::NoneAtomContext>(ctx)) return makeExpr<ast::NoneExpr>(r);
-  if (exactly<P::EllipsisAtomContext>(ctx)) return makeExpr<ast::EllipsisExpr>(r);
-  if (auto* paren = exactly<P::ParenAtomContext>(ctx)) {
-    std::vector<P::ExprContext*> items = paren->expr();
+// Literals, names, parenthesized expressions and lists; null for other forms.
+ast::ExprPtr AstBuilder::atom(P::ExprContext* ctx, SourceRange r) {
+  if (exactly<P::NameExprContext>(ctx)) return makeExpr<ast::NameExpr>(r, std::string(file_.slice(r)));
+  if (exactly<P::IntExprContext>(ctx)) return makeExpr<ast::IntExpr>(r, decodeInt(file_.slice(r)).value_or(0));
+  if (exactly<P::FloatExprContext>(ctx)) return makeExpr<ast::FloatExpr>(r, decodeFloat(file_.slice(r)).value_or(0.0));
+  if (exactly<P::StringExprContext>(ctx)) return makeExpr<ast::StringExpr>(r, decodeString(file_.slice(r)));
+  if (exactly<P::TrueExprContext>(ctx)) return makeExpr<ast::BoolExpr>(r, true);
+  if (exactly<P::FalseExprContext>(ctx)) return makeExpr<ast::BoolExpr>(r, false);
+  if (exactly<P::NoneExprContext>(ctx)) return makeExpr<ast::NoneExpr>(r);
+  if (exactly<P::EllipsisExprContext>(ctx)) return makeExpr<ast::EllipsisExpr>(r);
+  if (auto* paren = exactly<P::ParenExprContext>(ctx)) {
+    std::vector<P::ExprContext*> items = childRules<P::ExprContext>(paren, P::RuleExpr);
     // `(e)` is just `e` (its range stays the inner one, as in Python's AST).
-    if (items.size() == 1 && paren->COMMA().empty()) return expr(items[0], after(paren->open));
+    if (items.size() == 1 && !hasToken(paren, P::COMMA)) return expr(items[0], after(paren->open));
     auto tuple = makeExpr<ast::TupleExpr>(r);
     for (P::ExprContext* item : items) tuple->elements.push_back(expr(item, after(paren->open)));
     return tuple;
   }
-  if (auto* list = exactly<P::ListAtomContext>(ctx)) {
+  if (auto* list = exactly<P::ListExprContext>(ctx)) {
     auto node = makeExpr<ast::ListExpr>(r);
-    for (P::ExprContext* item : list->expr()) node->elements.push_back(expr(item, after(list->open)));
+    for (P::ExprContext* item : childRules<P::ExprContext>(list, P::RuleExpr)) node->elements.push_back(expr(item, after(list->open)));
     return node;
   }
-  return errorExpr(r);
+  return nullptr;
 }
 
 ast::ExprPtr AstBuilder::subscript(P::SubscriptContext* ctx) {
@@ -246,22 +246,34 @@ std::vector<ast::Argument> AstBuilder::arguments(P::ArglistContext* ctx) {
   std::vector<ast::Argument> args;
   if (!ctx) return args;
   bool sawKeyword = false;
-  for (P::ArgumentContext* argCtx : ctx->argument()) {
+  Token* keyword = nullptr;  // a `name` just before '='
+  Token* equals = nullptr;
+  Token* pendingName = nullptr;
+  for (antlr4::tree::ParseTree* child : ctx->children) {
+    if (isTerminal(child)) {
+      Token* token = static_cast<antlr4::tree::TerminalNode*>(child)->getSymbol();
+      if (token->getType() == P::NAME) pendingName = token;
+      else if (token->getType() == P::ASSIGN && pendingName) keyword = pendingName, equals = token;
+      else keyword = equals = pendingName = nullptr;  // ','
+      continue;
+    }
+    auto* value = static_cast<P::ExprContext*>(child);
     ast::Argument arg;
-    arg.range = range(argCtx);
-    if (argCtx->ASSIGN() && argCtx->NAME()) {
-      arg.keyword = argCtx->NAME()->getText();
-      arg.keywordRange = range(argCtx->NAME()->getSymbol());
-      arg.value = expr(argCtx->expr(), after(argCtx->ASSIGN()->getSymbol()));
+    arg.range = keyword ? joinRanges(range(keyword), range(value)) : range(value);
+    if (keyword) {
+      arg.keyword = keyword->getText();
+      arg.keywordRange = range(keyword);
+      arg.value = expr(value, after(equals));
       sawKeyword = true;
     } else {
-      arg.value = expr(argCtx->expr(), arg.range);
+      arg.value = expr(value, arg.range);
       if (!quiet_ && sawKeyword && arg.value->kind != ast::ExprKind::Error) {
         Diagnostic& d = diags_.report(DiagId::SyntaxError, arg.range, {"a positional argument cannot follow a keyword argument"});
         d.notes.push_back("put the positional arguments first, or name this one");
       }
     }
     args.push_back(std::move(arg));
+    keyword = equals = pendingName = nullptr;
   }
   return args;
 }

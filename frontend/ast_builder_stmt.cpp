@@ -82,7 +82,7 @@ void AstBuilder::checkTarget(const ast::Expr& target, const char* context) {
 // ---------------------------------------------------------------- simple statements
 
 ast::StmtPtr AstBuilder::simpleStmt(P::Simple_stmtContext* ctx) {
-  P::Small_stmtContext* small = ctx ? ctx->small_stmt() : nullptr;
+  P::Small_stmtContext* small = ctx ? childRule<P::Small_stmtContext>(ctx, P::RuleSmall_stmt) : nullptr;
   if (!small || small->children.empty()) return std::make_unique<ast::ErrorStmt>(range(ctx));
   SourceRange r = range(small);
 
@@ -105,7 +105,7 @@ ast::StmtPtr AstBuilder::simpleStmt(P::Simple_stmtContext* ctx) {
 }
 
 ast::StmtPtr AstBuilder::exprStmt(P::ExprStmtContext* ctx, SourceRange r) {
-  std::vector<P::ExprlistContext*> lists = ctx->exprlist();
+  std::vector<P::ExprlistContext*> lists = childRules<P::ExprlistContext>(ctx, P::RuleExprlist);
   SourceRange end{r.end, r.end};
   if (lists.empty()) return std::make_unique<ast::ErrorStmt>(r);
 

@@ -66,9 +66,9 @@ OpenBracket innermostBracket(antlr4::RuleContext* ctx) {
       return {call->open, P::RPAREN, "argument"};
     if (auto* sub = dynamic_cast<P::SubscriptExprContext*>(ctx); sub && sub->open && !sub->close)
       return {sub->open, P::RBRACK, "index"};
-    if (auto* paren = dynamic_cast<P::ParenAtomContext*>(ctx); paren && paren->open && !paren->close)
+    if (auto* paren = dynamic_cast<P::ParenExprContext*>(ctx); paren && paren->open && !paren->close)
       return {paren->open, P::RPAREN, "element"};
-    if (auto* list = dynamic_cast<P::ListAtomContext*>(ctx); list && list->open && !list->close)
+    if (auto* list = dynamic_cast<P::ListExprContext*>(ctx); list && list->open && !list->close)
       return {list->open, P::RBRACK, "element"};
     if (auto* def = dynamic_cast<P::Def_headerContext*>(ctx); def && def->open && !def->close)
       return {def->open, P::RPAREN, "parameter"};

@@ -29,6 +29,42 @@ T* exactly(U* node) {
   return node && &typeid(*node) == &typeid(T) ? static_cast<T*>(node) : nullptr;
 }
 
+// Fast child lookups for the builder's hot paths (the generated accessors run
+// two dynamic_casts per child). Terminals are told apart by their exact type.
+inline bool isTerminal(antlr4::tree::ParseTree* node) {
+  const std::type_info& type = typeid(*node);
+  return &type == &typeid(antlr4::tree::TerminalNodeImpl) || &type == &typeid(antlr4::tree::ErrorNodeImpl);
+}
+// The i-th child that is a rule context of rule `ruleIndex`, or null.
+template <class T>
+T* childRule(antlr4::ParserRuleContext* ctx, size_t ruleIndex, size_t i = 0) {
+  for (antlr4::tree::ParseTree* child : ctx->children) {
+    if (isTerminal(child)) continue;
+    auto* rule = static_cast<antlr4::ParserRuleContext*>(child);
+    if (rule->getRuleIndex() == ruleIndex && i-- == 0) return static_cast<T*>(rule);
+  }
+  return nullptr;
+}
+// The i-th child token of type `tokenType`, or null.
+inline antlr4::Token* childToken(antlr4::ParserRuleContext* ctx, size_t tokenType, size_t i = 0) {
+  for (antlr4::tree::ParseTree* child : ctx->children) {
+    if (!isTerminal(child)) continue;
+    antlr4::Token* token = static_cast<antlr4::tree::TerminalNode*>(child)->getSymbol();
+    if (token->getType() == tokenType && i-- == 0) return token;
+  }
+  return nullptr;
+}
+inline bool hasToken(antlr4::ParserRuleContext* ctx, size_t tokenType) { return childToken(ctx, tokenType) != nullptr; }
+// Every child rule context of rule `ruleIndex`, in order.
+template <class T>
+std::vector<T*> childRules(antlr4::ParserRuleContext* ctx, size_t ruleIndex) {
+  std::vector<T*> out;
+  for (antlr4::tree::ParseTree* child : ctx->children)
+    if (!isTerminal(child) && static_cast<antlr4::ParserRuleContext*>(child)->getRuleIndex() == ruleIndex)
+      out.push_back(static_cast<T*>(child));
+  return out;
+}
+
 // Builds AST nodes from parse-tree pieces. Every function accepts partial
 // trees (what the parser produced before an error) and puts ErrorExpr where a
 // part is missing, so a broken line still yields what it can.
@@ -73,7 +109,7 @@ class AstBuilder {
     return node;
   }
 
-  ast::ExprPtr atom(P::AtomContext* ctx, SourceRange missingAt);
+  ast::ExprPtr atom(P::ExprContext* ctx, SourceRange range);
   ast::ExprPtr binary(P::BinaryExprContext* ctx, SourceRange missingAt);
   void checkComparisonChain(P::BinaryExprContext* ctx, const ast::BinaryExpr& node);
   ast::ExprPtr subscript(P::SubscriptContext* ctx);

@@ -77,7 +77,20 @@ exprlist : expr (',' expr)* ','? ;
 // its left (`-x**2` is `-(x**2)`).
 
 expr
-  : atom                                                        # atomExpr
+  // Primaries (atoms are alternatives of `expr` itself rather than a rule of
+  // their own: one parse-tree node less per operand).
+  : NAME                                                        # nameExpr
+  | INT                                                         # intExpr
+  | FLOAT                                                       # floatExpr
+  | STRING                                                      # stringExpr
+  | 'True'                                                      # trueExpr
+  | 'False'                                                     # falseExpr
+  | 'None'                                                      # noneExpr
+  | '...'                                                       # ellipsisExpr
+  // `()`, `(e)`, `(e,)`, `(a, b)`: one alternative, told apart by the builder.
+  | open='(' (expr (',' expr)* ','?)? close=')'                 # parenExpr
+  | open='[' (expr (',' expr)* ','?)? close=']'                 # listExpr
+  // Postfix and infix operators.
   | expr open='(' arglist? close=')'                            # callExpr
   | expr '.' NAME                                               # attributeExpr
   | expr open='[' subscript (',' subscript)* ','? close=']'     # subscriptExpr
@@ -95,22 +108,9 @@ expr
   | expr op='or' expr                                           # binaryExpr
   ;
 
-atom
-  : NAME                                                # nameAtom
-  | INT                                                 # intAtom
-  | FLOAT                                               # floatAtom
-  | STRING                                              # stringAtom
-  | 'True'                                              # trueAtom
-  | 'False'                                             # falseAtom
-  | 'None'                                              # noneAtom
-  | '...'                                               # ellipsisAtom
-  // `()`, `(e)`, `(e,)`, `(a, b)`: one alternative, told apart by the builder.
-  | open='(' (expr (',' expr)* trailing=','?)? close=')'  # parenAtom
-  | open='[' (expr (',' expr)* ','?)? close=']'         # listAtom
-  ;
-
-arglist : argument (',' argument)* ','? ;
-argument : NAME '=' expr | expr ;
+// Positional and keyword arguments (`name=value`), without a rule per
+// argument (one parse-tree node less each).
+arglist : (NAME '=')? expr (',' (NAME '=')? expr)* ','? ;
 
 // `i`, `a:b`, `a:b:c`, `:`, `::2` ...
 subscript

@@ -20,6 +20,15 @@ Layout fromFlat(const std::vector<int64_t>& shapes, const std::vector<int64_t>& 
 
 int64_t ceilDivInt(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The algebra divides by extents: refuse malformed layouts built without makeLayout.
+std::string malformed(const Layout& layout) {
+  if (!congruent(layout.shape(), layout.stride()))
+    return "the shape and stride of " + toString(layout) + " do not have the same structure";
+  for (int64_t s : leaves(layout.shape()))
+    if (s <= 0) return "the layout " + toString(layout) + " has a non-positive extent";
+  return "";
+}
+
 // A (coalesced, flat) composed with one integral mode n:r of B. Follows CuTe's
 // composition_impl; the divisibility conditions are checked (and one is
 // strengthened: see the comment inside) so that a success is always exact.
@@ -81,6 +90,9 @@ LayoutError wrap(const std::string& operation, const LayoutError& inner) {
 
 // complement with an IntTuple cotarget (CuTe's shape cotarget).
 Result<Layout> complementImpl(const Layout& layout, const IntTuple& cotarget) {
+  if (std::string problem = malformed(layout); !problem.empty()) return makeError(problem);
+  for (int64_t s : leaves(cotarget))
+    if (s <= 0) return makeError("the cotarget " + toString(cotarget) + " must be positive");
   Layout filtered = filter(layout);
   FlatModes f = flatModes(filtered);
   if (f.strides.size() == 1 && f.strides[0] == 0) return coalesce(makeLayout(cotarget));
@@ -189,6 +201,8 @@ static std::string findMismatch(const Layout& coalescedA, const Layout& b, const
 }
 
 Result<Layout> composition(const Layout& a, const Layout& b) {
+  for (const Layout* operand : {&a, &b})
+    if (std::string problem = malformed(*operand); !problem.empty()) return makeError("composition: " + problem);
   Layout coalescedA = coalesce(a);
   Result<Layout> result = composeImpl(flatModes(coalescedA), b.shape(), b.stride());
   std::string mismatch = result ? findMismatch(coalescedA, b, *result) : result.error().message;
@@ -271,6 +285,7 @@ Result<Layout> rakedProduct(const Layout& block, const Layout& tiler) {
 }
 
 Layout rightInverse(const Layout& layout) {
+  if (!malformed(layout).empty()) return Layout();  // 1:0, the inverse of nothing
   FlatModes f = flatModes(coalesce(layout));
   std::vector<int64_t> prefix{1};
   for (int64_t s : f.shapes) prefix.push_back(prefix.back() * s);
@@ -290,6 +305,7 @@ Layout rightInverse(const Layout& layout) {
 }
 
 Result<Layout> leftInverse(const Layout& layout) {
+  if (std::string problem = malformed(layout); !problem.empty()) return makeError("left_inverse: " + problem);
   FlatModes f = flatModes(coalesce(layout));
   std::vector<int64_t> prefix{1};
   for (int64_t s : f.shapes) prefix.push_back(prefix.back() * s);

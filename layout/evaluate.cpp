@@ -157,10 +157,7 @@ const std::map<std::string, Builtin>& builtins() {
       {"layout", modeOf},
       {"coalesce", [](const Call& c) -> Value {
          c.arity(1, 2);
-         if (c.args.size() == 2) {
-           c.tuple(1);
-           return coalesceModes(c.layout(0));
-         }
+         if (c.args.size() == 2) return coalesce(c.layout(0), c.tuple(1));
          return coalesce(c.layout(0));
        }},
       {"flatten", [](const Call& c) -> Value {
@@ -225,6 +222,26 @@ const std::map<std::string, Builtin>& builtins() {
       {"ldmatrix_x1", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(1, transposeFlag(c))); }},
       {"ldmatrix_x2", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(2, transposeFlag(c))); }},
       {"ldmatrix_x4", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(4, transposeFlag(c))); }},
+      {"stmatrix_x1", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(1, transposeFlag(c))); }},
+      {"stmatrix_x2", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(2, transposeFlag(c))); }},
+      {"stmatrix_x4", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(4, transposeFlag(c))); }},
+      {"tv_inverse", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         auto* tv = std::get_if<TVLayout>(&c.args[0]);
+         if (!tv) fail(std::string("expected a thread-value layout here, found ") + kindName(c.args[0]), c.argRange(0));
+         return checked(tileToThreadValue(*tv), c.node.range);
+       }},
+      {"idx2crd", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         return makeLayout(c.tuple(1)).coordinateOf(c.integer(0));
+       }},
+      {"crd2idx", [](const Call& c) -> Value {
+         c.arity(2, 3);
+         Layout l = c.args.size() == 3 ? checked(makeLayout(c.tuple(1), c.tuple(2)), c.node.range) : c.layout(1);
+         Result<int64_t> index = l(c.tuple(0));
+         if (!index) fail(index.error().message, c.node.range);
+         return IntTuple(*index);
+       }},
       {"tv_layout", [](const Call& c) -> Value {
          c.arity(2, 2);
          IntTuple tile = c.tuple(1);

@@ -19,6 +19,7 @@ static int64_t offsetOfIndex(const IntTuple& shape, const IntTuple& stride, int6
   for (size_t i = 0; i < modes.size(); ++i) {
     if (i + 1 == modes.size()) return offset + offsetOfIndex(modes[i], stride.mode(i), index);
     int64_t extent = product(modes[i]);
+    if (extent <= 0) continue;  // malformed (unchecked) layouts never divide by zero
     offset += offsetOfIndex(modes[i], stride.mode(i), index % extent);
     index /= extent;
   }
@@ -49,7 +50,7 @@ Result<int64_t> Layout::operator()(const IntTuple& coordinate) const {
 IntTuple Layout::coordinateOf(int64_t index) const {
   std::vector<int64_t> extents = leaves(shape_), coordinate;
   for (size_t i = 0; i < extents.size(); ++i) {
-    if (i + 1 == extents.size()) {
+    if (i + 1 == extents.size() || extents[i] <= 0) {
       coordinate.push_back(index);
     } else {
       coordinate.push_back(index % extents[i]);
@@ -144,6 +145,14 @@ Layout coalesceModes(const Layout& layout) {
   return concatenate(modes);
 }
 
+Layout coalesce(const Layout& layout, const IntTuple& profile) {
+  if (profile.isLeaf() || layout.shape().isLeaf()) return coalesce(layout);
+  std::vector<Layout> modes;
+  for (size_t i = 0; i < layout.rank(); ++i)
+    modes.push_back(i < profile.rank() ? coalesce(layout.mode(i), profile.mode(i)) : layout.mode(i));
+  return concatenate(modes);
+}
+
 Layout filter(const Layout& layout) {
   std::vector<int64_t> shapes = leaves(layout.shape()), strides = leaves(layout.stride());
   std::vector<int64_t> keptShapes, keptStrides;
@@ -153,6 +162,18 @@ Layout filter(const Layout& layout) {
     keptStrides.push_back(strides[i]);
   }
   return coalesce(fromFlat(keptShapes, keptStrides));
+}
+
+std::vector<IndexTerm> indexTerms(const Layout& layout) {
+  std::vector<int64_t> shapes = leaves(layout.shape()), strides = leaves(layout.stride());
+  std::vector<IndexTerm> terms;
+  int64_t divisor = 1;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    bool last = i + 1 == shapes.size();
+    if (strides[i] != 0) terms.push_back({divisor, last ? 0 : shapes[i], strides[i]});
+    if (shapes[i] > 0) divisor *= shapes[i];
+  }
+  return terms;
 }
 
 std::string toString(const Layout& layout) {

@@ -68,8 +68,20 @@ Layout coalesce(const Layout& layout);
 // Coalesces each top-level mode separately, keeping the rank (CuTe's
 // coalesce(layout, Step<_1,_1,...>{})).
 Layout coalesceModes(const Layout& layout);
+// Coalesces at the leaves of `profile`: a tuple profile recurses into the
+// corresponding modes (others are kept), an integer coalesces that whole mode.
+Layout coalesce(const Layout& layout, const IntTuple& profile);
 // Drops stride-0 and size-1 modes, then coalesces (CuTe's filter).
 Layout filter(const Layout& layout);
+
+// The index -> offset function as a sum of ((index / divisor) % modulus) * stride
+// terms, one per flattened mode with a non-zero stride (modulus 0: no modulo,
+// the unbounded last mode). Codegen and the checker build their index
+// arithmetic and SMT terms from these.
+struct IndexTerm {
+  int64_t divisor = 1, modulus = 0, stride = 0;
+};
+std::vector<IndexTerm> indexTerms(const Layout& layout);
 
 // CuTe notation without static underscores: `(2,3):(1,2)`, `8:1`.
 std::string toString(const Layout& layout);

@@ -15,6 +15,7 @@ struct Token {
 };
 
 constexpr int64_t kLargestLiteral = int64_t{1} << 40;
+constexpr int kDeepestNesting = 64;  // keeps the recursive descent off the end of the stack
 
 class Parser {
  public:
@@ -119,7 +120,20 @@ class Parser {
     return true;
   }
 
+  // Counts nesting for the duration of one recursive parse.
+  struct Nesting {
+    int& depth;
+    explicit Nesting(int& d) : depth(++d) {}
+    ~Nesting() { --depth; }
+  };
+  bool tooDeep() {
+    if (depth_ <= kDeepestNesting) return false;
+    return !failed("the expression nests deeper than " + std::to_string(kDeepestNesting) + " levels", token_.range);
+  }
+
   bool parseTuple(IntTuple& out, TextRange& range) {
+    Nesting nesting(depth_);
+    if (tooDeep()) return false;
     range = token_.range;
     if (!isPunct('(')) {
       int64_t value = 0;
@@ -252,6 +266,8 @@ class Parser {
   }
 
   bool parseExpr(ExprNode& node) {
+    Nesting nesting(depth_);
+    if (tooDeep()) return false;
     if (!parsePostfix(node)) return false;
     while (isWord("o")) {
       advance();
@@ -270,6 +286,7 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   size_t lastEnd_ = 0;
+  int depth_ = 0;
   Token token_;
   ExpressionError error_;
 };

@@ -1,5 +1,9 @@
 #include "layout/tv_layout.h"
 
+#include <vector>
+
+#include "layout/algebra.h"
+
 namespace argus::layout {
 namespace {
 
@@ -25,6 +29,20 @@ Result<TVLayout> makeTVLayout(const Layout& layout, int64_t rows, int64_t cols) 
                      std::to_string(layout.cosize() - 1) + ", outside the " + std::to_string(rows) +
                      "x" + std::to_string(cols) + " tile");
   return TVLayout{layout, rows, cols};
+}
+
+Result<Layout> tileToThreadValue(const TVLayout& tv) {
+  if (tv.layout.cosize() > (int64_t{1} << 24) || tv.layout.size() > (int64_t{1} << 24))
+    return makeError("the thread-value layout " + toString(tv.layout) + " is too large to invert");
+  std::vector<bool> held(static_cast<size_t>(tv.layout.cosize()), false);
+  for (int64_t i = 0; i < tv.layout.size(); ++i) {
+    int64_t offset = tv.layout(i);
+    if (offset < 0 || held[static_cast<size_t>(offset)])
+      return makeError("the thread-value layout " + toString(tv.layout) +
+                       " is not injective: element " + std::to_string(offset) + " is held twice");
+    held[static_cast<size_t>(offset)] = true;
+  }
+  return leftInverse(tv.layout);
 }
 
 Result<TVLayout> mmaM16N8K16(char operand, std::string_view dtype) {

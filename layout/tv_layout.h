@@ -31,6 +31,11 @@ struct TVLayout {
 // Checked construction from a user layout: rank 2, offsets inside the tile.
 Result<TVLayout> makeTVLayout(const Layout& layout, int64_t rows, int64_t cols);
 
+// The inverse map, tile offset -> index i of (thread, value) with thread =
+// i % threads() and value = i / threads(); an error if two (thread, value)
+// pairs hold the same element.
+Result<Layout> tileToThreadValue(const TVLayout& tv);
+
 // mma.sync.m16n8k16 operand fragments. `operand` is 'A' (tile M x K = 16 x 16,
 // dtype bf16 or f16), 'B' (tile N x K = 8 x 16, as CuTe stores it; bf16/f16) or
 // 'C'/'D' (tile M x N = 16 x 8, accumulator f32 or f16).
@@ -40,6 +45,7 @@ Result<TVLayout> mmaM16N8K16(char operand, std::string_view dtype);
 // matrices tile the result as: x1 -> 8x8; x2 -> 16x8 (matrix j at rows 8j..);
 // x4 -> 16x16 (matrix j at rows 8(j%2).., cols 8(j/2)..), the order in which
 // an mma A fragment is loaded. Value v of a thread is element v%2 of register v/2.
+// stmatrix's source fragments are the same layouts.
 Result<TVLayout> ldmatrix(int matrices, bool transpose);
 
 }  // namespace argus::layout

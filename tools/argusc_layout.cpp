@@ -29,9 +29,10 @@ Functions:
   composition complement right_inverse left_inverse
   logical_divide zipped_divide tiled_divide flat_divide
   logical_product zipped_product blocked_product raked_product
-  make_layout make_ordered_layout col_major row_major
+  make_layout make_ordered_layout col_major row_major idx2crd(i, shape) crd2idx(c, shape[, stride])
   mma_m16n8k16_a(bf16|f16) mma_m16n8k16_b(bf16|f16) mma_m16n8k16_c(f32|f16)
-  ldmatrix_x1() ldmatrix_x2() ldmatrix_x4() (optionally (trans))  tv_layout(L, (rows,cols))
+  ldmatrix_x1() ldmatrix_x2() ldmatrix_x4() (optionally (trans)), stmatrix_x1/x2/x4
+  tv_layout(L, (rows,cols))  tv_inverse(TV)
 
 options:
   --no-picture    print only the result in CuTe's notation

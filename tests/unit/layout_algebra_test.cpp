@@ -132,6 +132,28 @@ TEST(LayoutAlgebra, ProductDocExamples) {
   EXPECT_EQ(eval("logical_product((2,2):(1,2), 3:1)"), "((2,2),3):((1,2),4)");
 }
 
+TEST(LayoutAlgebra, MalformedInputIsAnErrorNotACrash) {
+  Layout zero(IntTuple::tuple({0, 4}), IntTuple::tuple({1, 0}));  // built without makeLayout's checks
+  EXPECT_FALSE(composition(zero, L("4:1")).ok());
+  EXPECT_FALSE(composition(L("4:1"), zero).ok());
+  EXPECT_FALSE(complement(zero, 8).ok());
+  EXPECT_FALSE(complement(L("4:1"), 0).ok());
+  EXPECT_FALSE(leftInverse(zero).ok());
+  EXPECT_EQ(toString(rightInverse(zero)), "1:0");
+  Layout mismatched(IntTuple::tuple({2, 4}), IntTuple(1));
+  EXPECT_FALSE(composition(L("8:1"), mismatched).ok());
+  (void)zero(5);
+  (void)zero.coordinateOf(5);
+}
+
+TEST(LayoutAlgebra, CoalesceWithProfile) {
+  Layout l = L("((2,2),(2,(1,3))):((1,2),(8,(5,16)))");
+  EXPECT_EQ(toString(coalesce(l, IntTuple::tuple({1, 1}))), "(4,6):(1,8)");
+  EXPECT_EQ(toString(coalesce(L("((2,2),(2,3)):((1,2),(8,5))"), IntTuple::tuple({1, 1}))), "(4,(2,3)):(1,(8,5))");
+  EXPECT_EQ(toString(coalesce(l, IntTuple::tuple({1}))), "(4,(2,(1,3))):(1,(8,(5,16)))");
+  EXPECT_EQ(toString(coalesce(l, IntTuple(1))), "(4,6):(1,8)");
+}
+
 TEST(LayoutAlgebra, Inverses) {
   EXPECT_EQ(toString(rightInverse(L("(4,8):(8,1)"))), "(8,4):(4,1)");
   EXPECT_EQ(toString(rightInverse(L("8:2"))), "1:0");  // offset 1 is never reached

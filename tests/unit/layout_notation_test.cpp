@@ -1,6 +1,9 @@
 // CuTe notation: parsing, printing, expression evaluation and error positions.
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <random>
+
 #include "layout/evaluate.h"
 #include "layout/print.h"
 #include "layout_test_util.h"
@@ -55,6 +58,9 @@ TEST(LayoutNotation, EvaluatesCalls) {
   EXPECT_EQ(eval("(2,(3,4)):(1,(2,6))(1,5)"), "1" + std::string("1") /* 1 + 2*2 + 6*1 */);
   EXPECT_EQ(eval("(2,(3,4)):(1,(2,6))(1,(2,3))"), "23");
   EXPECT_EQ(eval("Swizzle<3,3,3>(64)"), "72");
+  EXPECT_EQ(eval("idx2crd(17, (2,(3,4)))"), "(1,(2,2))");
+  EXPECT_EQ(eval("crd2idx((1,(2,2)), (2,(3,4)))"), "17");
+  EXPECT_EQ(eval("crd2idx((1,2), (4,8), (8,1))"), "10");
   EXPECT_EQ(eval("mma_m16n8k16_a(bf16)(5,3)"), "(9,3)");
   EXPECT_EQ(eval("tv_layout(((4,8),2):((16,1),8), (8,8))"), eval("ldmatrix_x1()"));
   EXPECT_EQ(eval("ldmatrix_x4(trans)"), "((4,8),(2,2,2)):((2,16),(1,8,128))");
@@ -110,6 +116,23 @@ TEST(LayoutNotation, SurvivesGarbage) {
   for (size_t n = 0; n <= text.size(); ++n) (void)evaluateExpression(text.substr(0, n));
   for (const char* junk : {"(((((", ")))", "<<<>>>", "o o o", ":::", "-", "(1,)", "Sw<", "8:1 o", "size()"})
     EXPECT_TRUE(std::holds_alternative<ExpressionError>(evaluateExpression(junk))) << junk;
+}
+
+TEST(LayoutNotation, SurvivesRandomTokenSoup) {
+  const char* vocabulary[] = {"(", ")", ",", ":", "<", ">", "-", "o", "2", "3", "0", "_4", "64", "Sw",
+                              "Swizzle", "size", "composition", "zipped_divide", "complement", "bf16",
+                              "mma_m16n8k16_a", "tv_inverse", "ldmatrix_x4", "right_inverse", " "};
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<size_t> pick(0, std::size(vocabulary) - 1), length(1, 30);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string text;
+    for (size_t n = length(rng); n > 0; --n) text += vocabulary[pick(rng)];
+    (void)evaluateExpression(text);  // must return, whatever it says
+  }
+  ExpressionError deep = errorOf(std::string(100000, '(') + "1" + std::string(100000, ')'));
+  EXPECT_NE(deep.message.find("nests deeper"), std::string::npos) << deep.message;
+  ExpressionError deepCalls = errorOf(std::string(2000, '(') + "size(8:1)");
+  EXPECT_FALSE(deepCalls.message.empty());
 }
 
 TEST(LayoutPicture, MatchesCuTePrintLayout) {

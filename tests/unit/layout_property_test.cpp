@@ -179,6 +179,19 @@ TEST(LayoutProperties, DivideAndProductKeepTheElements) {
   }
 }
 
+TEST(LayoutProperties, IndexTermsReproduceTheFunction) {
+  std::mt19937 rng(8);
+  for (int trial = 0; trial < 1000; ++trial) {
+    Layout l = randomLayout(rng);
+    std::vector<IndexTerm> terms = indexTerms(l);
+    for (int64_t i = 0; i < 2 * l.size(); ++i) {  // past size() too: the last mode is unbounded
+      int64_t offset = 0;
+      for (const IndexTerm& t : terms) offset += (t.modulus ? (i / t.divisor) % t.modulus : i / t.divisor) * t.stride;
+      ASSERT_EQ(offset, l(i)) << toString(l) << " at " << i;
+    }
+  }
+}
+
 TEST(LayoutProperties, SwizzleIsAnInvolutiveBijection) {
   for (int bits = 0; bits <= 3; ++bits)
     for (int base = 0; base <= 4; ++base)

@@ -103,6 +103,23 @@ TEST(ThreadValueLayouts, LdmatrixMatchesPtx) {
   EXPECT_FALSE(ldmatrix(3, false).ok());
 }
 
+TEST(ThreadValueLayouts, InverseFindsTheHolder) {
+  for (char operand : {'A', 'B', 'C'}) {
+    TVLayout tv = *mmaM16N8K16(operand, operand == 'C' ? "f32" : "bf16");
+    Result<Layout> inverse = tileToThreadValue(tv);
+    ASSERT_TRUE(inverse.ok()) << inverse.error().message;
+    for (int64_t offset = 0; offset < tv.rows * tv.cols; ++offset) {
+      int64_t i = (*inverse)(offset);
+      ASSERT_EQ(tv.offset(i % tv.threads(), i / tv.threads()), offset) << operand;
+    }
+  }
+  // Broadcast: every thread holds element 0.
+  TVLayout broadcast = *makeTVLayout(Layout(IntTuple::tuple({32, 1}), IntTuple::tuple({0, 0})), 1, 1);
+  EXPECT_FALSE(tileToThreadValue(broadcast).ok());
+  EXPECT_FALSE(makeTVLayout(Layout(8, 1), 8, 1).ok());                                          // rank 1
+  EXPECT_FALSE(makeTVLayout(Layout(IntTuple::tuple({4, 4}), IntTuple::tuple({1, 4})), 4, 2).ok());  // outside
+}
+
 TEST(ThreadValueLayouts, PictureNamesTheHolders) {
   Result<std::string> picture = printThreadValues(*mmaM16N8K16('C', "f32"));
   ASSERT_TRUE(picture.ok());
