@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "checker/checker.h"
 #include "codegen/codegen.h"
 #include "frontend/ast.h"
 #include "frontend/lexer.h"
@@ -123,6 +124,8 @@ const std::string& Compilation::ptx() {
   if (!stages_->codegenDone) {
     const ir::Module& module = ir();
     stages_->codegenDone = true;
+    // The invariant checker runs on IR that sema accepted; its errors stop codegen.
+    if (!diags_.hasErrors() && !module.functions.empty()) checker::check(module, diags_, &file_);
     if (!diags_.hasErrors() && !module.functions.empty()) {
       codegen::Options options;
       options.arch = options_.arch;

@@ -53,12 +53,14 @@ class RecoveringDriver {
   }
   SourceRange range(const Token* t) const { return builder_.range(t); }
 
-  // Starts parsing one logical line; false when the line was skipped instead.
-  bool beginUnit();
+  // Starts parsing one logical line (a unit).
+  void beginUnit();
   void finishLine() {
     if (la(1) == P::NEWLINE) consume();
   }
-  bool lineIsDamaged(size_t firstIndex, size_t* newlineIndex, bool* tooDeep);
+  // Whether the logical line starting at `firstIndex` has a lexical error (the
+  // parser then stays quiet about it) or is too deeply nested to parse.
+  bool lineIsDamaged(size_t firstIndex, bool* tooDeep);
   // Whether the lexer reported a problem on the line that the INDENT at LT(1) starts.
   bool indentLineDamaged() {
     const std::vector<uint32_t>& damaged = lexer_.damagedOffsets();
@@ -102,14 +104,13 @@ std::string RecoveringDriver::indentationOf(const Token* t) const {
   return end == std::string::npos ? ws : ws.substr(0, end);
 }
 
-bool RecoveringDriver::lineIsDamaged(size_t firstIndex, size_t* newlineIndex, bool* tooDeep) {
+bool RecoveringDriver::lineIsDamaged(size_t firstIndex, bool* tooDeep) {
   size_t i = firstIndex;
   size_t nesting = 0;
   while (i + 1 < tokens_.size() && tokens_.get(i)->getType() != P::NEWLINE) {
     nesting += isNestingToken(tokens_.get(i)->getType());
     ++i;
   }
-  *newlineIndex = i;
   if (nesting > kMaxNestingTokensPerLine) {
     SourceRange first = range(tokens_.get(firstIndex));
     diags_.report(DiagId::SyntaxError, first,
@@ -126,18 +127,15 @@ bool RecoveringDriver::lineIsDamaged(size_t firstIndex, size_t* newlineIndex, bo
   return it != damaged.end() && *it <= end;
 }
 
-bool RecoveringDriver::beginUnit() {
+void RecoveringDriver::beginUnit() {
   parser_.setState(antlr4::atn::ATNState::INVALID_STATE_NUMBER);  // a unit is parsed as if it were the start rule
-  size_t newline = 0;
   lastLineStart_ = lt(1);
   bool tooDeep = false;
-  bool quiet = lineIsDamaged(tokens_.index(), &newline, &tooDeep);
-  strategy_.beginUnit(quiet);
-  if (!tooDeep) return true;
+  strategy_.beginUnit(lineIsDamaged(tokens_.index(), &tooDeep));
+  if (!tooDeep) return;
   // Never hand such a line to the recursive parser: skip it; the rule then
   // fails quietly at the NEWLINE and the builder sees an empty tree.
   while (!(la(1) == P::NEWLINE || la(1) == Token::EOF)) consume();
-  return false;
 }
 
 void RecoveringDriver::moduleItems(ast::Module& module, bool untilDedent) {

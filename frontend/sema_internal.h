@@ -257,6 +257,8 @@ class Analyzer {
   std::unordered_map<std::string, Constant> defines_;
   std::unordered_set<std::string> usedDefines_;
   std::unordered_set<std::string> reported_;  // dedup keys of reported diagnostics
+  // Named extents (`BLOCK`) already reported as not a power of two: one report per name.
+  std::unordered_set<std::string> reportedExtentNames_;
 
   // Current kernel.
   ir::Function* fn_ = nullptr;

@@ -1,5 +1,6 @@
 // Types, dtypes and constants: descriptions for messages, literal adaptation,
 // constant folding and compile-time shapes.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -197,7 +198,17 @@ bool Analyzer::checkTileExtent(int64_t extent, SourceRange range, bool registerT
   if (registerTile && !isPowerOfTwo(extent)) {
     int64_t lower = 1;
     while (lower * 2 <= extent) lower *= 2;
-    report(DiagId::NotPowerOfTwo, range, {what, std::to_string(extent), std::to_string(lower), std::to_string(lower * 2)});
+    // A const used as an extent in many places is one mistake: say it once, at
+    // its first use, and point at every later use being the same problem.
+    std::string written = text(range);
+    bool isName = !written.empty() && (std::isalpha(static_cast<unsigned char>(written[0])) || written[0] == '_') &&
+                  written.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+    if (isName && !reportedExtentNames_.insert(written).second) return false;
+    Diagnostic* d = report(DiagId::NotPowerOfTwo, range, {what, std::to_string(extent), std::to_string(lower), std::to_string(lower * 2)});
+    if (d && isName)
+      d->notes.push_back("'" + written + "' is " + std::to_string(extent) + "; change its value (or pass -D " + written + "=" +
+                         std::to_string(extent - lower < lower * 2 - extent ? lower : lower * 2) +
+                         "); other uses of '" + written + "' as an extent are not reported again");
     return false;
   }
   return true;

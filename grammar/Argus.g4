@@ -8,7 +8,9 @@
 // The parse tree is never used directly: frontend/ast_builder*.cpp turns it
 // into our own AST (frontend/ast.h). Every rule is written so that each
 // decision needs one or two tokens of lookahead (no LL(*) scans), which keeps
-// SLL prediction fast.
+// SLL prediction fast. A file with syntax errors is parsed again one logical
+// line at a time, starting at `decorator`, the `*_header` rules and
+// `simple_stmt` (frontend/parser.cpp), which is why headers are rules of their own.
 grammar Argus;
 
 tokens { INDENT, DEDENT }

@@ -29,7 +29,10 @@ json codeActions(const Snapshot& snapshot, Range range);
 json signatureHelp(const Snapshot& snapshot, Position position);
 json inlayHints(const Snapshot& snapshot, Range range);
 json semanticTokensLegend();
-json semanticTokens(const Snapshot& snapshot);
+json semanticTokens(const Snapshot& snapshot);  // {"data": [...]}
+// The edits (one replacement of the differing middle) that turn `previous`
+// into `current`, both flat token arrays.
+json semanticTokensEdits(const std::vector<uint32_t>& previous, const std::vector<uint32_t>& current);
 
 // The `publishDiagnostics` params for a snapshot.
 json publishDiagnosticsParams(const Snapshot& snapshot);

@@ -101,6 +101,21 @@ json semanticTokens(const Snapshot& snapshot) {
   return json{{"data", data}};
 }
 
+json semanticTokensEdits(const std::vector<uint32_t>& previous, const std::vector<uint32_t>& current) {
+  size_t prefix = 0;
+  while (prefix < previous.size() && prefix < current.size() && previous[prefix] == current[prefix]) ++prefix;
+  size_t suffix = 0;
+  while (suffix < previous.size() - prefix && suffix < current.size() - prefix &&
+         previous[previous.size() - 1 - suffix] == current[current.size() - 1 - suffix])
+    ++suffix;
+  json edits = json::array();
+  if (prefix == previous.size() && prefix == current.size()) return edits;
+  json data(std::vector<uint32_t>(current.begin() + static_cast<long>(prefix),
+                                  current.end() - static_cast<long>(suffix)));
+  edits.push_back({{"start", prefix}, {"deleteCount", previous.size() - prefix - suffix}, {"data", data}});
+  return edits;
+}
+
 json inlayHints(const Snapshot& snapshot, Range range) {
   const SourceFile& file = snapshot.file();
   uint32_t begin = offsetOf(file, range.start), end = offsetOf(file, range.end);

@@ -25,7 +25,10 @@ int Server::run(MessageReader& reader) {
   while (!exited_) {
     ReadResult message = reader.read();
     switch (message.kind) {
-      case ReadResult::Kind::Message: handleBody(message.body); break;
+      case ReadResult::Kind::Message:
+        if (!message.problem.empty()) log_("skipped bytes before a message: " + message.problem);
+        handleBody(message.body);
+        break;
       case ReadResult::Kind::Malformed: handleMalformed(message.problem); break;
       case ReadResult::Kind::EndOfStream:
         log_("the client closed the connection without 'exit'");
@@ -104,7 +107,7 @@ json Server::initializeResult() const {
       {"completionProvider", {{"triggerCharacters", {"."}}, {"resolveProvider", false}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
       {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
-      {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}}},
+      {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", {{"delta", true}}}}},
       {"inlayHintProvider", true},
   };
   return json{{"capabilities", capabilities}, {"serverInfo", {{"name", "argus-lsp"}, {"version", ARGUS_VERSION}}}};
@@ -144,7 +147,8 @@ void Server::handleRequest(const json& id, const std::string& method, const json
   static const std::set<std::string> documentRequests = {
       "textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/prepareRename",
       "textDocument/rename", "textDocument/documentSymbol", "textDocument/completion", "textDocument/codeAction",
-      "textDocument/signatureHelp", "textDocument/semanticTokens/full", "textDocument/inlayHint"};
+      "textDocument/signatureHelp", "textDocument/semanticTokens/full", "textDocument/semanticTokens/full/delta",
+      "textDocument/inlayHint"};
   if (!documentRequests.count(method)) {
     replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
     return;
@@ -166,58 +170,75 @@ void Server::handleRequest(const json& id, const std::string& method, const json
 
 void Server::runFeature(const json& id, const std::string& method, const json& params,
                         const std::shared_ptr<const Snapshot>& snapshot) {
-  {
-    if (isCancelled(id)) {
-      replyError(id, error_code::kRequestCancelled, "the request was cancelled");
-      return;
-    }
-    if (!snapshot) {
-      replyError(id, error_code::kInvalidParams, "the document is not open");
-      return;
-    }
-    try {
-      auto position = [&]() -> std::optional<Position> {
-        const json* p = member(params, "position");
-        return p ? positionFromJson(*p) : std::nullopt;
-      };
-      auto needPosition = [&]() {
-        std::optional<Position> p = position();
-        if (!p) replyError(id, error_code::kInvalidParams, "'params.position' is missing or not a position");
-        return p;
-      };
-      const Snapshot& s = *snapshot;
-      if (method == "textDocument/documentSymbol") return reply(id, documentSymbols(s));
-      if (method == "textDocument/semanticTokens/full") return reply(id, semanticTokens(s));
-      if (method == "textDocument/codeAction" || method == "textDocument/inlayHint") {
-        const json* r = member(params, "range");
-        std::optional<Range> range = r ? rangeFromJson(*r) : std::nullopt;
-        if (!range) return replyError(id, error_code::kInvalidParams, "'params.range' is missing or not a range");
-        return reply(id, method == "textDocument/codeAction" ? codeActions(s, *range) : inlayHints(s, *range));
-      }
-      std::optional<Position> p = needPosition();
-      if (!p) return;
-      if (method == "textDocument/hover") return reply(id, hover(s, *p));
-      if (method == "textDocument/definition") return reply(id, definition(s, *p));
-      if (method == "textDocument/completion") return reply(id, completion(s, *p));
-      if (method == "textDocument/signatureHelp") return reply(id, signatureHelp(s, *p));
-      if (method == "textDocument/prepareRename") return reply(id, prepareRename(s, *p));
-      if (method == "textDocument/references") {
-        const json* context = member(params, "context");
-        const json* include = context ? member(*context, "includeDeclaration") : nullptr;
-        return reply(id, references(s, *p, include && include->is_boolean() && include->get<bool>()));
-      }
-      if (method == "textDocument/rename") {
-        std::optional<std::string> newName = stringMember(params, "newName");
-        if (!newName) return replyError(id, error_code::kInvalidParams, "'params.newName' is missing");
-        FeatureResult result = rename(s, *p, *newName);
-        if (result.error) return replyError(id, result.error->first, result.error->second);
-        return reply(id, std::move(result.result));
-      }
-      replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
-    } catch (const std::exception& error) {
-      replyError(id, error_code::kInternalError, std::string("internal error: ") + error.what());
-    }
+  if (isCancelled(id)) {
+    replyError(id, error_code::kRequestCancelled, "the request was cancelled");
+    return;
   }
+  if (!snapshot) {
+    replyError(id, error_code::kInvalidParams, "the document is not open");
+    return;
+  }
+  try {
+    auto position = [&]() -> std::optional<Position> {
+      const json* p = member(params, "position");
+      return p ? positionFromJson(*p) : std::nullopt;
+    };
+    auto needPosition = [&]() {
+      std::optional<Position> p = position();
+      if (!p) replyError(id, error_code::kInvalidParams, "'params.position' is missing or not a position");
+      return p;
+    };
+    const Snapshot& s = *snapshot;
+    if (method == "textDocument/documentSymbol") return reply(id, documentSymbols(s));
+    if (method == "textDocument/semanticTokens/full") return reply(id, semanticTokensFor(s, nullptr));
+    if (method == "textDocument/semanticTokens/full/delta") {
+      std::optional<std::string> previous = stringMember(params, "previousResultId");
+      return reply(id, semanticTokensFor(s, previous ? &*previous : nullptr));
+    }
+    if (method == "textDocument/codeAction" || method == "textDocument/inlayHint") {
+      const json* r = member(params, "range");
+      std::optional<Range> range = r ? rangeFromJson(*r) : std::nullopt;
+      if (!range) return replyError(id, error_code::kInvalidParams, "'params.range' is missing or not a range");
+      return reply(id, method == "textDocument/codeAction" ? codeActions(s, *range) : inlayHints(s, *range));
+    }
+    std::optional<Position> p = needPosition();
+    if (!p) return;
+    if (method == "textDocument/hover") return reply(id, hover(s, *p));
+    if (method == "textDocument/definition") return reply(id, definition(s, *p));
+    if (method == "textDocument/completion") return reply(id, completion(s, *p));
+    if (method == "textDocument/signatureHelp") return reply(id, signatureHelp(s, *p));
+    if (method == "textDocument/prepareRename") return reply(id, prepareRename(s, *p));
+    if (method == "textDocument/references") {
+      const json* context = member(params, "context");
+      const json* include = context ? member(*context, "includeDeclaration") : nullptr;
+      return reply(id, references(s, *p, include && include->is_boolean() && include->get<bool>()));
+    }
+    if (method == "textDocument/rename") {
+      std::optional<std::string> newName = stringMember(params, "newName");
+      if (!newName) return replyError(id, error_code::kInvalidParams, "'params.newName' is missing");
+      FeatureResult result = rename(s, *p, *newName);
+      if (result.error) return replyError(id, result.error->first, result.error->second);
+      return reply(id, std::move(result.result));
+    }
+    replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
+  } catch (const std::exception& error) {
+    replyError(id, error_code::kInternalError, std::string("internal error: ") + error.what());
+  }
+}
+
+json Server::semanticTokensFor(const Snapshot& snapshot, const std::string* previousResultId) {
+  json full = semanticTokens(snapshot);
+  std::vector<uint32_t> data = full["data"].get<std::vector<uint32_t>>();
+  std::lock_guard<std::mutex> lock(tokensMutex_);
+  TokensResult& last = lastTokens_[snapshot.uri];
+  std::string resultId = std::to_string(nextResultId_++);
+  json result;
+  if (previousResultId && !last.resultId.empty() && *previousResultId == last.resultId)
+    result = json{{"resultId", resultId}, {"edits", semanticTokensEdits(last.data, data)}};
+  else
+    result = json{{"resultId", resultId}, {"data", data}};
+  last = TokensResult{resultId, std::move(data)};
+  return result;
 }
 
 bool Server::isCancelled(const json& id) {
@@ -293,6 +314,10 @@ void Server::didClose(const json& params) {
   std::optional<std::string> uri = documentUri(params);
   if (!uri || !scheduler_->isOpen(*uri)) return;
   scheduler_->close(*uri);
+  {
+    std::lock_guard<std::mutex> lock(tokensMutex_);
+    lastTokens_.erase(*uri);
+  }
   // Clear what the editor shows for the closed document.
   send_(json{{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
              {"params", {{"uri", *uri}, {"diagnostics", json::array()}}}});

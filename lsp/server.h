@@ -7,10 +7,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "lsp/protocol.h"
 #include "lsp/scheduler.h"
@@ -72,6 +74,15 @@ class Server {
   std::mutex inFlightMutex_;
   std::condition_variable inFlightDone_;
   std::set<std::string> inFlight_, cancelled_;
+  // The last semantic tokens sent per document, for full/delta.
+  struct TokensResult {
+    std::string resultId;
+    std::vector<uint32_t> data;
+  };
+  json semanticTokensFor(const Snapshot& snapshot, const std::string* previousResultId);
+  std::mutex tokensMutex_;
+  std::map<std::string, TokensResult> lastTokens_;
+  uint64_t nextResultId_ = 1;
   std::unique_ptr<Scheduler> scheduler_;
 };
 

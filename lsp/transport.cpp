@@ -61,7 +61,7 @@ ReadResult MessageReader::read() {
   std::string line;
   bool haveLength = false, sawHeader = false;
   size_t length = 0;
-  std::string problem;
+  std::string problem, skipped;
   for (;;) {
     Line status = readLine(line);
     if (status == Line::EndOfStream) {
@@ -78,6 +78,15 @@ ReadResult MessageReader::read() {
       break;
     }
     sawHeader = true;
+    // A header may follow garbage on the same line (the tail of a body whose
+    // length was understated): start the block afresh from it.
+    size_t header = lowercase(line).find("content-length");
+    if (header != std::string::npos && header > 0) {
+      skipped += "garbage before a header: '" + printable(line.substr(0, header)) + "'; ";
+      line = line.substr(header);
+      problem.clear();
+      haveLength = false;
+    }
     size_t colon = line.find(':');
     if (colon == std::string::npos) {
       problem = "not a header line: '" + printable(line) + "'";
@@ -86,6 +95,8 @@ ReadResult MessageReader::read() {
     std::string name = lowercase(trim(line.substr(0, colon)));
     std::string value = trim(line.substr(colon + 1));
     if (name == "content-length") {
+      if (!problem.empty()) skipped += problem + "; ";
+      problem.clear();
       size_t parsed = 0;
       if (!parseLength(value, parsed)) {
         problem = "bad Content-Length '" + printable(value) + "'";
@@ -94,18 +105,20 @@ ReadResult MessageReader::read() {
         length = parsed;
         haveLength = true;
       }
+    } else if (haveLength && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") != std::string::npos) {
+      // Junk after a good Content-Length: keep the message, note the junk.
+      skipped += "odd header '" + printable(line) + "'; ";
     }
     // Other headers (Content-Type) are accepted and ignored.
   }
-  if (!problem.empty() || !haveLength) {
+  if (!haveLength) {
     result.kind = ReadResult::Kind::Malformed;
-    result.problem = problem.empty() ? "header block without Content-Length" : problem;
+    result.problem = skipped + (problem.empty() ? "header block without Content-Length" : problem);
     return result;
   }
   if (length > kMaxBodyBytes) {
-    // Skip what we can of it so that the stream may resynchronise.
-    in_.ignore(static_cast<std::streamsize>(length));
-    in_.clear();
+    // Not skipped either (that could wait for gigabytes): the body that follows
+    // is garbage before the next header, which the next read skips.
     result.kind = ReadResult::Kind::Malformed;
     result.problem = "Content-Length " + std::to_string(length) + " exceeds the limit";
     return result;
@@ -122,6 +135,7 @@ ReadResult MessageReader::read() {
     return result;
   }
   result.kind = ReadResult::Kind::Message;
+  if (!skipped.empty()) result.problem = skipped + (problem.empty() ? "" : problem);
   return result;
 }
 

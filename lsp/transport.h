@@ -1,7 +1,9 @@
 // The LSP base protocol: `Content-Length` framed JSON-RPC messages over a byte
-// stream (stdio). The reader never trusts its input: malformed headers, absurd
-// lengths and binary garbage are reported as `Malformed` and reading goes on
-// with the next header block; only the end of the stream stops it.
+// stream (stdio). The reader never trusts its input: a header block without a
+// usable length, an absurd length or a truncated body is reported as
+// `Malformed`; garbage before a `Content-Length` header (even on the same line,
+// as when a previous length was wrong) is skipped so that reading resynchronises
+// at the next header; only the end of the stream stops it.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +18,7 @@ struct ReadResult {
   enum class Kind { Message, Malformed, EndOfStream };
   Kind kind = Kind::EndOfStream;
   std::string body;     // Message: the raw JSON text
-  std::string problem;  // Malformed: what was wrong, for the log
+  std::string problem;  // Malformed: what was wrong; Message: garbage skipped before it (for the log)
 };
 
 class MessageReader {

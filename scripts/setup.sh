@@ -22,3 +22,15 @@ if ((${#missing[@]})); then
 else
   echo "setup: all packages present"
 fi
+
+# --- Editors: Neovim for the headless end-to-end LSP test (tests/editors/run_nvim_e2e.sh).
+# Separate from the list above so that a failure here never blocks the C++ build;
+# without nvim that test reports "Skipped". Idempotent like the step above.
+if ! command -v nvim >/dev/null 2>&1; then
+  echo "setup: installing neovim (editor tests)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends neovim; } ||
+    echo "setup: warning: could not install neovim; the Neovim editor test will be skipped"
+fi

@@ -189,3 +189,46 @@ TEST(LspRobustness, FiftyThousandLineDocument) {
 
 }  // namespace
 }  // namespace argus::lsp
+
+namespace argus::lsp {
+namespace {
+
+// Every position-based feature at every position of every example, and of
+// some odd documents, must answer (never crash, never an internal error).
+TEST(LspRobustness, EveryFeatureAtEveryPosition) {
+  std::vector<std::pair<std::string, std::string>> documents = {
+      {"file:///softmax.ag", testing::readSourceFile("examples/softmax.ag")},
+      {"file:///gemm.ag", testing::readSourceFile("examples/gemm.ag")},
+      {"file:///typo.ag", testing::readSourceFile("examples/broken/typo.ag")},
+      {"file:///odd.ag", std::string("@kernel(\r\ndef k(x: Tensor[f32, (N,)]):\r\n\tx = \"\xc3\xa9\xf0\x9f\x98\x80\" + \0 ( [ ,\n    y.", 60)},
+      {"file:///empty.ag", ""},
+  };
+  testing::TestClient client(std::chrono::milliseconds(1));
+  client.initialize();
+  const char* methods[] = {"textDocument/hover", "textDocument/definition", "textDocument/references",
+                           "textDocument/prepareRename", "textDocument/completion", "textDocument/signatureHelp"};
+  for (const auto& [uri, text] : documents) {
+    client.open(uri, text);
+    SourceFile file(uri, text);
+    for (uint32_t line = 0; line <= file.lineCount(); ++line) {
+      uint32_t width = line < file.lineCount() ? static_cast<uint32_t>(file.lineText(line + 1).size()) + 2 : 2;
+      for (uint32_t character = 0; character <= width; ++character)
+        for (const char* method : methods) {
+          json reply = client.request(method, {{"textDocument", {{"uri", uri}}},
+                                               {"position", {{"line", line}, {"character", character}}},
+                                               {"context", {{"includeDeclaration", true}}}});
+          ASSERT_TRUE(reply.contains("result")) << uri << " " << method << " " << line << ":" << character << " "
+                                                << reply.dump();
+        }
+    }
+    for (const char* method : {"textDocument/documentSymbol", "textDocument/semanticTokens/full"})
+      ASSERT_TRUE(client.request(method, {{"textDocument", {{"uri", uri}}}}).contains("result")) << uri << method;
+    json hints = client.request("textDocument/inlayHint", {{"textDocument", {{"uri", uri}}},
+                                                           {"range", {{"start", {{"line", 0}, {"character", 0}}},
+                                                                      {"end", {{"line", 999}, {"character", 0}}}}}});
+    ASSERT_TRUE(hints.contains("result")) << uri;
+  }
+}
+
+}  // namespace
+}  // namespace argus::lsp

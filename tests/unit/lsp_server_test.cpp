@@ -249,6 +249,34 @@ TEST(LspFeatures, InlayHintsAndSemanticTokens) {
   EXPECT_GT(tokens["result"]["data"].size(), 100u);
 }
 
+TEST(LspFeatures, SemanticTokensDelta) {
+  TestClient client;
+  client.initialize();
+  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  json full = client.request("textDocument/semanticTokens/full", {{"textDocument", doc()}});
+  std::vector<uint32_t> before = full["result"]["data"].get<std::vector<uint32_t>>();
+  std::string resultId = full["result"]["resultId"];
+  // Rename `s` to `total` on its last line: only that token's length changes.
+  client.notify("textDocument/didChange",
+                {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                 {"contentChanges", json::array({{{"range", {{"start", at(12, 35)}, {"end", at(12, 36)}}}, {"text", "q"}}})}});
+  json delta = client.request("textDocument/semanticTokens/full/delta", {{"textDocument", doc()}, {"previousResultId", resultId}});
+  ASSERT_TRUE(delta["result"].contains("edits")) << delta.dump();
+  json again = client.request("textDocument/semanticTokens/full", {{"textDocument", doc()}});
+  std::vector<uint32_t> after = again["result"]["data"].get<std::vector<uint32_t>>();
+  // Applying the edits to the old tokens gives the new ones.
+  for (const json& edit : delta["result"]["edits"]) {
+    size_t start = edit["start"], count = edit["deleteCount"];
+    std::vector<uint32_t> data = edit["data"].get<std::vector<uint32_t>>();
+    before.erase(before.begin() + static_cast<long>(start), before.begin() + static_cast<long>(start + count));
+    before.insert(before.begin() + static_cast<long>(start), data.begin(), data.end());
+  }
+  EXPECT_EQ(before, after);
+  // An unknown previous id gets the full tokens.
+  json unknown = client.request("textDocument/semanticTokens/full/delta", {{"textDocument", doc()}, {"previousResultId", "nope"}});
+  EXPECT_TRUE(unknown["result"].contains("data"));
+}
+
 TEST(LspFeatures, CancelledRequestGetsRequestCancelled) {
   TestClient client(std::chrono::milliseconds(20));
   client.initialize();

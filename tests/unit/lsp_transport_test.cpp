@@ -82,6 +82,23 @@ TEST(LspTransport, ShortLengthDesynchronisesOnlyUntilTheNextHeader) {
   EXPECT_EQ(results.back().body, "{}");
 }
 
+TEST(LspTransport, ResynchronisesOnAHeaderAfterGarbageOnTheSameLine) {
+  // An understated length leaves `1}` before the next header, on its line.
+  auto results = readAll("Content-Length: 5\r\n\r\n{\"a\":1}Content-Length: 2\r\n\r\n{}");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1].kind, ReadResult::Kind::Message);
+  EXPECT_EQ(results[1].body, "{}");
+  EXPECT_NE(results[1].problem.find("garbage before a header"), std::string::npos);
+}
+
+TEST(LspTransport, BadLengthThenGoodMessage) {
+  auto results = readAll("Content-Length: x\r\n\r\n{\"a\":1}Content-Length: 2\r\n\r\n{}");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].kind, ReadResult::Kind::Malformed);
+  EXPECT_EQ(results[1].kind, ReadResult::Kind::Message);
+  EXPECT_EQ(results[1].body, "{}");
+}
+
 TEST(LspTransport, BinaryGarbageNeverStopsReading) {
   std::string garbage;
   for (int i = 0; i < 20000; ++i) garbage += static_cast<char>((i * 7919) % 256);

@@ -1,0 +1,21 @@
+// The invariant checker: static analyses over the Tile IR that prove built-in
+// invariants for every thread, value and loop iteration at once (Z3 queries),
+// and report a concrete counterexample when one fails. See docs/checker.md.
+#pragma once
+
+#include "ir/ir.h"
+#include "support/diagnostic.h"
+#include "support/source.h"
+
+namespace argus::checker {
+
+struct Options {
+  unsigned queryTimeoutMs = 2000;  // per Z3 query; a timeout is reported as "cannot prove"
+};
+
+// Runs every check on every function. `file` (optional) gives line:col in notes
+// and enables fix-its. Reports AG2xxx diagnostics; never throws.
+void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file = nullptr,
+           const Options& options = {});
+
+}  // namespace argus::checker

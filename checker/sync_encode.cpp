@@ -1,0 +1,241 @@
+// Z3 encoding of a pair of shared-memory accesses. All extents of register
+// tiles are powers of two, so the distribution's / and % by constants are bit
+// slices that Z3 simplifies away.
+#include "checker/sync_encode.h"
+
+namespace argus::checker {
+
+using ir::BinaryKind;
+using ir::CmpKind;
+using ir::OpKind;
+
+namespace {
+
+bool isI32(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::I32; }
+
+}  // namespace
+
+// A value the encoding does not interpret: one unknown constant per instance of
+// the scope that defines it (shared by both sides when they run in the same
+// iterations of its enclosing loops).
+z3::expr PairEncoder::opaque(Side& side, ir::ValueId id) {
+  std::string name = "v" + std::to_string(id);
+  if (id < fa_.valueLoops.size())
+    for (int loop : fa_.valueLoops[id]) name += "@" + iterationOf(side, loop).to_string();
+  return ctx_.bv_const(name.c_str(), 32);
+}
+
+z3::expr PairEncoder::scalar(Side& side, ir::ValueId id) {
+  if (auto it = side.memo.find(id); it != side.memo.end()) return it->second;
+  z3::expr result = bv(0);
+  const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
+  const ir::Op* def = value ? value->def : nullptr;
+  if (!value || !isI32(value->type)) {
+    result = opaque(side, id);
+  } else if (!def) {
+    // A block argument: a loop's induction variable, or a parameter / carried value.
+    bool found = false;
+    for (size_t l = 0; l < fa_.loops.size() && !found; ++l) {
+      const ir::Op* loop = fa_.loops[l].op;
+      if (!loop->regions.empty() && !loop->regions[0].args.empty() && loop->regions[0].args[0] == id) {
+        iterationOf(side, static_cast<int>(l));
+        result = side.inductionValue.at(static_cast<int>(l));
+        found = true;
+      }
+    }
+    if (!found) {
+      result = opaque(side, id);
+      for (const ir::Param& p : fn_.params)
+        if (p.value == id && p.kind == ir::ParamKind::Size) {
+          constraints_.push_back(result >= 0);
+          prefer(result <= 64, result <= 4096);
+        }
+    }
+  } else {
+    auto operand = [&](size_t i) { return scalar(side, def->operands[i]); };
+    switch (def->kind) {
+      case OpKind::Const: result = bv(def->attrs.i); break;
+      case OpKind::ProgramId:
+      case OpKind::NumPrograms: {
+        int64_t axis = def->attrs.i;
+        z3::expr pid = ctx_.bv_const(("program_id" + std::to_string(axis)).c_str(), 32);
+        z3::expr num = ctx_.bv_const(("num_programs" + std::to_string(axis)).c_str(), 32);
+        constraints_.push_back(pid >= 0 && num >= 1 && pid < num);
+        prefer(num <= 2, num <= 8);
+        result = def->kind == OpKind::ProgramId ? pid : num;
+        break;
+      }
+      case OpKind::Binary: {
+        if (def->operands.size() != 2) { result = opaque(side, id); break; }
+        z3::expr x = operand(0), y = operand(1);
+        switch (def->attrs.binary) {
+          case BinaryKind::Add: result = x + y; break;
+          case BinaryKind::Sub: result = x - y; break;
+          case BinaryKind::Mul: result = x * y; break;
+          case BinaryKind::Div: result = z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); break;  // truncates, as C
+          case BinaryKind::Rem: result = z3::srem(x, y); break;
+          case BinaryKind::Min: result = z3::ite(x < y, x, y); break;
+          case BinaryKind::Max: result = z3::ite(x > y, x, y); break;
+          case BinaryKind::And: result = x & y; break;
+          case BinaryKind::Or: result = x | y; break;
+          case BinaryKind::Xor: result = x ^ y; break;
+          case BinaryKind::Shl: result = z3::shl(x, y); break;
+          case BinaryKind::Shr: result = z3::ashr(x, y); break;
+          default: result = opaque(side, id); break;
+        }
+        break;
+      }
+      case OpKind::Select: {
+        const ir::Op* cond = def->operands.size() == 3 && def->operands[0] < fn_.values.size()
+                                 ? fn_.values[def->operands[0]].def : nullptr;
+        if (!cond || cond->kind != OpKind::Compare || cond->operands.size() != 2 ||
+            !isI32(fn_.values[cond->operands[0]].type)) {
+          result = opaque(side, id);
+          break;
+        }
+        z3::expr x = scalar(side, cond->operands[0]), y = scalar(side, cond->operands[1]);
+        z3::expr c = x == y;
+        switch (cond->attrs.cmp) {
+          case CmpKind::Eq: c = x == y; break;
+          case CmpKind::Ne: c = x != y; break;
+          case CmpKind::Lt: c = x < y; break;
+          case CmpKind::Le: c = x <= y; break;
+          case CmpKind::Gt: c = x > y; break;
+          case CmpKind::Ge: c = x >= y; break;
+        }
+        result = z3::ite(c, operand(1), operand(2));
+        break;
+      }
+      default: result = opaque(side, id); break;
+    }
+  }
+  side.memo.emplace(id, result);
+  return result;
+}
+
+// The iteration index j of `loop` on this side (fresh when not fixed by the
+// pair's relation), with iv = lb + step * j < ub, computed without overflow.
+z3::expr PairEncoder::iterationOf(Side& side, int loop) {
+  if (auto it = side.iteration.find(loop); it != side.iteration.end()) {
+    if (!side.inductionValue.count(loop)) {
+      // Fixed by the relation; its bounds are still to be stated on this side.
+      z3::expr j = it->second;
+      side.inductionValue.emplace(loop, bv(0));
+      const ir::Op* op = fa_.loops[static_cast<size_t>(loop)].op;
+      z3::expr lb = scalar(side, op->operands[0]), ub = scalar(side, op->operands[1]),
+               step = scalar(side, op->operands[2]);
+      z3::expr iv64 = z3::sext(lb, 32) + z3::sext(step, 32) * z3::zext(j, 32);
+      constraints_.push_back(z3::ult(j, ctx_.bv_val(int64_t{1} << 30, 32)));
+      constraints_.push_back(step > 0 && iv64 < z3::sext(ub, 32));
+      side.inductionValue.erase(loop);
+      side.inductionValue.emplace(loop, iv64.extract(31, 0));
+    }
+    return it->second;
+  }
+  z3::expr j = ctx_.bv_const(("j" + std::to_string(loop) + side.suffix).c_str(), 32);
+  prefer(z3::ult(j, bv(1)), z3::ult(j, bv(4)));
+  side.iteration.emplace(loop, j);
+  return iterationOf(side, loop);
+}
+
+void PairEncoder::encodeAccess(Side& side, const Access& access) {
+  const ir::Distribution dist = ir::Distribution::of(access.layout, fn_.numWarps);
+  z3::expr t = ctx_.bv_const(("thread" + side.suffix).c_str(), 32);
+  z3::expr v = ctx_.bv_const(("value" + side.suffix).c_str(), 32);
+  side.thread = t;
+  side.value = v;
+  constraints_.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
+  size_t rank = dist.lanes.size();
+  std::vector<z3::expr> l, w, k;
+  for (size_t d = 0; d < rank; ++d) {
+    l.push_back(bv(0));
+    w.push_back(bv(0));
+    k.push_back(bv(0));
+  }
+  z3::expr lane = z3::urem(t, bv(32)), warp = z3::udiv(t, bv(32)), rest = v;
+  int64_t laneSpan = 1, warpSpan = 1;
+  for (size_t d = rank; d-- > 0;) {
+    l[d] = z3::urem(lane, bv(dist.lanes[d]));
+    lane = z3::udiv(lane, bv(dist.lanes[d]));
+    w[d] = z3::urem(warp, bv(dist.warps[d]));
+    warp = z3::udiv(warp, bv(dist.warps[d]));
+    laneSpan *= dist.lanes[d];
+    warpSpan *= dist.warps[d];
+    if (access.layout.isReduced(d)) continue;
+    k[d] = z3::urem(rest, bv(dist.values[d]));
+    rest = z3::udiv(rest, bv(dist.values[d]));
+  }
+  std::vector<z3::expr> c;
+  for (size_t d = 0; d < rank; ++d)
+    c.push_back(access.layout.isReduced(d) ? bv(0) : l[d] + bv(dist.lanes[d]) * (w[d] + bv(dist.warps[d]) * k[d]));
+  if (access.isWrite()) {
+    // Only the primary owner stores: no replica bits, lane/warp 0 on reduced axes.
+    constraints_.push_back(z3::ult(z3::urem(t, bv(32)), bv(laneSpan)) && z3::ult(z3::udiv(t, bv(32)), bv(warpSpan)));
+    for (size_t d = 0; d < rank; ++d)
+      if (access.layout.isReduced(d)) constraints_.push_back(l[d] == 0 && w[d] == 0);
+  }
+  // The element of the view this access touches.
+  const ir::Op* viewOp = fn_.values[access.view].def;
+  const std::vector<int64_t>& viewShape = fn_.values[access.view].type.shape;
+  std::vector<z3::expr> tileCoord;
+  if (access.role == AccessRole::Load || access.role == AccessRole::Store) {
+    tileCoord = c;
+  } else if (rank == 2 && viewShape.size() == 2) {
+    z3::expr kk = ctx_.bv_const(("k" + side.suffix).c_str(), 32);
+    side.k = kk;
+    int64_t extent = access.role == AccessRole::DotA ? viewShape[1] : viewShape[0];
+    constraints_.push_back(z3::ult(kk, bv(extent)));
+    if (access.role == AccessRole::DotA) tileCoord = {c[0], kk};
+    else tileCoord = {kk, c[1]};
+  }
+  const std::vector<int64_t>& bufferShape = fn_.values[access.buffer].type.shape;
+  size_t r = bufferShape.size(), tk = tileCoord.size();
+  side.coords.clear();
+  for (size_t d = 0; d < r; ++d) {
+    z3::expr offset = d + 1 < viewOp->operands.size() ? scalar(side, viewOp->operands[d + 1]) : bv(0);
+    z3::expr x = d + tk >= r && tk <= r ? offset + tileCoord[d + tk - r] : offset;
+    // Views of shared memory stay in bounds (sema and the interpreter check it).
+    constraints_.push_back(x >= 0 && x < bv(bufferShape[d]));
+    side.coords.push_back(x);
+  }
+}
+
+z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Side& second) {
+  constraints_.clear();
+  preferences_.clear();
+  tight_.clear();
+  const Access& a = fa_.accesses[static_cast<size_t>(earlier.access)];
+  const Access& b = fa_.accesses[static_cast<size_t>(later)];
+  first.suffix = "_1";
+  second.suffix = "_2";
+  // Relate the iterations of the loops both accesses are in.
+  for (size_t d = 0; d < a.loops.size() && d < b.loops.size() && a.loops[d] == b.loops[d]; ++d) {
+    int loop = a.loops[d];
+    IterRelation rel = d < earlier.relation.size() ? earlier.relation[d] : IterRelation::Same;
+    if (rel == IterRelation::Same) {
+      z3::expr j = ctx_.bv_const(("j" + std::to_string(loop)).c_str(), 32);
+      prefer(z3::ult(j, bv(1)), z3::ult(j, bv(4)));
+      first.iteration.emplace(loop, j);
+      second.iteration.emplace(loop, j);
+      continue;
+    }
+    z3::expr j1 = ctx_.bv_const(("j" + std::to_string(loop) + "_1").c_str(), 32);
+    z3::expr j2 = rel == IterRelation::Next ? j1 + 1 : ctx_.bv_const(("j" + std::to_string(loop) + "_2").c_str(), 32);
+    if (rel == IterRelation::Later) constraints_.push_back(z3::ult(j1, j2));
+    prefer(z3::ult(j1, bv(1)) && z3::ult(j2, bv(2)), z3::ult(j1, bv(4)) && z3::ult(j2, bv(8)));
+    first.iteration.emplace(loop, j1);
+    second.iteration.emplace(loop, j2);
+    break;
+  }
+  for (int loop : a.loops) iterationOf(first, loop);
+  for (int loop : b.loops) iterationOf(second, loop);
+  encodeAccess(first, a);
+  encodeAccess(second, b);
+  z3::expr all = *first.thread != *second.thread;
+  for (size_t d = 0; d < first.coords.size() && d < second.coords.size(); ++d)
+    all = all && first.coords[d] == second.coords[d];
+  for (const z3::expr& c : constraints_) all = all && c;
+  return all;
+}
+
+}  // namespace argus::checker

@@ -1,0 +1,2 @@
+" Argus GPU kernel sources.
+autocmd BufRead,BufNewFile *.ag setfiletype argus
