@@ -122,6 +122,12 @@ z3::expr PairEncoder::iterationOf(Side& side, int loop) {
       z3::expr j = it->second;
       side.inductionValue.emplace(loop, bv(0));
       const ir::Op* op = fa_.loops[static_cast<size_t>(loop)].op;
+      if (op->operands.size() < 3) {
+        side.inductionValue.erase(loop);
+        side.inductionValue.emplace(loop, opaque(side, op->regions.empty() || op->regions[0].args.empty()
+                                                             ? ir::kNoValue : op->regions[0].args[0]));
+        return it->second;
+      }
       z3::expr lb = scalar(side, op->operands[0]), ub = scalar(side, op->operands[1]),
                step = scalar(side, op->operands[2]);
       z3::expr iv64 = z3::sext(lb, 32) + z3::sext(step, 32) * z3::zext(j, 32);

@@ -29,6 +29,7 @@ let connection;
 let stderr = "";
 const published = []; // every publishDiagnostics for `uri`, in order
 const waiters = [];
+const otherDocumentListeners = new Set();
 
 function nextDiagnostics(predicate, what) {
   const found = published.find(predicate);
@@ -56,7 +57,9 @@ before(async () => {
   child = spawn(server, [], { stdio: ["pipe", "pipe", "pipe"] });
   child.stderr.on("data", (d) => { stderr += d; });
   connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  // One handler per method (a second onNotification would replace this one).
   connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
+    for (const listener of [...otherDocumentListeners]) listener(params);
     if (params.uri !== uri) return;
     published.push(params);
     for (const w of waiters.splice(0)) {
@@ -172,4 +175,62 @@ test("an unsupported target is refused without losing the document", async () =>
     textDocument: { uri }, position: { line: lineOf("i = program_id(0)"), character: 4 },
   });
   assert.ok(hover, "the document is still served");
+});
+
+// Expands a snippet body with its default placeholder text, as VS Code does when
+// the user only tabs through it: ${1:name} -> name, and a later $1 -> name.
+function expandSnippet(body) {
+  const defaults = new Map();
+  let text = body.join("\n");
+  for (let changed = true; changed;) {
+    changed = false;
+    text = text.replace(/\$\{(\d+):([^{}$]*)\}/g, (_, n, value) => {
+      changed = true;
+      if (!defaults.has(n)) defaults.set(n, value);
+      return defaults.get(n);
+    });
+    text = text.replace(/\$\{(\d+):\$(\d+)\}/g, (_, n, ref) => { changed = true; return `\${${n}:${defaults.get(ref) ?? ""}}`; });
+  }
+  return text.replace(/\$\{?(\d+)\}?/g, (_, n) => defaults.get(n) ?? "");
+}
+
+test("the VS Code snippets expand to programs the server accepts", async () => {
+  const snippets = JSON.parse(readFileSync(path.join(repo, "editors", "vscode", "snippets", "argus.json"), "utf8"));
+  const indent = (s) => s.split("\n").map((l) => (l ? "    " + l : l)).join("\n");
+  const kernelAround = (body, tail = "") =>
+    "@kernel(grid=(cdiv(M, BM), cdiv(N, BN)), warps=4)\n" +
+    "def k(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)],\n" +
+    "      BM: const = 64, BN: const = 64, BK: const = 16, STAGES: const = 2):\n" +
+    indent(body) + "\n" + tail;
+  const programs = {
+    "Kernel": expandSnippet(snippets["Kernel"].body) + "\n",
+    "Device function": expandSnippet(snippets["Device function"].body) +
+      "\n\n@kernel(grid=(1,), warps=1)\ndef k(x: Tensor[f32, (16,)]):\n    x.tile((16,))[0] = name(load(x.tile((16,))[0]))\n",
+    "Pipelined loop": kernelAround(expandSnippet(snippets["Pipelined loop"].body)),
+    "GEMM step (dot)": kernelAround(expandSnippet(snippets["GEMM step (dot)"].body),
+      "    C.tile((BM, BN))[program_id(0), program_id(1)] = acc\n"),
+  };
+  assert.deepEqual(Object.keys(programs).sort(), Object.keys(snippets).sort(), "every snippet is checked");
+  // The defines of the previous test would apply to these documents too.
+  await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { argus: { arch: "sm_90", defines: {} } } });
+  let version = 1;
+  for (const [name, program] of Object.entries(programs)) {
+    assert.ok(!program.includes("$"), `${name}: unexpanded placeholder in\n${program}`);
+    const snippetUri = pathToFileURL(path.join(tmpdir(), "argus-node-client", `snippet${version}.ag`)).href;
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: snippetUri, languageId: "argus", version: version++, text: program },
+    });
+    const params = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no diagnostics for the ${name} snippet`)), TIMEOUT_MS);
+      const listener = (p) => {
+        if (p.uri !== snippetUri) return;
+        clearTimeout(timer);
+        otherDocumentListeners.delete(listener);
+        resolve(p);
+      };
+      otherDocumentListeners.add(listener);
+    });
+    const errors = params.diagnostics.filter((d) => d.severity === 1);
+    assert.deepEqual(errors.map((d) => `${d.code} ${d.message}`), [], `${name} snippet:\n${program}`);
+  }
 });

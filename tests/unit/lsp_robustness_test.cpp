@@ -196,11 +196,13 @@ namespace {
 // Every position-based feature at every position of every example, and of
 // some odd documents, must answer (never crash, never an internal error).
 TEST(LspRobustness, EveryFeatureAtEveryPosition) {
+  // CRLF, a tab, UTF-8 of 2 and 4 bytes, a NUL byte, unclosed brackets, a trailing `.`.
+  static const char kOdd[] = "@kernel(\r\ndef k(x: Tensor[f32, (N,)]):\r\n\tx = \"\xc3\xa9\xf0\x9f\x98\x80\" + \0 ( [ ,\n    y.";
   std::vector<std::pair<std::string, std::string>> documents = {
       {"file:///softmax.ag", testing::readSourceFile("examples/softmax.ag")},
       {"file:///gemm.ag", testing::readSourceFile("examples/gemm.ag")},
       {"file:///typo.ag", testing::readSourceFile("examples/broken/typo.ag")},
-      {"file:///odd.ag", std::string("@kernel(\r\ndef k(x: Tensor[f32, (N,)]):\r\n\tx = \"\xc3\xa9\xf0\x9f\x98\x80\" + \0 ( [ ,\n    y.", 60)},
+      {"file:///odd.ag", std::string(kOdd, sizeof kOdd - 1)},
       {"file:///empty.ag", ""},
   };
   testing::TestClient client(std::chrono::milliseconds(1));
