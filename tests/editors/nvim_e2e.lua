@@ -94,7 +94,7 @@ local function run()
   check(hover_text:find('**i**', 1, true) and hover_text:find('i32', 1, true), 'hover lacks the name or i32: ' .. hover_text)
   log('hover: ' .. hover_text:gsub('\n.*', ''))
 
-  -- 3. The code action, applied through Neovim's own workspace-edit machinery.
+  -- 3. The code action: what the server offers, then applied through Neovim's own menu.
   local lsp_diagnostics = {}
   if vim.lsp.diagnostic.get_line_diagnostics then
     lsp_diagnostics = vim.lsp.diagnostic.get_line_diagnostics(bufnr, typo.lnum)
@@ -110,11 +110,31 @@ local function run()
   end
   check(fix, 'no quick fix mentioning load: ' .. vim.inspect(actions))
   check(fix.isPreferred == true, 'the quick fix is not preferred')
-  vim.lsp.util.apply_workspace_edit(fix.edit, 'utf-16')
+  -- Apply it the way a user does: :lua vim.lsp.buf.code_action() on the diagnostic,
+  -- choosing the quick fix in the menu (vim.ui.select, answered here).
+  local offered = {}
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    for i, item in ipairs(items) do
+      local action = item[2] or item.action or item
+      local title = (opts.format_item and opts.format_item(item)) or action.title or ''
+      table.insert(offered, title)
+      if title:find(fix.title, 1, true) then return on_choice(item, i) end
+    end
+    on_choice(nil, nil)
+  end
+  vim.api.nvim_win_set_cursor(0, { typo.lnum + 1, typo.col })
+  vim.lsp.buf.code_action()
+  ok = vim.wait(TIMEOUT, function()
+    return vim.api.nvim_buf_get_lines(bufnr, typo.lnum, typo.lnum + 1, true)[1]:find('load(y', 1, true) ~= nil
+  end, 50)
+  vim.ui.select = real_select
+  check(ok, 'vim.lsp.buf.code_action() did not apply the fix; menu offered: ' .. vim.inspect(offered))
+  check(#offered > 0, 'the fix was applied without going through the code action menu')
   local fixed = vim.api.nvim_buf_get_lines(bufnr, typo.lnum, typo.lnum + 1, true)[1]
   check(fixed:find('b = load(y.tile', 1, true), 'buffer not fixed: ' .. fixed)
   check(not table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, true), '\n'):find('laod'), 'laod still in the buffer')
-  log('applied "' .. fix.title .. '": ' .. vim.trim(fixed))
+  log('applied "' .. fix.title .. '" from a menu of ' .. #offered .. ': ' .. vim.trim(fixed))
 
   -- The edit reaches the server through didChange and the diagnostic clears.
   ok = vim.wait(TIMEOUT, function() return find_code(bufnr, 'AG3001') == nil end, 50)
