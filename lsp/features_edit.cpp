@@ -45,6 +45,31 @@ json builtinItem(const BuiltinDoc& doc, int kind) {
               {"documentation", {{"kind", "markdown"}, {"value", doc.summary}}}};
 }
 
+// The type of the user name just before `dot` (`x` in `x.`), looked up by
+// spelling: the text being typed usually does not parse yet.
+const ir::Type* typeOfNameBefore(const Snapshot& snapshot, uint32_t dot) {
+  const std::string& text = snapshot.file().text();
+  uint32_t begin = dot;
+  while (begin > 0 && isIdentChar(text[begin - 1])) --begin;
+  if (begin == dot || !snapshot.sema) return nullptr;
+  std::string name = text.substr(begin, dot - begin);
+  const ast::FunctionDef* fn = functionAt(snapshot, dot);
+  for (const sema::Symbol& symbol : snapshot.sema->symbols) {
+    if (symbol.name != name || symbol.definition.empty()) continue;
+    if (fn && (symbol.definition.begin < fn->range.begin || symbol.definition.end > fn->range.end)) continue;
+    if (const ir::Type* type = symbolType(snapshot, symbol)) return type;
+  }
+  return nullptr;
+}
+
+// `tile` splits tensors, shared buffers and views; `shape` has no meaning for a scalar.
+bool memberApplies(const std::string& member, const ir::Type& type) {
+  if (member == "tile")
+    return type.kind == ir::TypeKind::Tensor || type.kind == ir::TypeKind::Shared || type.kind == ir::TypeKind::View;
+  if (member == "shape") return type.kind != ir::TypeKind::Scalar;
+  return true;
+}
+
 }  // namespace
 
 json completion(const Snapshot& snapshot, Position position) {
@@ -55,8 +80,10 @@ json completion(const Snapshot& snapshot, Position position) {
   while (start > 0 && isIdentChar(text[start - 1])) --start;
   json items = json::array();
   if (start > 0 && text[start - 1] == '.') {
+    const ir::Type* base = typeOfNameBefore(snapshot, start - 1);
     for (const BuiltinDoc& doc : memberDocs())
-      items.push_back(builtinItem(doc, doc.params.empty() ? kItemProperty : kItemMethod));
+      if (!base || memberApplies(doc.name, *base))
+        items.push_back(builtinItem(doc, doc.params.empty() ? kItemProperty : kItemMethod));
     return json{{"isIncomplete", false}, {"items", items}};
   }
   std::set<std::string> seen;
@@ -132,6 +159,18 @@ json signatureHelp(const Snapshot& snapshot, Position position) {
       std::string name = text.substr(nameBegin, nameEnd - nameBegin);
       const BuiltinDoc* doc = findBuiltinDoc(name);
       if (!doc && nameBegin > 0 && text[nameBegin - 1] == '.' && name == "tile") doc = &memberDocs()[0];
+      BuiltinDoc userFunction;
+      if (!doc && snapshot.ast)
+        for (const auto& fn : snapshot.ast->functions)
+          if (fn && fn->name == name && !name.empty()) {
+            userFunction.name = name;
+            for (const ast::Param& p : fn->params)
+              userFunction.params.push_back(p.annotation ? p.name + ": " + std::string(snapshot.file().slice(p.annotation->range))
+                                                         : p.name);
+            userFunction.summary = "Device function, inlined at each call.";
+            doc = &userFunction;
+            break;
+          }
       if (!doc) return nullptr;
       json params = json::array();
       for (const std::string& p : doc->params) params.push_back({{"label", p}});

@@ -47,6 +47,7 @@ local function request(bufnr, method, params)
 end
 
 local function run()
+  if os.getenv('ARGUS_E2E_LSP_LOG') then vim.lsp.set_log_level('debug') end
   check(vim.fn.executable(server) == 1, 'argus-lsp is not executable at ' .. server .. ' (set ARGUS_LSP)')
   vim.opt.runtimepath:prepend(repo .. '/editors/nvim')
   vim.cmd('filetype plugin indent on')
@@ -149,8 +150,8 @@ local function run()
 
   -- 5. Shut the server down cleanly.
   local client = argus.clients()[1]
-  client.stop()
-  ok = vim.wait(5000, function() return client.is_stopped() end, 50)
+  vim.lsp.stop_client(client.id)
+  ok = vim.wait(5000, function() return vim.lsp.get_client_by_id(client.id) == nil end, 50)
   check(ok, 'the server did not stop after shutdown/exit')
 end
 

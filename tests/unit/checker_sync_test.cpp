@@ -299,3 +299,16 @@ TEST(CheckerSync, ExamplesCheckQuickly) {
 }
 
 }  // namespace
+namespace {
+TEST(CheckerSync, UndecidedQueryIsAWarningNeverSilence) {
+  argus::checker::Options options;
+  options.queryTimeoutMs = 1;
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def hard(x: Tensor[f32, (4096,)], y: Tensor[f32, (128,)], P: i32, Q: i32, R: i32):
+    s = shared(f32, (4096,))
+    copy(s.tile((128,))[(P * Q * R) % 32], x.tile((128,))[0])
+    y.tile((128,))[0] = load(s.tile((128,))[(Q * R * P + P) % 32])
+)", options);
+  for (const Diagnostic& d : c->diags.diagnostics()) printf("%s %s\n", d.code(), d.message.c_str());
+}
+}  // namespace

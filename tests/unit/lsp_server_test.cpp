@@ -230,10 +230,42 @@ TEST(LspFeatures, DocumentSymbolsCompletionSignature) {
   labels.clear();
   for (const json& item : completion["result"]["items"]) labels.insert(item["label"]);
   EXPECT_EQ(labels, (std::set<std::string>{"tile", "shape", "dtype"}));
+  // On a register tile, no `.tile`.
+  client.notify("textDocument/didChange",
+                {{"textDocument", {{"uri", kUri}, {"version", 3}}},
+                 {"contentChanges", json::array({{{"range", {{"start", at(13, 4)}, {"end", at(13, 6)}}}, {"text", "e."}}})}});
+  completion = client.request("textDocument/completion", {{"textDocument", doc()}, {"position", at(13, 6)}});
+  labels.clear();
+  for (const json& item : completion["result"]["items"]) labels.insert(item["label"]);
+  EXPECT_EQ(labels, (std::set<std::string>{"shape", "dtype"}));
 
   json help = client.request("textDocument/signatureHelp", {{"textDocument", doc()}, {"position", at(9, 15)}});
   EXPECT_EQ(help["result"]["signatures"][0]["label"], "max(x, axis=None) -> tile | scalar") << help.dump();
   EXPECT_EQ(help["result"]["activeParameter"], 1);
+}
+
+TEST(LspFeatures, SignatureHelpForDeviceFunctions) {
+  TestClient client;
+  client.initialize();
+  std::string text =
+      "@device\n"
+      "def scale(a, factor: f32):\n"
+      "    return a * factor\n"
+      "\n"
+      "@kernel(grid=(1,), warps=1)\n"
+      "def k(x: Tensor[f32, (32,)]):\n"
+      "    t = load(x.tile((32,))[0])\n"
+      "    x.tile((32,))[0] = scale(t, 2.0)\n";
+  client.open(kUri, text);
+  json help = client.request("textDocument/signatureHelp", {{"textDocument", doc()}, {"position", at(7, 32)}});
+  EXPECT_EQ(help["result"]["signatures"][0]["label"], "scale(a, factor: f32)") << help.dump();
+  EXPECT_EQ(help["result"]["activeParameter"], 1);
+  json symbols = client.request("textDocument/documentSymbol", {{"textDocument", doc()}});
+  ASSERT_EQ(symbols["result"].size(), 2u);
+  EXPECT_EQ(symbols["result"][0]["detail"], "@device");
+  // Go to the device function from its call.
+  json def = client.request("textDocument/definition", {{"textDocument", doc()}, {"position", at(7, 25)}});
+  EXPECT_EQ(def["result"]["range"]["start"], at(1, 4)) << def.dump();
 }
 
 TEST(LspFeatures, InlayHintsAndSemanticTokens) {

@@ -20,6 +20,12 @@ M.config = vim.deepcopy(defaults)
 -- The 0.7 path keeps one client per root directory and attaches buffers to it.
 local clients_by_root = {}
 
+-- Neovim 0.11 made client methods take `self` (client:notify); 0.7-0.10 use client.notify.
+local function client_notify(client, method, params)
+  if vim.fn.has('nvim-0.11') == 1 then return client:notify(method, params) end
+  return client.notify(method, params)
+end
+
 local function notify_error(message)
   vim.notify('argus: ' .. message, vim.log.levels.ERROR)
 end
@@ -72,7 +78,7 @@ local function client_config(bufnr)
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     on_attach = M.config.on_attach,
     on_init = function(client)
-      client.notify('workspace/didChangeConfiguration', { settings = M.server_settings() })
+      client_notify(client, 'workspace/didChangeConfiguration', { settings = M.server_settings() })
       return true
     end,
   }
@@ -105,7 +111,8 @@ end
 --- The running argus clients.
 function M.clients()
   local out = {}
-  for _, client in pairs(vim.lsp.get_active_clients()) do
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  for _, client in pairs(all) do
     if client.name == 'argus' then table.insert(out, client) end
   end
   return out
@@ -116,7 +123,7 @@ function M.push_configuration()
   local settings = M.server_settings()
   for _, client in ipairs(M.clients()) do
     client.config.settings = settings
-    client.notify('workspace/didChangeConfiguration', { settings = settings })
+    client_notify(client, 'workspace/didChangeConfiguration', { settings = settings })
   end
 end
 
