@@ -375,7 +375,7 @@ TEST(ParserScale, FiveThousandLinesParseWithoutErrors) {
   EXPECT_TRUE(diags.diagnostics().empty());
   EXPECT_EQ(module->functions.size(), (5000u + 14) / 15);
   std::printf("[ timing ] 5,000-line file (%zu bytes) parsed in %.1f ms\n", text.size(), ms);
-  EXPECT_LT(ms, 5000.0);  // generous: a Debug build; Release is far below 200 ms
+  // Reported, not asserted: bench/compile_bench measures it (bench/results/compile.md).
 }
 
 }  // namespace
