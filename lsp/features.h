@@ -21,6 +21,8 @@ struct FeatureResult {
 json hover(const Snapshot& snapshot, Position position);
 json definition(const Snapshot& snapshot, Position position);
 json references(const Snapshot& snapshot, Position position, bool includeDeclaration);
+// Occurrences of the symbol under the cursor (definition: Write, others: Read).
+json documentHighlights(const Snapshot& snapshot, Position position);
 json prepareRename(const Snapshot& snapshot, Position position);
 FeatureResult rename(const Snapshot& snapshot, Position position, const std::string& newName);
 json documentSymbols(const Snapshot& snapshot);

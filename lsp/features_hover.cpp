@@ -54,6 +54,57 @@ bool sensibleLayout(const ir::Layout& layout) {
   return true;
 }
 
+// The primary owner of a tile element (the replica that stores it), its value
+// index there, and how many threads hold a copy.
+struct Owner {
+  int64_t thread = -1, value = -1, holders = 0;
+};
+
+Owner ownerOf(const ir::Distribution& dist, const std::vector<int64_t>& coord, int64_t threads) {
+  Owner owner;
+  for (int64_t t = 0; t < threads; ++t) {
+    int64_t v = dist.valueIndexOf(t, coord);
+    if (v < 0) continue;
+    ++owner.holders;
+    if (owner.thread < 0 && dist.isPrimaryOwner(t)) {
+      owner.thread = t;
+      owner.value = v;
+    }
+  }
+  return owner;
+}
+
+// For a 2-D tile, a picture of its top-left corner: each cell names the thread
+// that holds the element and the value index in that thread (`t33 v1`).
+std::string ownershipGrid(const ir::Layout& layout, int64_t numWarps) {
+  constexpr int64_t kRows = 4, kColumns = 8;
+  ir::Distribution dist = ir::Distribution::of(layout, numWarps);
+  std::vector<int64_t> shape = layout.shape();
+  int64_t rows = std::min(shape[0], kRows), columns = std::min(shape[1], kColumns);
+  std::ostringstream out;
+  out << "| |";
+  for (int64_t c = 0; c < columns; ++c) out << " " << c << " |";
+  out << "\n|---|";
+  for (int64_t c = 0; c < columns; ++c) out << "---|";
+  out << "\n";
+  for (int64_t r = 0; r < rows; ++r) {
+    out << "| **" << r << "** |";
+    for (int64_t c = 0; c < columns; ++c) {
+      Owner owner = ownerOf(dist, {r, c}, numWarps * 32);
+      if (owner.thread < 0) out << " ? |";
+      else out << " t" << owner.thread << " v" << owner.value << " |";
+    }
+    out << "\n";
+  }
+  Owner first = ownerOf(dist, {0, 0}, numWarps * 32);
+  out << "\n(`tT vV`: thread T holds it as its value V";
+  if (first.holders > 1) out << "; each element is replicated in " << first.holders << " threads";
+  if (rows < shape[0] || columns < shape[1])
+    out << "; top-left " << rows << "x" << columns << " of " << shape[0] << "x" << shape[1];
+  out << ")\n";
+  return out.str();
+}
+
 std::string ownershipTable(const ir::Layout& layout, int64_t numWarps) {
   ir::Distribution dist = ir::Distribution::of(layout, numWarps);
   std::vector<int64_t> shape = layout.shape();
@@ -70,20 +121,13 @@ std::string ownershipTable(const ir::Layout& layout, int64_t numWarps) {
       coord[d] = rest % shape[d];
       rest /= shape[d];
     }
-    int64_t owner = -1, value = -1, holders = 0;
-    for (int64_t t = 0; t < threads; ++t) {
-      int64_t v = dist.valueIndexOf(t, coord);
-      if (v < 0) continue;
-      ++holders;
-      if (owner < 0 && dist.isPrimaryOwner(t)) {
-        owner = t;
-        value = v;
-      }
-    }
+    Owner owner = ownerOf(dist, coord, threads);
     out << "| " << shapeStr(coord) << " | ";
-    if (owner >= 0) out << owner << " (" << owner / 32 << ", " << owner % 32 << ") | " << value << " | ";
-    else out << "? | ? | ";
-    out << holders << (holders == 1 ? " thread" : " threads") << " |\n";
+    if (owner.thread >= 0)
+      out << owner.thread << " (" << owner.thread / 32 << ", " << owner.thread % 32 << ") | " << owner.value << " | ";
+    else
+      out << "? | ? | ";
+    out << owner.holders << (owner.holders == 1 ? " thread" : " threads") << " |\n";
   }
   if (total > rows) out << "\n(first " << rows << " of " << total << " elements)\n";
   return out.str();
@@ -108,7 +152,8 @@ std::string describeType(const ir::Type& type, int64_t numWarps, bool warpsKnown
           << " |\n\n";
       out << "Which thread holds which element (" << numWarps << " warps"
           << (warpsKnown ? "" : ", assumed") << "):\n\n";
-      out << ownershipTable(type.layout, numWarps);
+      out << (type.layout.shape().size() == 2 ? ownershipGrid(type.layout, numWarps)
+                                              : ownershipTable(type.layout, numWarps));
     }
   }
   return out.str();
@@ -140,6 +185,8 @@ json hover(const Snapshot& snapshot, Position position) {
   }
   const ir::Type* type = expr ? &snapshot.sema->exprTypes.at(expr->id) : nullptr;
   if (!type && symbol) type = symbolType(snapshot, *symbol);
+  if (type && symbol && type->kind == ir::TypeKind::Tensor && !symbol->typeDescription.empty())
+    text << symbol->typeDescription << "\n\n";  // names the runtime extents the type shows as `?`
   if (type) {
     const ir::Function* kernel = kernelAt(snapshot, offset);
     text << describeType(*type, kernel ? kernel->numWarps : 4, kernel != nullptr);

@@ -64,6 +64,16 @@ json references(const Snapshot& snapshot, Position position, bool includeDeclara
   return locations(snapshot, occurrences(snapshot, *symbol, includeDeclaration && isUserSymbol(*symbol)));
 }
 
+json documentHighlights(const Snapshot& snapshot, Position position) {
+  constexpr int kRead = 2, kWrite = 3;
+  const sema::Symbol* symbol = symbolAt(snapshot, offsetOf(snapshot.file(), position));
+  json list = json::array();
+  if (!symbol) return list;
+  for (SourceRange r : occurrences(snapshot, *symbol, isUserSymbol(*symbol)))
+    list.push_back({{"range", toJson(rangeOf(snapshot.file(), r))}, {"kind", r == symbol->definition ? kWrite : kRead}});
+  return list;
+}
+
 json prepareRename(const Snapshot& snapshot, Position position) {
   SourceRange range;
   const sema::Symbol* symbol = symbolAt(snapshot, offsetOf(snapshot.file(), position), &range);

@@ -102,6 +102,7 @@ json Server::initializeResult() const {
       {"hoverProvider", true},
       {"definitionProvider", true},
       {"referencesProvider", true},
+      {"documentHighlightProvider", true},
       {"renameProvider", {{"prepareProvider", true}}},
       {"documentSymbolProvider", true},
       {"completionProvider", {{"triggerCharacters", {"."}}, {"resolveProvider", false}}},
@@ -145,7 +146,7 @@ void Server::handleRequest(const json& id, const std::string& method, const json
     return;
   }
   static const std::set<std::string> documentRequests = {
-      "textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/prepareRename",
+      "textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/documentHighlight", "textDocument/prepareRename",
       "textDocument/rename", "textDocument/documentSymbol", "textDocument/completion", "textDocument/codeAction",
       "textDocument/signatureHelp", "textDocument/semanticTokens/full", "textDocument/semanticTokens/full/delta",
       "textDocument/inlayHint"};
@@ -205,6 +206,7 @@ void Server::runFeature(const json& id, const std::string& method, const json& p
     if (!p) return;
     if (method == "textDocument/hover") return reply(id, hover(s, *p));
     if (method == "textDocument/definition") return reply(id, definition(s, *p));
+    if (method == "textDocument/documentHighlight") return reply(id, documentHighlights(s, *p));
     if (method == "textDocument/completion") return reply(id, completion(s, *p));
     if (method == "textDocument/signatureHelp") return reply(id, signatureHelp(s, *p));
     if (method == "textDocument/prepareRename") return reply(id, prepareRename(s, *p));

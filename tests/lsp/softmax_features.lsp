@@ -19,7 +19,7 @@
   "result": {
     "contents": {
       "kind": "markdown",
-      "value": "**m**: local variable\n\n```\ntile<f32, [4, 1], #blocked<[4, 1024], reduced=[1]>>\n```\n\n| | |\n|---|---|\n| kind | register tile |\n| dtype | f32 |\n| shape | (4, 1) |\n| memory | registers |\n| layout | `#blocked<[4, 1024], reduced=[1]>` |\n| per thread | 1 value |\n\nWhich thread holds which element (4 warps):\n\n| element | thread (warp, lane) | value | held by |\n|---|---|---|---|\n| (0, 0) | 0 (0, 0) | 0 | 32 threads |\n| (1, 0) | 32 (1, 0) | 0 | 32 threads |\n| (2, 0) | 64 (2, 0) | 0 | 32 threads |\n| (3, 0) | 96 (3, 0) | 0 | 32 threads |"
+      "value": "**m**: local variable\n\n```\ntile<f32, [4, 1], #blocked<[4, 1024], reduced=[1]>>\n```\n\n| | |\n|---|---|\n| kind | register tile |\n| dtype | f32 |\n| shape | (4, 1) |\n| memory | registers |\n| layout | `#blocked<[4, 1024], reduced=[1]>` |\n| per thread | 1 value |\n\nWhich thread holds which element (4 warps):\n\n| | 0 |\n|---|---|\n| **0** | t0 v0 |\n| **1** | t32 v0 |\n| **2** | t64 v0 |\n| **3** | t96 v0 |\n\n(`tT vV`: thread T holds it as its value V; each element is replicated in 32 threads)"
     },
     "range": {
       "end": {

@@ -208,7 +208,8 @@ TEST(LspRobustness, EveryFeatureAtEveryPosition) {
   testing::TestClient client(std::chrono::milliseconds(1));
   client.initialize();
   const char* methods[] = {"textDocument/hover", "textDocument/definition", "textDocument/references",
-                           "textDocument/prepareRename", "textDocument/completion", "textDocument/signatureHelp"};
+                           "textDocument/prepareRename", "textDocument/completion", "textDocument/signatureHelp",
+                           "textDocument/documentHighlight"};
   for (const auto& [uri, text] : documents) {
     client.open(uri, text);
     SourceFile file(uri, text);

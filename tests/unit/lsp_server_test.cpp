@@ -167,7 +167,14 @@ TEST(LspFeatures, HoverShowsTypeLayoutAndOwnership) {
   EXPECT_NE(value.find("**m**: local"), std::string::npos) << value;
   EXPECT_NE(value.find("| shape | (4, 1) |"), std::string::npos) << value;
   EXPECT_NE(value.find("reduced=[1]"), std::string::npos) << value;
-  EXPECT_NE(value.find("| (1, 0) | 32 (1, 0) | 0 | 32 threads |"), std::string::npos) << value;
+  EXPECT_NE(value.find("| **1** | t32 v0 |"), std::string::npos) << value;
+  EXPECT_NE(value.find("replicated in 32 threads"), std::string::npos) << value;
+  // `e = exp(t - m)`: a 4x1024 tile over 128 threads, 32 values each.
+  reply = client.request("textDocument/hover", {{"textDocument", doc()}, {"position", at(10, 4)}});
+  value = reply["result"]["contents"]["value"];
+  EXPECT_NE(value.find("| per thread | 32 values |"), std::string::npos) << value;
+  EXPECT_NE(value.find("| **1** | t32 v0 | t33 v0 |"), std::string::npos) << value;
+  EXPECT_NE(value.find("top-left 4x8 of 4x1024"), std::string::npos) << value;
   // The kernel parameter `x`: a global tensor.
   reply = client.request("textDocument/hover", {{"textDocument", doc()}, {"position", at(4, 12)}});
   value = reply["result"]["contents"]["value"];
@@ -191,6 +198,10 @@ TEST(LspFeatures, DefinitionReferencesRename) {
   json refs = client.request("textDocument/references", {{"textDocument", doc()}, {"position", at(8, 4)},
                                                          {"context", {{"includeDeclaration", true}}}});
   EXPECT_EQ(refs["result"].size(), 3u) << refs.dump();
+  json highlights = client.request("textDocument/documentHighlight", {{"textDocument", doc()}, {"position", at(10, 12)}});
+  ASSERT_EQ(highlights["result"].size(), 3u) << highlights.dump();
+  EXPECT_EQ(highlights["result"][0]["kind"], 3);
+  EXPECT_EQ(highlights["result"][1]["kind"], 2);
   json prepare = client.request("textDocument/prepareRename", {{"textDocument", doc()}, {"position", at(10, 12)}});
   EXPECT_EQ(prepare["result"]["placeholder"], "t");
   json edit = client.request("textDocument/rename", {{"textDocument", doc()}, {"position", at(10, 12)}, {"newName", "tile"}});

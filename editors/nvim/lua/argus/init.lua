@@ -12,6 +12,7 @@ local defaults = {
   target = 'sm_90',
   defines = {},
   on_attach = nil,
+  on_error = nil,
   capabilities = nil,
   root_markers = { '.git' },
 }
@@ -77,6 +78,7 @@ local function client_config(bufnr)
     init_options = settings.argus,
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     on_attach = M.config.on_attach,
+    on_error = M.config.on_error,
     on_init = function(client)
       client_notify(client, 'workspace/didChangeConfiguration', { settings = M.server_settings() })
       return true
