@@ -11,6 +11,7 @@ namespace argus::checker {
 
 struct Options {
   unsigned queryTimeoutMs = 2000;  // per Z3 query; a timeout is reported as "cannot prove"
+  unsigned kernelBudgetMs = 20000;  // per kernel; the queries left then are "cannot prove" too
 };
 
 // Runs every check on every function. `file` (optional) gives line:col in notes

@@ -5,6 +5,7 @@
 
 #include <z3++.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
@@ -47,6 +48,15 @@ class SyncChecker {
     }
     auto key = std::make_tuple(earlier.access, later, relation);
     if (!asked_.insert(key).second) return;
+    auto elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
+    if (elapsedMs.count() >= options_.kernelBudgetMs) {
+      reported_.insert(pairKey);
+      reportCannotProve(RacePair{fn_, fa_, earlier, later, file_},
+                        "the checker's time budget for this kernel (" + std::to_string(options_.kernelBudgetMs) +
+                            " ms) is spent",
+                        diags_);
+      return;
+    }
     try {
       if (!ctx_) ctx_ = std::make_unique<z3::context>();
       PairEncoder encoder(*ctx_, fn_, fa_);
@@ -64,9 +74,9 @@ class SyncChecker {
       if (result == z3::sat) {
         z3::model model = solver.get_model();
         // Prefer a counterexample in the first iterations of a small launch.
-        for (bool tight : {true, false}) {
+        for (int tier = 0; tier < PairEncoder::kPreferenceTiers; ++tier) {
           solver.push();
-          for (const z3::expr& small : encoder.preferences(tight)) solver.add(small);
+          for (const z3::expr& small : encoder.preferences(tier)) solver.add(small);
           bool found = solver.check() == z3::sat;
           if (found) model = solver.get_model();
           solver.pop();
@@ -89,6 +99,7 @@ class SyncChecker {
   const Options& options_;
   FunctionAccesses fa_;
   std::unique_ptr<z3::context> ctx_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::set<std::tuple<int, int, std::vector<IterRelation>>> asked_;
   std::set<std::tuple<const ir::Op*, const ir::Op*, ir::ValueId>> reported_;
 };

@@ -48,7 +48,7 @@ z3::expr PairEncoder::scalar(Side& side, ir::ValueId id) {
       for (const ir::Param& p : fn_.params)
         if (p.value == id && p.kind == ir::ParamKind::Size) {
           constraints_.push_back(result >= 0);
-          prefer(result <= 64, result <= 4096);
+          preferSizes(result <= 64, result <= 4096);
         }
     }
   } else {
@@ -61,7 +61,7 @@ z3::expr PairEncoder::scalar(Side& side, ir::ValueId id) {
         z3::expr pid = ctx_.bv_const(("program_id" + std::to_string(axis)).c_str(), 32);
         z3::expr num = ctx_.bv_const(("num_programs" + std::to_string(axis)).c_str(), 32);
         constraints_.push_back(pid >= 0 && num >= 1 && pid < num);
-        prefer(num <= 2, num <= 8);
+        preferSizes(num <= 2, num <= 8);
         result = def->kind == OpKind::ProgramId ? pid : num;
         break;
       }
@@ -120,6 +120,8 @@ z3::expr PairEncoder::iterationOf(Side& side, int loop) {
     if (!side.inductionValue.count(loop)) {
       // Fixed by the relation; its bounds are still to be stated on this side.
       z3::expr j = it->second;
+      // A placeholder while the bounds are encoded: they may name loop-carried
+      // values whose instance key asks for this loop's iteration again.
       side.inductionValue.emplace(loop, bv(0));
       const ir::Op* op = fa_.loops[static_cast<size_t>(loop)].op;
       if (op->operands.size() < 3) {
@@ -131,15 +133,17 @@ z3::expr PairEncoder::iterationOf(Side& side, int loop) {
       z3::expr lb = scalar(side, op->operands[0]), ub = scalar(side, op->operands[1]),
                step = scalar(side, op->operands[2]);
       z3::expr iv64 = z3::sext(lb, 32) + z3::sext(step, 32) * z3::zext(j, 32);
-      constraints_.push_back(z3::ult(j, ctx_.bv_val(int64_t{1} << 30, 32)));
+      // Every iteration count fits in 32 bits, and j + 1 (the next iteration) never wraps.
+      constraints_.push_back(z3::ult(j, ctx_.bv_val(static_cast<uint64_t>(0xFFFFFFFFu), 32)));
       constraints_.push_back(step > 0 && iv64 < z3::sext(ub, 32));
       side.inductionValue.erase(loop);
       side.inductionValue.emplace(loop, iv64.extract(31, 0));
+      side.hasNextIteration.emplace(loop, iv64 + z3::sext(step, 32) < z3::sext(ub, 32));
     }
     return it->second;
   }
   z3::expr j = ctx_.bv_const(("j" + std::to_string(loop) + side.suffix).c_str(), 32);
-  prefer(z3::ult(j, bv(1)), z3::ult(j, bv(4)));
+  preferIterations(z3::ult(j, bv(1)), z3::ult(j, bv(4)));
   side.iteration.emplace(loop, j);
   return iterationOf(side, loop);
 }
@@ -208,33 +212,52 @@ void PairEncoder::encodeAccess(Side& side, const Access& access) {
 
 z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Side& second) {
   constraints_.clear();
-  preferences_.clear();
-  tight_.clear();
+  iterationsTight_.clear();
+  iterationsLoose_.clear();
+  sizesTight_.clear();
+  sizesLoose_.clear();
   const Access& a = fa_.accesses[static_cast<size_t>(earlier.access)];
   const Access& b = fa_.accesses[static_cast<size_t>(later)];
   first.suffix = "_1";
   second.suffix = "_2";
-  // Relate the iterations of the loops both accesses are in.
+  // Relate the iterations of the loops both accesses are in. Past `instance`,
+  // each side's loops run in instances the other side is not in.
+  size_t instance = 0;
   for (size_t d = 0; d < a.loops.size() && d < b.loops.size() && a.loops[d] == b.loops[d]; ++d) {
     int loop = a.loops[d];
     IterRelation rel = d < earlier.relation.size() ? earlier.relation[d] : IterRelation::Same;
     if (rel == IterRelation::Same) {
       z3::expr j = ctx_.bv_const(("j" + std::to_string(loop)).c_str(), 32);
-      prefer(z3::ult(j, bv(1)), z3::ult(j, bv(4)));
+      preferIterations(z3::ult(j, bv(1)), z3::ult(j, bv(4)));
       first.iteration.emplace(loop, j);
       second.iteration.emplace(loop, j);
+      instance = d + 1;
       continue;
     }
+    instance = d + 1;
     z3::expr j1 = ctx_.bv_const(("j" + std::to_string(loop) + "_1").c_str(), 32);
     z3::expr j2 = rel == IterRelation::Next ? j1 + 1 : ctx_.bv_const(("j" + std::to_string(loop) + "_2").c_str(), 32);
     if (rel == IterRelation::Later) constraints_.push_back(z3::ult(j1, j2));
-    prefer(z3::ult(j1, bv(1)) && z3::ult(j2, bv(2)), z3::ult(j1, bv(4)) && z3::ult(j2, bv(8)));
+    preferIterations(z3::ult(j1, bv(1)) && z3::ult(j2, bv(2)), z3::ult(j1, bv(4)) && z3::ult(j2, bv(8)));
     first.iteration.emplace(loop, j1);
     second.iteration.emplace(loop, j2);
     break;
   }
   for (int loop : a.loops) iterationOf(first, loop);
   for (int loop : b.loops) iterationOf(second, loop);
+  // No barrier() lies between the two accesses: the earlier one runs in the
+  // last iteration of each of its own loops that has a barrier in its body,
+  // and the later one in the first iteration of each of its own such loops.
+  for (size_t d = instance; d < a.loops.size(); ++d) {
+    int loop = a.loops[d];
+    auto next = first.hasNextIteration.find(loop);
+    if (fa_.loops[static_cast<size_t>(loop)].definiteBarrier && next != first.hasNextIteration.end())
+      constraints_.push_back(!next->second);
+  }
+  for (size_t d = instance; d < b.loops.size(); ++d) {
+    int loop = b.loops[d];
+    if (fa_.loops[static_cast<size_t>(loop)].definiteBarrier) constraints_.push_back(second.iteration.at(loop) == 0);
+  }
   encodeAccess(first, a);
   encodeAccess(second, b);
   z3::expr all = *first.thread != *second.thread;

@@ -19,6 +19,7 @@ struct Side {
   std::string suffix;
   std::map<int, z3::expr> iteration;  // loop -> iteration index j (bv32)
   std::map<int, z3::expr> inductionValue;  // loop -> iv (bv32)
+  std::map<int, z3::expr> hasNextIteration;  // loop -> iteration j + 1 runs
   std::map<ir::ValueId, z3::expr> memo;
   std::optional<z3::expr> thread, value, k;  // k: the reduction index of a dot operand
   std::vector<z3::expr> coords;               // element coordinates in the buffer
@@ -35,10 +36,16 @@ class PairEncoder {
 
   z3::expr scalar(Side& side, ir::ValueId id);
 
-  // Optional constraints that make a counterexample easy to read (first
-  // iterations, small sizes, the first blocks); dropped when unsatisfiable.
-  // Two tiers: `tight` (first iterations, tiny sizes), then `loose`.
-  const std::vector<z3::expr>& preferences(bool tight) const { return tight ? tight_ : preferences_; }
+  // Optional constraints that make a counterexample easy to read, tried in
+  // order until one tier is satisfiable: first iterations and tiny launches,
+  // first iterations and small launches, early iterations and small launches.
+  static constexpr int kPreferenceTiers = 3;
+  std::vector<z3::expr> preferences(int tier) const {
+    std::vector<z3::expr> out = tier < 2 ? iterationsTight_ : iterationsLoose_;
+    const std::vector<z3::expr>& sizes = tier == 0 ? sizesTight_ : sizesLoose_;
+    out.insert(out.end(), sizes.begin(), sizes.end());
+    return out;
+  }
 
  private:
   z3::expr bv(int64_t v) { return ctx_.bv_val(v, 32); }
@@ -50,11 +57,14 @@ class PairEncoder {
   const ir::Function& fn_;
   const FunctionAccesses& fa_;
   std::vector<z3::expr> constraints_;
-  std::vector<z3::expr> preferences_;
-  std::vector<z3::expr> tight_;
-  void prefer(const z3::expr& tight, const z3::expr& loose) {
-    tight_.push_back(tight);
-    preferences_.push_back(loose);
+  std::vector<z3::expr> iterationsTight_, iterationsLoose_, sizesTight_, sizesLoose_;
+  void preferIterations(const z3::expr& tight, const z3::expr& loose) {
+    iterationsTight_.push_back(tight);
+    iterationsLoose_.push_back(loose);
+  }
+  void preferSizes(const z3::expr& tight, const z3::expr& loose) {
+    sizesTight_.push_back(tight);
+    sizesLoose_.push_back(loose);
   }
 };
 

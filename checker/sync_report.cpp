@@ -209,9 +209,10 @@ void reportRace(const RacePair& pair, const z3::model& model, PairEncoder& encod
                       loopName(pair.fn, loop, pair.file) + "' at " + position(pair.file, loop.op->range) +
                       ": what runs after the last barrier() of one iteration shares a phase with what runs "
                       "before the first barrier() of the next");
-    if (!loop.definiteBarrier) d.notes.back() = "the loop over '" + loopName(pair.fn, loop, pair.file) + "' at " +
-                                                position(pair.file, loop.op->range) +
-                                                " has no barrier() in its body, so all its iterations share one phase";
+    if (!loop.definiteBarrier)
+      d.notes.back() = "some path through the body of the loop over '" + loopName(pair.fn, loop, pair.file) +
+                       "' at " + position(pair.file, loop.op->range) +
+                       " crosses no barrier(), so all its iterations may share one phase";
   }
   if (auto fix = barrierFix(pair.file, earlierOp, laterOp, crossIteration, !a.isWrite())) d.fixits.push_back(*fix);
 }

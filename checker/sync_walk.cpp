@@ -21,6 +21,20 @@ using ir::TypeKind;
 
 namespace {
 
+// True when every path through the block crosses a barrier: one at its top
+// level, or an `if` whose branches all do (a loop may run zero times).
+bool alwaysBarriers(const Block& b) {
+  for (const auto& op : b.ops) {
+    if (op->kind == OpKind::Barrier) return true;
+    if (op->kind == OpKind::If && !op->regions.empty()) {
+      bool all = true;
+      for (const Block& region : op->regions) all = all && alwaysBarriers(region);
+      if (all) return true;
+    }
+  }
+  return false;
+}
+
 class Collector {
  public:
   Collector(const ir::Function& fn, FunctionAccesses& out) : fn_(fn), out_(out) {
@@ -84,8 +98,7 @@ class Collector {
         LoopInfo info;
         info.op = &op;
         info.enclosing = stack_;
-        for (const auto& inner : op.regions[0].ops)
-          if (inner->kind == OpKind::Barrier) info.definiteBarrier = true;
+        info.definiteBarrier = alwaysBarriers(op.regions[0]);
         out_.loops.push_back(info);
         stack_.push_back(static_cast<int>(out_.loops.size() - 1));
         block(op.regions[0]);

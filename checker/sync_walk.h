@@ -12,7 +12,7 @@ namespace argus::checker {
 struct LoopInfo {
   const ir::Op* op = nullptr;
   std::vector<int> enclosing;       // outer loops, outermost first
-  bool definiteBarrier = false;     // a barrier at the top level of the body
+  bool definiteBarrier = false;     // every path through the body crosses a barrier
 };
 
 enum class AccessRole : uint8_t { Load, Store, DotA, DotB };

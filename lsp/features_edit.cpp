@@ -101,17 +101,24 @@ json completion(const Snapshot& snapshot, Position position) {
                    symbol.definition.begin < offset && !(symbol.definition.begin <= offset && offset <= symbol.definition.end);
       if (!global && !local) continue;
       add(json{{"label", symbol.name},
+               {"sortText", (local ? "0" : "1") + symbol.name},
                {"kind", itemKindOf(symbol.kind)},
                {"detail", symbol.typeDescription.empty() ? std::string(sema::symbolKindName(symbol.kind))
                                                          : symbol.typeDescription}});
     }
   }
-  for (const BuiltinDoc& doc : builtinDocs()) add(builtinItem(doc, kItemFunction));
-  for (const std::string& name : dtypeNames()) add(json{{"label", name}, {"kind", kItemTypeParameter}, {"detail", "dtype"}});
-  for (const std::string& word : keywords()) add(json{{"label", word}, {"kind", kItemKeyword}});
-  add(json{{"label", "Tensor"}, {"kind", kItemTypeParameter}, {"detail", "Tensor[dtype, (d0, d1, ...)]"}});
-  add(json{{"label", "const"}, {"kind", kItemKeyword}, {"detail", "a compile-time constant parameter"}});
-  add(json{{"label", "inf"}, {"kind", kItemConstant}, {"detail", "f32 infinity"}});
+  // Names in scope sort first, then builtins, dtypes and keywords.
+  for (const BuiltinDoc& doc : builtinDocs()) {
+    json item = builtinItem(doc, kItemFunction);
+    item["sortText"] = "2" + doc.name;
+    add(std::move(item));
+  }
+  for (const std::string& name : dtypeNames())
+    add(json{{"label", name}, {"sortText", "3" + name}, {"kind", kItemTypeParameter}, {"detail", "dtype"}});
+  for (const std::string& word : keywords()) add(json{{"label", word}, {"sortText", "4" + word}, {"kind", kItemKeyword}});
+  add(json{{"label", "Tensor"}, {"sortText", "3Tensor"}, {"kind", kItemTypeParameter}, {"detail", "Tensor[dtype, (d0, d1, ...)]"}});
+  add(json{{"label", "const"}, {"sortText", "4const"}, {"kind", kItemKeyword}, {"detail", "a compile-time constant parameter"}});
+  add(json{{"label", "inf"}, {"sortText", "2inf"}, {"kind", kItemConstant}, {"detail", "f32 infinity"}});
   return json{{"isIncomplete", false}, {"items", items}};
 }
 

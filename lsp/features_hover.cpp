@@ -1,6 +1,7 @@
 // Hover: the symbol under the cursor and the type of the innermost typed
 // expression there, with the register layout spelled out for tiles.
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "lsp/builtins.h"
@@ -133,6 +134,23 @@ std::string ownershipTable(const ir::Layout& layout, int64_t numWarps) {
   return out.str();
 }
 
+// The kernel's `warps`: from its Tile IR, or, when it did not check, from a
+// literal `warps=` in its decorator. Unknown in device functions.
+std::optional<int64_t> warpsAt(const Snapshot& snapshot, uint32_t offset) {
+  if (const ir::Function* kernel = kernelAt(snapshot, offset)) return kernel->numWarps;
+  const ast::FunctionDef* fn = functionAt(snapshot, offset);
+  if (!fn) return std::nullopt;
+  for (const ast::Decorator& d : fn->decorators) {
+    if (d.name != "kernel") continue;
+    if (!d.args) return 4;
+    for (const ast::Argument& a : *d.args)
+      if (a.keyword && *a.keyword == "warps" && a.value && a.value->kind == ast::ExprKind::Int)
+        return static_cast<const ast::IntExpr&>(*a.value).value;
+    return 4;  // the default
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string describeType(const ir::Type& type, int64_t numWarps, bool warpsKnown) {
@@ -170,10 +188,30 @@ json hover(const Snapshot& snapshot, Position position) {
   // A symbol's own occurrence wins over an enclosing expression.
   if (symbol && expr && !(expr->range.begin >= symbolRange.begin && expr->range.end <= symbolRange.end))
     expr = nullptr;
-  if (!symbol && !expr) return nullptr;
+  // A member name (`.tile`, `.shape`, `.dtype`): its documentation first.
+  const ast::Expr* attribute = expressionAt(snapshot, offset, [](const Snapshot&, const ast::Expr& e) {
+    return e.kind == ast::ExprKind::Attribute;
+  });
+  const BuiltinDoc* member = nullptr;
+  SourceRange memberRange;
+  if (attribute && !symbol) {
+    const auto& a = static_cast<const ast::AttributeExpr&>(*attribute);
+    if (a.nameRange.begin <= offset && offset <= a.nameRange.end)
+      for (const BuiltinDoc& doc : memberDocs())
+        if (doc.name == a.name) {
+          member = &doc;
+          memberRange = a.nameRange;
+        }
+  }
+  if (!symbol && !expr && !member) return nullptr;
 
   std::ostringstream text;
-  SourceRange range = symbol ? symbolRange : expr->range;
+  SourceRange range = symbol ? symbolRange : member ? memberRange : expr->range;
+  if (member) {
+    text << "**" << member->name << "**: " << (member->params.empty() ? "attribute" : "method") << "\n\n";
+    if (!member->params.empty()) text << "```\n" << member->signature() << "\n```\n\n";
+    text << member->summary << "\n\n";
+  }
   if (symbol) {
     text << "**" << symbol->name << "**: " << sema::symbolKindName(symbol->kind) << "\n\n";
     if (symbol->kind == sema::Symbol::Kind::Builtin) {
@@ -188,8 +226,8 @@ json hover(const Snapshot& snapshot, Position position) {
   if (type && symbol && type->kind == ir::TypeKind::Tensor && !symbol->typeDescription.empty())
     text << symbol->typeDescription << "\n\n";  // names the runtime extents the type shows as `?`
   if (type) {
-    const ir::Function* kernel = kernelAt(snapshot, offset);
-    text << describeType(*type, kernel ? kernel->numWarps : 4, kernel != nullptr);
+    std::optional<int64_t> warps = warpsAt(snapshot, offset);
+    text << describeType(*type, warps.value_or(4), warps.has_value());
   } else if (symbol && symbol->kind != sema::Symbol::Kind::Builtin && !symbol->typeDescription.empty()) {
     text << symbol->typeDescription << "\n\n";
   }

@@ -23,7 +23,9 @@ namespace argus::lsp {
 
 struct SchedulerOptions {
   std::chrono::milliseconds debounce{200};
-  unsigned workers = 1;
+  // Threads shared by all documents; one document is analysed by one at a time,
+  // so a large file does not hold up requests on the others.
+  unsigned workers = 2;
 };
 
 class Scheduler {

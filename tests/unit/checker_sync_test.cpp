@@ -12,6 +12,7 @@
 #include "checker/checker.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "runtime/interp/interpreter.h"
 
 namespace fs = std::filesystem;
 using argus::Compilation;
@@ -324,4 +325,136 @@ TEST(CheckerSync, UndecidedQueryIsAWarningNeverSilence) {
         << d.message;
   }
 }
+// The CPU interpreter, run at the launch sizes of the counterexample, meets the race too.
+void expectInterpreterRace(const std::string& source) {
+  auto c = check(source);
+  ASSERT_FALSE(c->diags.diagnostics().empty());
+  const Diagnostic& d = c->diags.diagnostics()[0];
+  std::smatch m;
+  std::string launch = fact(d, "launch");
+  ASSERT_TRUE(std::regex_search(launch, m, std::regex("K = ([0-9]+)"))) << launch;
+  int64_t k = std::stoll(m[1]);
+  using argus::interp::HostTensor;
+  HostTensor a = HostTensor::zeros(argus::ir::DType::F32, {64, k});
+  HostTensor b = HostTensor::zeros(argus::ir::DType::F32, {k, 64});
+  HostTensor out = HostTensor::zeros(argus::ir::DType::F32, {64, 64});
+  std::vector<argus::interp::ArgValue> args = {a, b, out};
+  auto error = argus::interp::run(*c->compilation->ir().functions.at(0), args);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->id, argus::DiagId::RunSharedRace) << error->message;
+}
+
+TEST(CheckerSync, InterpreterConfirmsTheCrossIterationRace) {
+  expectInterpreterRace(withoutLine(gemmSource(), "barrier()", 1));
+}
+
+TEST(CheckerSync, InterpreterConfirmsTheSameIterationRace) {
+  expectInterpreterRace(withoutLine(gemmSource(), "barrier()", 0));
+}
+
+TEST(CheckerSync, ABarrierInTheFirstIterationSeparatesLaterIterationsFromThePrologue) {
+  // Iteration 0 writes stage 0 (not the stage read before the loop); iteration 1
+  // writes stage 1, but iteration 0's barriers separate it from that read.
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def pro(x: Tensor[f32, (M,)], y: Tensor[f32, (128,)]):
+    s = shared(f32, (2, 128))
+    early = load(s[1].tile((64,))[1])
+    for kt in range(cdiv(M, 128)):
+        copy(s[kt % 2], x.tile((128,))[kt])
+        barrier()
+        y.tile((128,))[0] = load(s[kt % 2])
+        barrier()
+    y.tile((64,))[0] = early
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerSync, OnlyTheLastIterationMeetsTheEpilogue) {
+  const char* source = R"(@kernel(grid=(1,), warps=4)
+def epi(x: Tensor[f32, (1024,)], y: Tensor[f32, (64,)]):
+    s = shared(f32, (2, 128))
+    for kt in range(TRIPS):
+        barrier()
+        copy(s[kt % 2], x.tile((128,))[kt])
+    y.tile((64,))[0] = load(s[0].tile((64,))[1])
+)";
+  // Four iterations end writing stage 1: the epilogue's read of stage 0 is safe.
+  auto even = check(std::regex_replace(source, std::regex("TRIPS"), "4"));
+  EXPECT_TRUE(even->diags.diagnostics().empty()) << describe(even->diags);
+  // Three iterations end writing stage 0: a race with the last iteration.
+  auto odd = check(std::regex_replace(source, std::regex("TRIPS"), "3"));
+  ASSERT_EQ(odd->diags.diagnostics().size(), 1u) << describe(odd->diags);
+  const Diagnostic& d = odd->diags.diagnostics()[0];
+  EXPECT_STREQ(d.code(), "AG2001");
+  EXPECT_NE(d.labels[0].message.find("in iteration kt = 2"), std::string::npos) << d.labels[0].message;
+}
+
+TEST(CheckerSync, BarriersInBothBranchesSeparateIterations) {
+  // Every iteration crosses a barrier (in one branch or the other), so only
+  // consecutive iterations share a phase, and they use different stages.
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def both(x: Tensor[f32, (M,)], y: Tensor[f32, (64,)], flag: i32):
+    s = shared(f32, (2, 128))
+    for kt in range(cdiv(M, 128)):
+        copy(s[kt % 2], x.tile((128,))[kt])
+        if flag > kt:
+            barrier()
+        else:
+            barrier()
+        y.tile((64,))[0] = load(s[kt % 2].tile((64,))[1])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerSync, ASpentBudgetIsAWarningNeverSilence) {
+  argus::checker::Options options;
+  options.kernelBudgetMs = 0;
+  auto c = check(withoutLine(gemmSource(), "barrier()", 1), options);
+  const auto& diags = c->diags.diagnostics();
+  ASSERT_FALSE(diags.empty());
+  for (const Diagnostic& d : diags) {
+    EXPECT_STREQ(d.code(), "AG2004");
+    EXPECT_NE(d.message.find("time budget"), std::string::npos) << d.message;
+  }
+}
+
+const char* kNested = R"(@kernel(grid=(1,), warps=4)
+def nested(x: Tensor[f32, (M,)], y: Tensor[f32, (64,)]):
+    s = shared(f32, (128,))
+    acc = zeros(f32, (64,))
+    for i in range(cdiv(M, 128)):
+        copy(s, x.tile((128,))[i])
+        barrier()
+        for j in range(2):
+            acc = acc + load(s.tile((64,))[j])
+        TAIL
+    y.tile((64,))[0] = acc
+)";
+
+TEST(CheckerSync, NestedLoopsCleanWithTrailingBarrier) {
+  auto c = check(std::regex_replace(kNested, std::regex("TAIL"), "barrier()"));
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerSync, NestedLoopsRaceCarriedByTheOuterLoop) {
+  auto c = check(std::regex_replace(kNested, std::regex("TAIL"), "pass"));
+  const auto& diags = c->diags.diagnostics();
+  ASSERT_EQ(diags.size(), 1u) << describe(c->diags);
+  const Diagnostic& d = diags[0];
+  EXPECT_STREQ(d.code(), "AG2002");
+  EXPECT_EQ(lineCol(*c->compilation, d.range), "9:25");
+  const auto& it = d.counterexample->iteration;
+  ASSERT_EQ(it.size(), 2u);
+  EXPECT_EQ(it[0].first, "i");
+  EXPECT_EQ(it[1].first, "j");
+  EXPECT_NE(d.labels[0].message.find("in iteration i = " + std::to_string(it[0].second + 1)), std::string::npos)
+      << d.labels[0].message;
+  // The reader of s[64 * j + c] is thread c (and its replica c + 64); the writer is thread 64 * j + c.
+  std::vector<int64_t> element = parseElement(fact(d, "element"));
+  ASSERT_EQ(element.size(), 1u);
+  EXPECT_EQ(element[0] / 64, it[1].second);
+  EXPECT_EQ(parseThread(d.labels[0].message), element[0]);
+  EXPECT_EQ(*d.counterexample->thread % 64, element[0] % 64);
+}
+
 }  // namespace

@@ -117,7 +117,7 @@ std::string mutatedMessage(const json& base, std::mt19937& rng) {
 }
 
 TEST(LspRobustness, TenThousandMutatedMessagesThenAValidHover) {
-  TestClient client(std::chrono::milliseconds(5));
+  TestClient client(std::chrono::milliseconds(5), 2);
   std::string text = readSourceFile("examples/softmax.ag");
   std::vector<json> bases = templates(text);
   std::mt19937 rng(20261129);
@@ -192,6 +192,31 @@ TEST(LspRobustness, FiftyThousandLineDocument) {
 
 namespace argus::lsp {
 namespace {
+
+// With two workers, a small document is served while a huge one is analysed,
+// and concurrent analyses of several documents all complete.
+TEST(LspRobustness, DocumentsAreAnalysedIndependently) {
+  testing::TestClient client(std::chrono::milliseconds(1), 2);
+  client.initialize();
+  std::string big;
+  for (int i = 0; i < 2000; ++i) {
+    big += "@kernel(grid=(cdiv(N, 256),), warps=4)\n";
+    big += "def k" + std::to_string(i) + "(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)]):\n";
+    big += "    a = load(x.tile((256,))[program_id(0)])\n";
+    big += "    y.tile((256,))[program_id(0)] = exp(a) * 2.0\n";
+  }
+  client.open("file:///big.ag", big);
+  std::string small = testing::readSourceFile("examples/softmax.ag");
+  for (int d = 0; d < 4; ++d) client.open("file:///small" + std::to_string(d) + ".ag", small);
+  for (int d = 0; d < 4; ++d) {
+    json reply = client.request("textDocument/hover", {{"textDocument", {{"uri", "file:///small" + std::to_string(d) + ".ag"}}},
+                                                       {"position", at(9, 4)}});
+    ASSERT_TRUE(reply.contains("result")) << reply.dump();
+    EXPECT_NE(reply["result"]["contents"]["value"].get<std::string>().find("**m**"), std::string::npos);
+  }
+  EXPECT_TRUE(client.diagnostics("file:///big.ag", 1, std::chrono::seconds(300)));
+  for (int d = 0; d < 4; ++d) EXPECT_TRUE(client.diagnostics("file:///small" + std::to_string(d) + ".ag", 1));
+}
 
 // Every position-based feature at every position of every example, and of
 // some odd documents, must answer (never crash, never an internal error).

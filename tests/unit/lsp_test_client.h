@@ -17,9 +17,9 @@ namespace argus::lsp::testing {
 
 class TestClient {
  public:
-  explicit TestClient(std::chrono::milliseconds debounce = std::chrono::milliseconds(20))
+  explicit TestClient(std::chrono::milliseconds debounce = std::chrono::milliseconds(20), unsigned workers = 1)
       : server_([this](const json& m) { push(m); }, [this](const std::string& line) { log(line); },
-                ServerOptions{SchedulerOptions{debounce, 1}}) {}
+                ServerOptions{SchedulerOptions{debounce, workers}}) {}
 
   Server& server() { return server_; }
 
