@@ -30,6 +30,8 @@ for src in examples/*.ag; do
     "$ARGUSC" run --cpu "$src" $run_args || status=1
   fi
 done
-echo "== a broken kernel, to show the diagnostics"
-"$ARGUSC" examples/broken/typo.ag -o "$OUT/typo.ptx" && status=1
+for src in examples/broken/*.ag; do
+  echo "== $src (broken on purpose, to show the diagnostics)"
+  "$ARGUSC" "$src" -o "$OUT/broken.ptx" && status=1
+done
 exit $status
