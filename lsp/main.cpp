@@ -42,6 +42,11 @@ int main(int argc, char** argv) {
     }
   }
   std::ios::sync_with_stdio(false);
+  // std::cin is tied to std::cout: every read would flush cout from the main
+  // thread without the writer's lock while a worker writes a reply, and a reply
+  // could go out twice. The writer flushes under its lock itself.
+  std::cin.tie(nullptr);
+  std::cerr.tie(nullptr);
   argus::lsp::MessageWriter writer(std::cout);
   argus::lsp::MessageReader reader(std::cin);
   int code;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <limits>
 
 #include "lsp/document.h"
 #include "lsp/features.h"
@@ -309,7 +310,9 @@ void Server::didChange(const json& params) {
   const json* document = member(params, "textDocument");
   std::optional<int64_t> version = document ? intMember(*document, "version") : std::nullopt;
   applyContentChanges(current->first, parsed);
-  scheduler_->update(*uri, version.value_or(current->second + 1), std::move(current->first));
+  // Without a version, count on from the last one (saturating: versions come from the client).
+  int64_t next = current->second < std::numeric_limits<int64_t>::max() ? current->second + 1 : current->second;
+  scheduler_->update(*uri, version.value_or(next), std::move(current->first));
 }
 
 void Server::didClose(const json& params) {

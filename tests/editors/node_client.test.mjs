@@ -58,7 +58,7 @@ before(async () => {
   child = spawn(server, [], { stdio: ["pipe", "pipe", "pipe"] });
   child.stderr.on("data", (d) => { stderr += d; });
   // The connection's logger hears protocol faults such as a response to no pending
-  // request (a duplicate): fatal with ARGUS_E2E_STRICT=1, else a warning at the end.
+  // request (a duplicate) fail the test (ARGUS_E2E_LENIENT=1 only reports them).
   const logger = { error: (m) => protocolErrors.push(String(m)), warn: (m) => protocolErrors.push(String(m)), info() {}, log() {} };
   connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin), logger);
   // One handler per method (a second onNotification would replace this one).
@@ -94,7 +94,7 @@ after(async () => {
     assert.equal(code, 0, "shutdown + exit must end the server with status 0");
     if (protocolErrors.length > 0) {
       const message = `protocol errors seen by the client: ${protocolErrors.join("; ").slice(0, 400)}`;
-      assert.notEqual(process.env.ARGUS_E2E_STRICT, "1", message);
+      assert.equal(process.env.ARGUS_E2E_LENIENT, "1", message);
       console.log(`# WARNING: ${message}`);
     }
   }
