@@ -56,6 +56,7 @@ struct Compilation::Stages {
   std::unique_ptr<ast::Module> ast;
   std::optional<sema::Result> sema;
   std::unique_ptr<ir::Module> emptyModule;
+  bool checkDone = false;
   bool codegenDone = false;
   std::string llvmIR, ptx;
   bool cubinDone = false;
@@ -120,12 +121,22 @@ const std::string& Compilation::llvmIR() {
   return stages_->llvmIR;
 }
 
+bool Compilation::check() {
+  if (!stages_->checkDone) {
+    const ir::Module& module = ir();
+    stages_->checkDone = true;
+    // The checker runs only on IR that sema accepted without errors.
+    if (!diags_.hasErrors() && !module.functions.empty()) checker::check(module, diags_, &file_);
+  }
+  return !diags_.hasErrors();
+}
+
 const std::string& Compilation::ptx() {
   if (!stages_->codegenDone) {
     const ir::Module& module = ir();
     stages_->codegenDone = true;
-    // The invariant checker runs on IR that sema accepted; its errors stop codegen.
-    if (!diags_.hasErrors() && !module.functions.empty()) checker::check(module, diags_, &file_);
+    // Checker errors stop code generation: no PTX for a kernel with a proven race.
+    check();
     if (!diags_.hasErrors() && !module.functions.empty()) {
       codegen::Options options;
       options.arch = options_.arch;

@@ -47,6 +47,9 @@ class Compilation {
   const sema::Result& sema();
   // The Tile IR of every kernel that checked without errors.
   const ir::Module& ir();
+  // Runs the invariant checker on the IR (once); false when it found errors.
+  // Code generation runs it first; editors call it to show its findings.
+  bool check();
   // Empty when an earlier stage failed; failures are diagnostics.
   const std::string& llvmIR();
   const std::string& ptx();

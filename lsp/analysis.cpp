@@ -150,6 +150,7 @@ std::shared_ptr<const Snapshot> analyzeDocument(const std::string& uri, int64_t 
   snapshot->ast = &c.ast();
   snapshot->sema = &c.sema();
   snapshot->ir = &c.ir();
+  c.check();  // the editor shows the checker's findings (races, counterexamples) too
   snapshot->diagnostics = c.diagnostics();
   ExpressionCollector(snapshot->expressions).module(*snapshot->ast);
   std::stable_sort(snapshot->expressions.begin(), snapshot->expressions.end(),

@@ -97,6 +97,25 @@ TEST(LspDiagnostics, PublishedJsonMatchesTheCompilerRenderer) {
             docsUrlFor((*published)["params"]["diagnostics"][0]["code"].get<std::string>().c_str()));
 }
 
+TEST(LspDiagnostics, CheckerFindingsArePublishedWithTheirTrace) {
+  TestClient client;
+  client.initialize();
+  std::string text = readSourceFile("examples/broken/missing_barrier.ag");
+  client.open(kUri, text);
+  auto published = client.diagnostics(kUri, 1);
+  ASSERT_TRUE(published);
+  Compilation compilation(SourceFile(kUri, text), CompileOptions{});
+  compilation.check();
+  json expected = json::array();
+  for (const Diagnostic& d : compilation.diagnostics()) expected.push_back(diagnosticToJson(d, compilation.source()));
+  EXPECT_EQ((*published)["params"]["diagnostics"], expected);
+  ASSERT_FALSE(expected.empty());
+  const json& race = (*published)["params"]["diagnostics"][0];
+  EXPECT_EQ(race["code"], "AG2002");
+  EXPECT_FALSE(race["relatedInformation"].empty()) << "the other access rides along as related information";
+  EXPECT_FALSE(race["data"]["counterexample"].is_null());
+}
+
 TEST(LspDiagnostics, EditsAreDebouncedAndStaleVersionsDropped) {
   TestClient client(std::chrono::milliseconds(150));
   client.initialize();
