@@ -1,5 +1,6 @@
 // Compile-time benchmarks (reported, never asserted):
 //  - each example kernel from source text to PTX, cold (a new Compilation each time);
+//  - each example through the invariant checker (and a kernel with a race);
 //  - parse + sema of a generated 5,000-line file.
 // Run: build/bench/compile_bench  (see bench/results/compile.md)
 #include <benchmark/benchmark.h>
@@ -27,6 +28,15 @@ void compileToPtx(benchmark::State& state, std::string path) {
     const std::string& ptx = c.ptx();
     if (ptx.empty()) state.SkipWithError("compilation failed");
     benchmark::DoNotOptimize(ptx.data());
+  }
+}
+
+// Source to the end of the invariant checker (parse, sema, Tile IR, checker).
+void checkKernel(benchmark::State& state, std::string path) {
+  std::string text = readFile(path);
+  for (auto _ : state) {
+    argus::Compilation c(argus::SourceFile(path, text), argus::CompileOptions{});
+    benchmark::DoNotOptimize(c.check());
   }
 }
 
@@ -67,6 +77,12 @@ int registerExamples() {
   for (const auto& f : files)
     benchmark::RegisterBenchmark(("compile_to_ptx/" + f.stem().string()).c_str(), compileToPtx,
                                  f.string())->Unit(benchmark::kMillisecond);
+  for (const auto& f : files)
+    benchmark::RegisterBenchmark(("check/" + f.stem().string()).c_str(), checkKernel, f.string())
+        ->Unit(benchmark::kMillisecond);
+  // A kernel with a race: the checker's Z3 queries and counterexample search run.
+  benchmark::RegisterBenchmark("check/broken_missing_barrier", checkKernel,
+                               (dir / "broken" / "missing_barrier.ag").string())->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("parse_sema/5000_lines", parseAndSemaLargeFile)->Unit(benchmark::kMillisecond);
   return 0;
 }
