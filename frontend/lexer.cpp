@@ -15,27 +15,6 @@ using grammar::ArgusParser;
 
 // ---------------------------------------------------------------- source as code points
 
-namespace {
-
-// Length of the valid UTF-8 sequence at `s[i]`, or 0 when the bytes there are not one.
-size_t utf8SequenceAt(std::string_view s, size_t i, char32_t* out) {
-  unsigned char lead = static_cast<unsigned char>(s[i]);
-  size_t len = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3 : (lead >> 3) == 30 ? 4 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  char32_t cp = len == 1 ? lead : len == 2 ? (lead & 0x1F) : len == 3 ? (lead & 0x0F) : (lead & 0x07);
-  for (size_t k = 1; k < len; ++k) {
-    unsigned char c = static_cast<unsigned char>(s[i + k]);
-    if ((c & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  static const char32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinimum[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  *out = cp;
-  return len;
-}
-
-}  // namespace
-
 SourceCharStream::SourceCharStream(std::string_view utf8) : antlr4::ANTLRInputStream(std::string()) {
   byteSize_ = static_cast<uint32_t>(utf8.size());
   _data.reserve(utf8.size());
@@ -47,7 +26,7 @@ SourceCharStream::SourceCharStream(std::string_view utf8) : antlr4::ANTLRInputSt
   offsets_.reserve(utf8.size() + 1);
   for (size_t i = 0; i < utf8.size();) {
     char32_t cp = 0;
-    size_t len = utf8SequenceAt(utf8, i, &cp);
+    size_t len = decodeUtf8At(utf8, i, &cp);
     if (len == 0) {
       cp = 0xFFFD;  // one replacement character per bad byte
       len = 1;

@@ -31,22 +31,6 @@ unsigned displayWidth(uint32_t cp) {
   return 1;
 }
 
-// Decodes one UTF-8 sequence at `i`; returns its length, or 0 when it is not a
-// well-formed sequence (the byte is then shown as '?').
-size_t decodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (len == 0 || i + len > s.size()) return 0;
-  uint32_t value = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < len; ++k) {
-    unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc >> 6) != 2) return 0;
-    value = (value << 6) | (cc & 0x3F);
-  }
-  *cp = value;
-  return len;
-}
-
 // A source line as it is shown: tabs expanded, control and malformed bytes made
 // visible as '?', and the display column at which every byte of the line starts.
 struct DisplayLine {
@@ -61,8 +45,8 @@ DisplayLine expandLine(std::string_view line, unsigned tabStop) {
   unsigned column = 0;
   for (size_t i = 0; i < line.size();) {
     out.columnOfByte[i] = column;
-    uint32_t cp = 0;
-    size_t len = decodeUtf8(line, i, &cp);
+    char32_t cp = 0;
+    size_t len = decodeUtf8At(line, i, &cp);
     if (len == 1 && cp == '\t') {
       unsigned next = (column / tabStop + 1) * tabStop;
       out.text.append(next - column, ' ');

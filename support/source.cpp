@@ -66,24 +66,28 @@ uint32_t SourceFile::offsetOfUtf16(uint32_t line0, uint32_t utf16Col) const {
   return lineStarts_[line0] + std::min<uint32_t>(i, static_cast<uint32_t>(line.size()));
 }
 
+size_t decodeUtf8At(std::string_view s, size_t i, char32_t* codePoint) {
+  if (i >= s.size()) return 0;
+  unsigned char lead = static_cast<unsigned char>(s[i]);
+  size_t len = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3 : (lead >> 3) == 30 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  char32_t cp = len == 1 ? lead : len == 2 ? (lead & 0x1F) : len == 3 ? (lead & 0x0F) : (lead & 0x07);
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  static const char32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMinimum[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  *codePoint = cp;
+  return len;
+}
+
 bool isValidUtf8(std::string_view text, uint32_t* badOffset) {
   for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
-    if ((c >> 5) == 6) { len = 2; cp = c & 0x1F; }
-    else if ((c >> 4) == 14) { len = 3; cp = c & 0x0F; }
-    else if ((c >> 3) == 30) { len = 4; cp = c & 0x07; }
-    else { if (badOffset) *badOffset = static_cast<uint32_t>(i); return false; }
-    if (i + len > text.size()) { if (badOffset) *badOffset = static_cast<uint32_t>(i); return false; }
-    for (size_t k = 1; k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(text[i + k]);
-      if ((cc >> 6) != 2) { if (badOffset) *badOffset = static_cast<uint32_t>(i); return false; }
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    char32_t cp;
+    size_t len = decodeUtf8At(text, i, &cp);
+    if (len == 0) {
       if (badOffset) *badOffset = static_cast<uint32_t>(i);
       return false;
     }

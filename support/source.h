@@ -50,6 +50,11 @@ class SourceFile {
   std::vector<uint32_t> lineStarts_;
 };
 
+// Length of the well-formed UTF-8 sequence at `s[i]` (1 to 4), with its code
+// point in `*codePoint`; 0 when the bytes there are not one (truncated, overlong,
+// a surrogate, or beyond U+10FFFF).
+size_t decodeUtf8At(std::string_view s, size_t i, char32_t* codePoint);
+
 // True when `text` is valid UTF-8; on failure `badOffset` is the first bad byte.
 bool isValidUtf8(std::string_view text, uint32_t* badOffset = nullptr);
 
