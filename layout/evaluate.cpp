@@ -41,6 +41,33 @@ void checkBounds(const IntTuple& shape, const IntTuple& stride, TextRange range)
   }
 }
 
+// Compact strides (and cotargets) are running products of a shape's extents in
+// 64 bits, so the shape is bounded before they are computed, not after.
+void checkShapeSize(const IntTuple& shape, TextRange range) {
+  __int128 size = 1;
+  for (int64_t s : leaves(shape)) {
+    size *= s < 0 ? -static_cast<__int128>(s) : s;
+    if (size > kLargestExtent) fail("the layout is too large for the calculator (size or cosize above 2^31)", range);
+  }
+}
+
+// Evaluating outside the domain extrapolates (as CuTe does). Each term of the
+// offset is a coordinate part, never larger than the largest coordinate leaf,
+// times a stride; bounding their sum keeps the 64-bit offset from overflowing.
+constexpr __int128 kLargestOffset = __int128{1} << 61;
+
+void checkReach(const Layout& layout, const IntTuple& coordinate, TextRange range) {
+  __int128 largest = 0, reach = 0;
+  for (int64_t c : leaves(coordinate)) largest = std::max(largest, c < 0 ? -static_cast<__int128>(c) : c);
+  for (int64_t d : leaves(layout.stride())) {
+    reach += largest * (d < 0 ? -static_cast<__int128>(d) : d);
+    if (reach > kLargestOffset)
+      fail("the coordinate " + toString(coordinate) + " is too far outside " + toString(layout) +
+               " for the calculator (offsets above 2^61)",
+           range);
+  }
+}
+
 Layout checked(Result<Layout> result, TextRange range) {
   if (!result) fail(result.error().message, range);
   checkBounds(result->shape(), result->stride(), range);
@@ -63,6 +90,7 @@ struct Call {
   Layout layout(size_t i) const {
     if (auto* l = std::get_if<Layout>(&args[i])) return *l;
     if (auto* t = std::get_if<IntTuple>(&args[i])) {
+      checkShapeSize(*t, argRange(i));
       checkBounds(*t, compactColMajor(*t), argRange(i));
       return makeLayout(*t);
     }
@@ -84,7 +112,10 @@ struct Call {
     if (auto* t = std::get_if<IntTuple>(&args[i])) {
       if (t->isLeaf()) return Tiler::whole(Layout(t->value(), 1));
       std::vector<Layout> modes;
-      for (const IntTuple& m : t->children()) modes.push_back(makeLayout(m));
+      for (const IntTuple& m : t->children()) {
+        checkShapeSize(m, argRange(i));
+        modes.push_back(makeLayout(m));
+      }
       return Tiler::perMode(std::move(modes));
     }
     fail(std::string("expected a tiler (a layout, a shape or <...>) here, found ") + kindName(args[i]),
@@ -179,7 +210,9 @@ const std::map<std::string, Builtin>& builtins() {
       {"complement", [](const Call& c) -> Value {
          c.arity(1, 2);
          if (c.args.size() == 1) return checked(complement(c.layout(0)), c.node.range);
-         return checked(complement(c.layout(0), product(c.tuple(1))), c.node.range);
+         Layout layout = c.layout(0);
+         checkShapeSize(c.tuple(1), c.argRange(1));
+         return checked(complement(layout, product(c.tuple(1))), c.node.range);
        }},
       {"logical_divide", tilerOp(static_cast<Result<Layout> (*)(const Layout&, const Tiler&)>(logicalDivide))},
       {"zipped_divide", tilerOp(zippedDivide)},
@@ -207,15 +240,27 @@ const std::map<std::string, Builtin>& builtins() {
            for (size_t i = 0; i < c.args.size(); ++i) modes.push_back(c.layout(i));
            return checked(concatenate(modes), c.node.range);
          }
-         if (c.args.size() == 1) return checked(makeLayout(c.tuple(0)), c.node.range);
+         if (c.args.size() == 1) {
+           checkShapeSize(c.tuple(0), c.node.range);
+           return checked(makeLayout(c.tuple(0)), c.node.range);
+         }
          return checked(makeLayout(c.tuple(0), c.tuple(1)), c.node.range);
        }},
       {"make_ordered_layout", [](const Call& c) -> Value {
          c.arity(2, 2);
+         checkShapeSize(c.tuple(0), c.node.range);
          return checked(makeOrderedLayout(c.tuple(0), c.tuple(1)), c.node.range);
        }},
-      {"col_major", [](const Call& c) -> Value { c.arity(1, 1); return checked(makeColMajor(c.tuple(0)), c.node.range); }},
-      {"row_major", [](const Call& c) -> Value { c.arity(1, 1); return checked(makeRowMajor(c.tuple(0)), c.node.range); }},
+      {"col_major", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         checkShapeSize(c.tuple(0), c.node.range);
+         return checked(makeColMajor(c.tuple(0)), c.node.range);
+       }},
+      {"row_major", [](const Call& c) -> Value {
+         c.arity(1, 1);
+         checkShapeSize(c.tuple(0), c.node.range);
+         return checked(makeRowMajor(c.tuple(0)), c.node.range);
+       }},
       {"mma_m16n8k16_a", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('A', c.word(0))); }},
       {"mma_m16n8k16_b", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('B', c.word(0))); }},
       {"mma_m16n8k16_c", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('C', c.word(0))); }},
@@ -233,11 +278,13 @@ const std::map<std::string, Builtin>& builtins() {
        }},
       {"idx2crd", [](const Call& c) -> Value {
          c.arity(2, 2);
+         checkShapeSize(c.tuple(1), c.argRange(1));
          return makeLayout(c.tuple(1)).coordinateOf(c.integer(0));
        }},
       {"crd2idx", [](const Call& c) -> Value {
          c.arity(2, 3);
          Layout l = c.args.size() == 3 ? checked(makeLayout(c.tuple(1), c.tuple(2)), c.node.range) : c.layout(1);
+         checkReach(l, c.tuple(0), c.node.range);
          Result<int64_t> index = l(c.tuple(0));
          if (!index) fail(index.error().message, c.node.range);
          return IntTuple(*index);
@@ -304,15 +351,21 @@ Value apply(const ExprNode& node) {
     return coordinate.value();
   };
   if (auto* l = std::get_if<Layout>(&target)) {
+    checkReach(*l, coordinate, node.range);
     Result<int64_t> offset = (*l)(coordinate);
     if (!offset) fail(offset.error().message, node.range);
     return IntTuple(*offset);
   }
   if (auto* sw = std::get_if<Swizzle>(&target)) return IntTuple((*sw)(index()));
-  if (auto* composed = std::get_if<ComposedLayout>(&target)) return IntTuple((*composed)(index()));
+  if (auto* composed = std::get_if<ComposedLayout>(&target)) {
+    int64_t at = index();
+    checkReach(composed->layout, coordinate, node.range);
+    return IntTuple((*composed)(at));
+  }
   if (auto* tv = std::get_if<TVLayout>(&target)) {
     if (coordinate.rank() != 2 || !coordinate.mode(0).isLeaf() || !coordinate.mode(1).isLeaf())
       fail("a thread-value layout is evaluated at (thread, value)", node.range);
+    checkReach(tv->layout, coordinate, node.range);
     int64_t t = coordinate.mode(0).value(), v = coordinate.mode(1).value();
     return IntTuple::tuple({tv->row(t, v), tv->col(t, v)});
   }

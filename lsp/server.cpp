@@ -13,6 +13,11 @@
 
 namespace argus::lsp {
 
+// features_format.cpp: the canonical formatter as TextEdit[] (null when the
+// document has syntax errors).
+json formatting(const Snapshot& snapshot);
+json rangeFormatting(const Snapshot& snapshot, Range range);
+
 Server::Server(Send send, Log log, ServerOptions options) : send_(std::move(send)), log_(std::move(log)) {
   scheduler_ = std::make_unique<Scheduler>(options.scheduler, [this](const std::shared_ptr<const Snapshot>& snapshot) {
     send_(json{{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
@@ -111,6 +116,8 @@ json Server::initializeResult() const {
       {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}}},
       {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", {{"delta", true}}}}},
       {"inlayHintProvider", true},
+      {"documentFormattingProvider", true},
+      {"documentRangeFormattingProvider", true},
   };
   return json{{"capabilities", capabilities}, {"serverInfo", {{"name", "argus-lsp"}, {"version", ARGUS_VERSION}}}};
 }
@@ -150,7 +157,7 @@ void Server::handleRequest(const json& id, const std::string& method, const json
       "textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/documentHighlight", "textDocument/prepareRename",
       "textDocument/rename", "textDocument/documentSymbol", "textDocument/completion", "textDocument/codeAction",
       "textDocument/signatureHelp", "textDocument/semanticTokens/full", "textDocument/semanticTokens/full/delta",
-      "textDocument/inlayHint"};
+      "textDocument/inlayHint", "textDocument/formatting", "textDocument/rangeFormatting"};
   if (!documentRequests.count(method)) {
     replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
     return;
@@ -197,10 +204,13 @@ void Server::runFeature(const json& id, const std::string& method, const json& p
       std::optional<std::string> previous = stringMember(params, "previousResultId");
       return reply(id, semanticTokensFor(s, previous ? &*previous : nullptr));
     }
-    if (method == "textDocument/codeAction" || method == "textDocument/inlayHint") {
+    if (method == "textDocument/formatting") return reply(id, formatting(s));
+    if (method == "textDocument/codeAction" || method == "textDocument/inlayHint" ||
+        method == "textDocument/rangeFormatting") {
       const json* r = member(params, "range");
       std::optional<Range> range = r ? rangeFromJson(*r) : std::nullopt;
       if (!range) return replyError(id, error_code::kInvalidParams, "'params.range' is missing or not a range");
+      if (method == "textDocument/rangeFormatting") return reply(id, rangeFormatting(s, *range));
       return reply(id, method == "textDocument/codeAction" ? codeActions(s, *range) : inlayHints(s, *range));
     }
     std::optional<Position> p = needPosition();

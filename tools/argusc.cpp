@@ -19,12 +19,14 @@
 #include "tools/cli_common.h"
 
 namespace argus::cli { int layoutCommand(const std::vector<std::string>& args); }  // argusc_layout.cpp
+namespace argus::cli { int formatCommand(const std::vector<std::string>& args); }  // argusc_format.cpp
 
 namespace {
 
 constexpr const char* kUsage = R"(usage: argusc [options] FILE.ag
        argusc run --cpu [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
        argusc layout 'EXPRESSION'   (layout calculator; argusc layout --help)
+       argusc format [-i | --check] FILE.ag...   (canonical formatter; argusc format --help)
 
 Compiles an Argus kernel file to PTX (default: FILE.ptx in the current directory).
 
@@ -77,6 +79,8 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "run") return argus::cli::runCommand(
       std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "layout") return argus::cli::layoutCommand(
+      std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "format") return argus::cli::formatCommand(
       std::vector<std::string>(args.begin() + 1, args.end()));
 
   argus::cli::CommonOptions common;

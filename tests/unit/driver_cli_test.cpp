@@ -208,3 +208,30 @@ TEST(Cli, RunOnTheCpu) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, FormatCheckPrintAndInPlace) {
+  EXPECT_EQ(runArgusc("format --check " + example("vadd.ag") + " " + example("gemm.ag")).status, 0)
+      << "the examples are canonical";
+  fs::path messy = scratch("messy.ag");
+  writeFile(messy, "@kernel(grid=( 1, ),warps=1)\ndef k(x:Tensor[f32,(16,)]):\n  t=load( x )\n  store(x,t*2)\n");
+  Result check = runArgusc("format --check " + messy.string());
+  EXPECT_EQ(check.status, 1);
+  EXPECT_NE(check.output.find("messy.ag"), std::string::npos) << check.output;
+  Result printed = runArgusc("format " + messy.string(), true);
+  EXPECT_EQ(printed.status, 0) << printed.output;
+  EXPECT_NE(printed.out.find("def k(x: Tensor[f32, (16,)]):\n    t = load(x)\n"), std::string::npos) << printed.out;
+  EXPECT_EQ(runArgusc("format -i " + messy.string()).status, 0);
+  EXPECT_EQ(runArgusc("format --check " + messy.string()).status, 0) << "-i rewrote the file";
+  Result broken = runArgusc("format " + example("broken/typo.ag") + " > /dev/null");
+  EXPECT_EQ(broken.status, 0) << "a file with only semantic errors still formats: " << broken.output;
+  fs::path syntax = scratch("syntax.ag");
+  writeFile(syntax, "def k(:\n    pass\n");
+  Result refused = runArgusc("format " + syntax.string());
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.output.find("error[AG1"), std::string::npos) << refused.output;
+  EXPECT_EQ(runArgusc("format").status, 2);
+}
+
+}  // namespace

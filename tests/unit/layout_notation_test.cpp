@@ -110,6 +110,29 @@ TEST(LayoutNotation, ErrorsPointAtTheCulprit) {
   EXPECT_FALSE(e.message.empty());
 }
 
+TEST(LayoutNotation, RejectsOverflowingShapesAndCoordinates) {
+  // Each of these multiplied past 2^63 in 64 bits (undefined behaviour, caught
+  // by -fsanitize=undefined) before any bounds check saw the result.
+  const std::string huge = "1099511627776";  // 2^40, the largest literal
+  const std::string hugeShape = "(" + huge + "," + huge + "," + huge + ")";
+  for (const std::string& text :
+       {"col_major(" + hugeShape + ")", "row_major(" + hugeShape + ")", "make_layout(" + hugeShape + ")",
+        "make_ordered_layout(" + hugeShape + ",(1,2,3))", "idx2crd(5, " + hugeShape + ")",
+        "complement(4:1, " + hugeShape + ")", "size(" + hugeShape + ")",
+        "logical_divide(8:1, ((" + huge + "," + huge + "),2))"}) {
+    ExpressionError e = errorOf(text);
+    EXPECT_NE(e.message.find("too large"), std::string::npos) << text << ": " << e.message;
+  }
+  for (const std::string& text :
+       {"2:1073741824(" + huge + ")", "crd2idx(" + huge + ", 2:1073741824)",
+        "(Sw<3,3,3> o 2:1073741824)(" + huge + ")", "crd2idx((" + huge + "," + huge + "), (2,1):(1," + huge + "))"}) {
+    ExpressionError e = errorOf(text);
+    EXPECT_NE(e.message.find("too far outside"), std::string::npos) << text << ": " << e.message;
+  }
+  // Extrapolating outside the domain within range still works, as in CuTe.
+  EXPECT_EQ(eval("2:1073741824(1024)"), "1099511627776");
+}
+
 TEST(LayoutNotation, SurvivesGarbage) {
   // Never crashes: every prefix of a valid expression is an error or a value.
   std::string text = "zipped_divide(Swizzle<3,3,3> o (8,(4,2)):(8,(1,64)), <2:1, (2,2):(1,4)>)(3)";
