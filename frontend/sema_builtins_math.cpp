@@ -184,7 +184,8 @@ Val Analyzer::builtinMath(Builtin id, const ast::CallExpr& call, const std::vect
   }
   if (x.kind == Val::Kind::Const && x.c.weak && x.c.kind != Constant::Kind::Bool) {
     if (kind == ir::UnaryKind::Abs && x.c.kind == Constant::Kind::Int)
-      return Val::constant(Constant::ofInt(x.c.i < 0 ? -x.c.i : x.c.i));
+      // Negated in unsigned arithmetic, as unary minus folds: abs(-2^63) wraps instead of overflowing.
+      return Val::constant(Constant::ofInt(x.c.i < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(x.c.i)) : x.c.i));
     return Val::constant(Constant::ofFloat(foldUnary(kind, x.c.asDouble())));
   }
   ir::DType dt = *dtypeOf(x);

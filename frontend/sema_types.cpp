@@ -196,18 +196,24 @@ bool Analyzer::checkTileExtent(int64_t extent, SourceRange range, bool registerT
     return false;
   }
   if (registerTile && !isPowerOfTwo(extent)) {
+    // lower <= extent / 2, not lower * 2 <= extent: that overflows above 2^62.
     int64_t lower = 1;
-    while (lower * 2 <= extent) lower *= 2;
+    while (lower <= extent / 2) lower *= 2;
+    // Above 2^62 the next power of two is 2^63, past int64: compute it unsigned
+    // and never suggest it as a value.
+    uint64_t upper = static_cast<uint64_t>(lower) * 2;
+    bool upperFits = upper <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
     // A const used as an extent in many places is one mistake: say it once, at
     // its first use, and point at every later use being the same problem.
     std::string written = text(range);
     bool isName = !written.empty() && (std::isalpha(static_cast<unsigned char>(written[0])) || written[0] == '_') &&
                   written.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
     if (isName && !reportedExtentNames_.insert(written).second) return false;
-    Diagnostic* d = report(DiagId::NotPowerOfTwo, range, {what, std::to_string(extent), std::to_string(lower), std::to_string(lower * 2)});
+    Diagnostic* d = report(DiagId::NotPowerOfTwo, range, {what, std::to_string(extent), std::to_string(lower), std::to_string(upper)});
     if (d && isName)
       d->notes.push_back("'" + written + "' is " + std::to_string(extent) + "; change its value (or pass -D " + written + "=" +
-                         std::to_string(extent - lower < lower * 2 - extent ? lower : lower * 2) +
+                         (!upperFits || extent - lower < static_cast<int64_t>(upper) - extent ? std::to_string(lower)
+                                                                                              : std::to_string(upper)) +
                          "); other uses of '" + written + "' as an extent are not reported again");
     return false;
   }

@@ -294,6 +294,7 @@ const std::map<std::string, Builtin>& builtins() {
          IntTuple tile = c.tuple(1);
          if (tile.isLeaf() || tile.rank() != 2 || !tile.mode(0).isLeaf() || !tile.mode(1).isLeaf())
            fail("the tile of a thread-value layout is (rows,cols), e.g. (16,8)", c.argRange(1));
+         checkShapeSize(tile, c.argRange(1));  // rows * cols is computed in 64 bits downstream
          return tvBuiltin(c, makeTVLayout(c.layout(0), tile.mode(0).value(), tile.mode(1).value()));
        }},
   };

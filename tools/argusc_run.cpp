@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <random>
@@ -141,7 +142,23 @@ int runCommand(const std::vector<std::string>& args) {
       std::vector<int64_t> shape;
       for (const ir::DimRef& d : p.dims)
         shape.push_back(d.constant >= 0 ? d.constant : sizes[fn->sizeNames[static_cast<size_t>(d.sizeIndex)]]);
-      tensors.push_back(interp::HostTensor::zeros(p.dtype, shape));
+      // The sizes come from the command line: a tensor this machine cannot hold
+      // is a usage error, not an uncaught std::length_error/bad_alloc (abort).
+      interp::HostTensor probe;
+      probe.dtype = p.dtype;
+      size_t bytes = probe.elementBytes();
+      bool fits = true;
+      for (int64_t extent : shape)
+        fits = fits && !__builtin_mul_overflow(bytes, static_cast<size_t>(extent), &bytes);
+      if (fits) {
+        try {
+          tensors.push_back(interp::HostTensor::zeros(p.dtype, shape));
+        } catch (const std::exception&) {
+          fits = false;
+        }
+      }
+      if (!fits)
+        return runUsage("tensor '" + p.name + "' is too large for this machine's memory at these --size values");
       fillRandom(tensors.back(), rng);
       argValues.emplace_back(&tensors.back());
     } else if (p.kind == ir::ParamKind::Scalar) {
@@ -152,6 +169,9 @@ int runCommand(const std::vector<std::string>& args) {
         v = std::strtod(it->second.c_str(), &end);
         if (*end != '\0') return runUsage("--arg " + p.name + ": '" + it->second + "' is not a number");
       }
+      // Converting a double outside int64's range (or NaN) to int64 is undefined.
+      if (!ir::isFloat(p.dtype) && !(v >= -0x1p63 && v < 0x1p63))
+        return runUsage("--arg " + p.name + ": '" + scalarArgs[p.name] + "' is not an integer in the range of 64 bits");
       if (ir::isFloat(p.dtype)) argValues.emplace_back(v);
       else argValues.emplace_back(static_cast<int64_t>(v));
       std::cout << "  " << p.name << " = " << v << "\n";

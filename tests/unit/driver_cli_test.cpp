@@ -205,6 +205,27 @@ TEST(Cli, RunOnTheCpu) {
   Result bad = runArgusc("run --cpu " + example("softmax.ag") + " --size M=2 --size N=5000");
   EXPECT_EQ(bad.status, 1) << bad.output;
   EXPECT_NE(bad.output.find("AG6003"), std::string::npos) << bad.output;
+  // Tensors past the machine's memory were an uncaught std::length_error (abort).
+  Result huge = runArgusc("run --cpu " + example("gemm.ag") +
+                          " --size M=2147483647 --size N=2147483647 --size K=2147483647");
+  EXPECT_EQ(huge.status, 2) << huge.output;
+  EXPECT_NE(huge.output.find("tensor 'A' is too large"), std::string::npos) << huge.output;
+}
+
+TEST(Cli, RunRejectsIntegerArgumentsOutOfRange) {
+  // --arg k=1e30 for an integer scalar was cast double -> int64 (undefined behaviour).
+  fs::path kernel = scratch("int_scalar.ag");
+  writeFile(kernel,
+            "@kernel(grid=(cdiv(N, BLOCK),), warps=4)\n"
+            "def iscale(x: Tensor[i32, (N,)], out: Tensor[i32, (N,)], k: i32, BLOCK: const = 128):\n"
+            "    i = program_id(0)\n"
+            "    out.tile((BLOCK,))[i] = load(x.tile((BLOCK,))[i]) * k\n");
+  EXPECT_EQ(runArgusc("run --cpu " + kernel.string() + " --size N=100 --arg k=3").status, 0);
+  for (const char* value : {"1e30", "-1e30", "nan", "inf"}) {
+    Result r = runArgusc("run --cpu " + kernel.string() + " --size N=100 --arg k=" + value);
+    EXPECT_EQ(r.status, 2) << value << ": " << r.output;
+    EXPECT_NE(r.output.find("is not an integer in the range of 64 bits"), std::string::npos) << r.output;
+  }
 }
 
 }  // namespace

@@ -92,6 +92,19 @@ TEST(SemaDefines, BadAndUnusedDefines) {
   EXPECT_EQ(a->find("AG0006")->severity, Severity::Warning);
 }
 
+TEST(SemaDefines, HugeNonPowerOfTwoExtentDoesNotOverflow) {
+  // Searching the powers of two around 2^63-1 computed 2^62 * 2 (signed overflow).
+  sema::Options options;
+  options.defines = {{"BLOCK", "9223372036854775807"}};
+  auto a = analyzeSource(example("vadd.ag"), options);
+  const Diagnostic* d = a->find("AG4003");
+  ASSERT_NE(d, nullptr) << a->diagText();
+  EXPECT_NE(d->message.find("the nearest are 4611686018427387904 and 9223372036854775808"), std::string::npos)
+      << d->message;
+  ASSERT_FALSE(d->notes.empty());
+  EXPECT_NE(d->notes[0].find("-D BLOCK=4611686018427387904)"), std::string::npos) << d->notes[0];
+}
+
 TEST(SemaDefines, ConstWithoutValueNeedsDefine) {
   const char* src =
       "@kernel(grid=(1,))\n"

@@ -28,6 +28,17 @@ TEST(SemaConstants, FoldIntoShapesAndGrid) {
   EXPECT_EQ(fn->typeOf(store->operands[1]).shape, std::vector<int64_t>{16});
 }
 
+TEST(SemaConstants, AbsOfTheMostNegativeIntegerDoesNotOverflow) {
+  // Folding abs(-2^63) negated a signed int64 (undefined behaviour under -fsanitize=undefined).
+  auto a = analyzeSource(
+      "@kernel(grid=(cdiv(N, B),))\n"
+      "def k(x: Tensor[f32, (N,)], B: const = 128):\n"
+      "    C = abs(-9223372036854775807 - 1)\n"
+      "    x.tile((B,))[0] = load(x.tile((B,))[0]) * C\n");
+  EXPECT_EQ(a->diagText(), "");
+  EXPECT_NE(a->kernel("k"), nullptr);
+}
+
 TEST(SemaConstants, DefinesOfEveryKind) {
   sema::Options options;
   options.defines = {{"S", "0.5"}, {"FLAG", "True"}, {"B", "0x40"}};

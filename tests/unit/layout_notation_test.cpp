@@ -119,7 +119,8 @@ TEST(LayoutNotation, RejectsOverflowingShapesAndCoordinates) {
        {"col_major(" + hugeShape + ")", "row_major(" + hugeShape + ")", "make_layout(" + hugeShape + ")",
         "make_ordered_layout(" + hugeShape + ",(1,2,3))", "idx2crd(5, " + hugeShape + ")",
         "complement(4:1, " + hugeShape + ")", "size(" + hugeShape + ")",
-        "logical_divide(8:1, ((" + huge + "," + huge + "),2))"}) {
+        "logical_divide(8:1, ((" + huge + "," + huge + "),2))",
+        "tv_layout((32,2):(2,1), (" + huge + "," + huge + "))"}) {
     ExpressionError e = errorOf(text);
     EXPECT_NE(e.message.find("too large"), std::string::npos) << text << ": " << e.message;
   }
