@@ -265,6 +265,25 @@ std::optional<std::vector<int64_t>> Analyzer::evalShape(const ast::Expr& e, bool
     report(DiagId::BadShape, e.range, {std::string("a ") + what + " shape of at most 8 axes", "of rank " + std::to_string(shape.size())});
     ok = false;
   }
+  // A tile or buffer lives in one block's registers or shared memory: far below
+  // this bound. Checking here keeps every later product of extents from overflowing.
+  constexpr int64_t kMaxElements = int64_t{1} << 20;
+  if (ok) {
+    int64_t elements = 1;
+    bool tooLarge = false;
+    for (int64_t extent : shape) {
+      if (extent > kMaxElements || elements > kMaxElements / extent) { tooLarge = true; break; }
+      elements *= extent;
+    }
+    if (tooLarge) {
+      std::string dims;
+      for (int64_t extent : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(extent);
+      std::string count = "more than " + std::to_string(kMaxElements);
+      report(DiagId::ShapeTooLarge, e.range, {std::string("the ") + what, "(" + dims + (shape.size() == 1 ? ",)" : ")"),
+                                              count, std::to_string(kMaxElements)});
+      ok = false;
+    }
+  }
   if (!ok) return std::nullopt;
   return shape;
 }
