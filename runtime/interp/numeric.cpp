@@ -263,33 +263,10 @@ bool binary(ir::BinaryKind k, DType t, const Elem& a, const Elem& b, Elem& out, 
   return true;
 }
 
-bool compare(ir::CmpKind k, DType t, const Elem& a, const Elem& b) {
+namespace {
+template <class T>
+bool compareValues(ir::CmpKind k, T x, T y) {
   using K = ir::CmpKind;
-  if (ir::isFloat(t)) {
-    double x = a.f, y = b.f;
-    switch (k) {
-      case K::Eq: return x == y;
-      case K::Ne: return x != y;
-      case K::Lt: return x < y;
-      case K::Le: return x <= y;
-      case K::Gt: return x > y;
-      case K::Ge: return x >= y;
-    }
-    return false;
-  }
-  if (t == DType::U64) {
-    uint64_t x = u(a.i), y = u(b.i);
-    switch (k) {
-      case K::Eq: return x == y;
-      case K::Ne: return x != y;
-      case K::Lt: return x < y;
-      case K::Le: return x <= y;
-      case K::Gt: return x > y;
-      case K::Ge: return x >= y;
-    }
-    return false;
-  }
-  int64_t x = a.i, y = b.i;  // normalized: narrower unsigned values are non-negative
   switch (k) {
     case K::Eq: return x == y;
     case K::Ne: return x != y;
@@ -299,6 +276,13 @@ bool compare(ir::CmpKind k, DType t, const Elem& a, const Elem& b) {
     case K::Ge: return x >= y;
   }
   return false;
+}
+}  // namespace
+
+bool compare(ir::CmpKind k, DType t, const Elem& a, const Elem& b) {
+  if (ir::isFloat(t)) return compareValues(k, a.f, b.f);
+  if (t == DType::U64) return compareValues(k, u(a.i), u(b.i));
+  return compareValues(k, a.i, b.i);  // normalized: narrower unsigned values are non-negative
 }
 
 Elem unary(ir::UnaryKind k, DType t, const Elem& a) {
