@@ -171,6 +171,22 @@ TEST(InterpFaults, IntegerDivisionByZero) {
   EXPECT_EQ(error->thread, 5);
 }
 
+TEST(InterpFaults, ShiftOutOfRangeHasItsOwnCode) {
+  KernelBuilder k("shift", 1);
+  ValueId x = k.tensor("x", DType::I32, {32});
+  k.sizes();
+  ValueId v = k.load(k.view(x, {k.i32(0)}, {32}));
+  k.bin(BinaryKind::Shl, k.splat(k.i32(1), Layout::canonical({32})), v);
+  HostTensor xt = HostTensor::zeros(DType::I32, {32});
+  for (size_t i = 0; i < 32; ++i) xt.setInt(i, i == 9 ? 32 : 1);
+  std::vector<ArgValue> args = {xt};
+  auto error = run(*k.fn, args);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunShiftOutOfRange);
+  EXPECT_NE(error->message.find("shift amount 32 is out of range for i32"), std::string::npos) << error->message;
+  EXPECT_EQ(error->thread, 9);
+}
+
 TEST(InterpFaults, NonPositiveStepAndOpLimit) {
   KernelBuilder k("loop", 1);
   ValueId step = k.scalar("step", DType::I32);
