@@ -39,7 +39,7 @@ def cases(kernel, quick):
         ns = [1, 1000, 1024, 4097, 1_000_003]
         timed = [1 << 20, 1 << 26]
         return [({"N": n}, False) for n in ns] + ([] if quick else [({"N": n}, True) for n in timed])
-    if kernel == "softmax":
+    if kernel in ("softmax", "layernorm"):
         shapes = [(1, 1), (3, 5), (4, 1024), (37, 1000), (1001, 333), (513, 1023)]
         timed = [(65536, 1024), (100_000, 513)]
         return [({"M": m, "N": n}, False) for m, n in shapes] + \
@@ -52,7 +52,7 @@ def cases(kernel, quick):
     raise ValueError(kernel)
 
 
-THRESHOLDS = {"vadd": 1e-6, "gelu": 1e-5, "softmax": 1e-5, "gemm": 1e-5}
+THRESHOLDS = {"vadd": 1e-6, "gelu": 1e-5, "softmax": 1e-5, "gemm": 1e-5, "layernorm": 1e-5}
 
 
 def guarded_output(torch, shape):
@@ -81,17 +81,28 @@ class Problem:
             self.inputs = [randn(m, n) * 3.0]
             self.out_shape = (m, n)
             self.bytes = 2 * m * n * 4
+        elif kernel == "layernorm":
+            m, n = size["M"], size["N"]
+            # An offset larger than the spread, as activations have: a one-pass variance would show it.
+            self.inputs = [randn(m, n) * 3.0 + 5.0, randn(n), randn(n)]
+            self.eps = 1e-5
+            self.out_shape = (m, n)
+            self.bytes = 2 * m * n * 4 + 2 * n * 4
         else:
             m, n, k = size["M"], size["N"], size["K"]
             self.inputs = [randn(m, k), randn(k, n)]
             self.out_shape = (m, n)
             self.flops = 2 * m * n * k
 
-    def run_argus(self, fn, out):
+    def argus_args(self, out):
         if self.kernel == "gelu":
-            fn(self.inputs[0], self.inputs[1], out, self.scale)
-        else:
-            fn(*self.inputs, out)
+            return [self.inputs[0], self.inputs[1], out, self.scale]
+        if self.kernel == "layernorm":
+            return list(self.inputs) + [out, self.eps]
+        return list(self.inputs) + [out]
+
+    def run_argus(self, fn, out):
+        fn(*self.argus_args(out))
 
     def run_torch(self, out):
         t, x = self.torch, self.inputs
@@ -101,6 +112,8 @@ class Problem:
             t.nn.functional.gelu(t.add(x[1], x[0], alpha=self.scale))
         elif self.kernel == "softmax":
             t.softmax(x[0], dim=1)
+        elif self.kernel == "layernorm":
+            t.nn.functional.layer_norm(x[0], (x[0].shape[1],), x[1], x[2], self.eps)
         else:
             t.mm(x[0], x[1], out=out)
 
@@ -113,6 +126,8 @@ class Problem:
             return 0.5 * v * (1.0 + t.erf(v * 0.7071067811865476))
         if self.kernel == "softmax":
             return t.softmax(x[0], dim=1)
+        if self.kernel == "layernorm":
+            return t.nn.functional.layer_norm(x[0], (x[0].shape[1],), x[1], x[2], self.eps)
         return x[0] @ x[1]
 
     def throughput(self, ms):
@@ -162,7 +177,7 @@ def time_graph_ms(torch, problems, run, replays):
 
 def host_us_per_call(fn, problem, calls=2000):
     """Microseconds the Python launcher spends checking one call (no launch)."""
-    args = list(problem.inputs) + [problem.out] + ([problem.scale] if problem.kernel == "gelu" else [])
+    args = problem.argus_args(problem.out)
     start = time.perf_counter()
     for _ in range(calls):
         fn.plan(*args)
@@ -374,7 +389,7 @@ def markdown(doc):
              "CUDA events: at small sizes this is the host's per-call cost (the Argus launcher checks arguments in "
              "Python; 'argus host us' in the JSON is that check alone). Torch equivalents: "
              "vadd torch.add(out=), gelu F.gelu(torch.add(b, x, alpha=s)) (2 kernels), softmax torch.softmax, "
-             "gemm torch.mm(out=) in fp32. GB/s counts each input read once and the output written once.",
+             "gemm torch.mm(out=) in fp32, layernorm F.layer_norm (eps 1e-5). GB/s counts each input read once and the output written once.",
              "", table(doc["results"]), ""]
     fails = failures(doc["results"])
     lines += ["## Failures", ""] + ([f"- {f}" for f in fails] if fails else ["none"]) + [""]
@@ -405,7 +420,7 @@ def main():
             json.dump(result, f)
         return 0
 
-    kernels = args.kernel or ["vadd", "gelu", "softmax", "gemm"]
+    kernels = args.kernel or ["vadd", "gelu", "softmax", "gemm", "layernorm"]
     results = []
     scratch = os.path.join(args.out_dir or "/tmp", ".gpu_check_parts")
     os.makedirs(scratch, exist_ok=True)

@@ -1,12 +1,21 @@
 #include "checker/checker.h"
 
+#include "checker/async_check.h"
+#include "checker/invariant_check.h"
 #include "checker/sync_check.h"
+#include "checker/tag_check.h"
 
 namespace argus::checker {
 
 void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
   for (const auto& fn : module.functions)
-    if (fn) checkSharedSync(*fn, diags, file, options);
+    if (fn) {
+      checkSharedSync(*fn, diags, file, options);
+      checkAsyncCopies(*fn, diags, file, options);
+      checkTagAssertions(*fn, diags, file, options);
+    }
+  for (const auto& fn : module.functions)
+    if (fn) checkBuiltinInvariants(*fn, diags, file, options);
 }
 
 }  // namespace argus::checker

@@ -3,6 +3,10 @@
 // slices that Z3 simplifies away.
 #include "checker/sync_encode.h"
 
+#include <algorithm>
+
+#include "ir/async.h"
+
 namespace argus::checker {
 
 using ir::BinaryKind;
@@ -155,34 +159,30 @@ void PairEncoder::encodeAccess(Side& side, const Access& access) {
   side.thread = t;
   side.value = v;
   constraints_.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
+  // The distribution's mixed radix (ir/types.h), digit by digit.
   size_t rank = dist.lanes.size();
-  std::vector<z3::expr> l, w, k;
-  for (size_t d = 0; d < rank; ++d) {
-    l.push_back(bv(0));
-    w.push_back(bv(0));
-    k.push_back(bv(0));
-  }
-  z3::expr lane = z3::urem(t, bv(32)), warp = z3::udiv(t, bv(32)), rest = v;
-  int64_t laneSpan = 1, warpSpan = 1;
-  for (size_t d = rank; d-- > 0;) {
-    l[d] = z3::urem(lane, bv(dist.lanes[d]));
-    lane = z3::udiv(lane, bv(dist.lanes[d]));
-    w[d] = z3::urem(warp, bv(dist.warps[d]));
-    warp = z3::udiv(warp, bv(dist.warps[d]));
-    laneSpan *= dist.lanes[d];
-    warpSpan *= dist.warps[d];
-    if (access.layout.isReduced(d)) continue;
-    k[d] = z3::urem(rest, bv(dist.values[d]));
-    rest = z3::udiv(rest, bv(dist.values[d]));
-  }
   std::vector<z3::expr> c;
-  for (size_t d = 0; d < rank; ++d)
-    c.push_back(access.layout.isReduced(d) ? bv(0) : l[d] + bv(dist.lanes[d]) * (w[d] + bv(dist.warps[d]) * k[d]));
+  for (size_t d = 0; d < rank; ++d) c.push_back(bv(0));
+  std::vector<z3::expr> ownerConditions;
+  auto apply = [&](const std::vector<ir::Distribution::Digit>& digits, z3::expr id, bool isValue) {
+    for (const ir::Distribution::Digit& digit : digits) {
+      bool reduced = access.layout.isReduced(static_cast<size_t>(digit.dim));
+      if (reduced && isValue) continue;
+      z3::expr x = z3::urem(id, bv(digit.extent));
+      id = z3::udiv(id, bv(digit.extent));
+      if (!reduced)
+        c[static_cast<size_t>(digit.dim)] = c[static_cast<size_t>(digit.dim)] + x * bv(digit.stride);
+      else
+        ownerConditions.push_back(x == 0);
+    }
+    if (!isValue) ownerConditions.push_back(id == 0);  // leftover bits are replicas
+  };
+  apply(dist.laneDigits, z3::urem(t, bv(32)), false);
+  apply(dist.warpDigits, z3::udiv(t, bv(32)), false);
+  apply(dist.valueDigits, v, true);
   if (access.isWrite()) {
     // Only the primary owner stores: no replica bits, lane/warp 0 on reduced axes.
-    constraints_.push_back(z3::ult(z3::urem(t, bv(32)), bv(laneSpan)) && z3::ult(z3::udiv(t, bv(32)), bv(warpSpan)));
-    for (size_t d = 0; d < rank; ++d)
-      if (access.layout.isReduced(d)) constraints_.push_back(l[d] == 0 && w[d] == 0);
+    for (const z3::expr& condition : ownerConditions) constraints_.push_back(condition);
   }
   // The element of the view this access touches.
   const ir::Op* viewOp = fn_.values[access.view].def;
@@ -190,6 +190,13 @@ void PairEncoder::encodeAccess(Side& side, const Access& access) {
   std::vector<z3::expr> tileCoord;
   if (access.role == AccessRole::Load || access.role == AccessRole::Store) {
     tileCoord = c;
+  } else if (access.role == AccessRole::AsyncCopy && !c.empty()) {
+    // c is a chunk; the copy writes its `vec` elements along the last axis.
+    int64_t vec = ir::asyncCopyVectorElements(fn_.values[access.view].type.dtype, viewShape);
+    z3::expr e = ctx_.bv_const(("element" + side.suffix).c_str(), 32);
+    constraints_.push_back(z3::ult(e, bv(vec)));
+    tileCoord = c;
+    tileCoord.back() = c.back() * bv(vec) + e;
   } else if (rank == 2 && viewShape.size() == 2) {
     z3::expr kk = ctx_.bv_const(("k" + side.suffix).c_str(), 32);
     side.k = kk;
@@ -236,7 +243,8 @@ z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Sid
     }
     instance = d + 1;
     z3::expr j1 = ctx_.bv_const(("j" + std::to_string(loop) + "_1").c_str(), 32);
-    z3::expr j2 = rel == IterRelation::Next ? j1 + 1 : ctx_.bv_const(("j" + std::to_string(loop) + "_2").c_str(), 32);
+    z3::expr j2 = rel == IterRelation::Next ? j1 + bv(earlier.distance)
+                                            : ctx_.bv_const(("j" + std::to_string(loop) + "_2").c_str(), 32);
     if (rel == IterRelation::Later) constraints_.push_back(z3::ult(j1, j2));
     preferIterations(z3::ult(j1, bv(1)) && z3::ult(j2, bv(2)), z3::ult(j1, bv(4)) && z3::ult(j2, bv(8)));
     first.iteration.emplace(loop, j1);
@@ -245,22 +253,36 @@ z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Sid
   }
   for (int loop : a.loops) iterationOf(first, loop);
   for (int loop : b.loops) iterationOf(second, loop);
+  for (const auto& [loop, k] : earlier.beforeLast) {
+    const ir::Op* op = fa_.loops[static_cast<size_t>(loop)].op;
+    auto j = first.iteration.find(loop);
+    if (op->operands.size() < 3 || j == first.iteration.end()) continue;
+    z3::expr lb = z3::sext(scalar(first, op->operands[0]), 32), ub = z3::sext(scalar(first, op->operands[1]), 32),
+             step = z3::sext(scalar(first, op->operands[2]), 32);
+    z3::expr last = lb + step * (z3::zext(j->second, 32) + ctx_.bv_val(k, 64));
+    constraints_.push_back(last < ub && !(last + step < ub));
+  }
   // No barrier() lies between the two accesses: the earlier one runs in the
   // last iteration of each of its own loops that has a barrier in its body,
   // and the later one in the first iteration of each of its own such loops.
-  for (size_t d = instance; d < a.loops.size(); ++d) {
+  for (const IterationPin& pin : earlier.pins) {
+    if (std::find(b.loops.begin(), b.loops.end(), pin.loop) == b.loops.end()) continue;
+    z3::expr j = iterationOf(second, pin.loop);
+    constraints_.push_back(pin.atLeast ? z3::uge(j, bv(pin.iteration)) : j == bv(pin.iteration));
+  }
+  for (size_t d = instance; d < a.loops.size() && !earlier.acrossBarriers; ++d) {
     int loop = a.loops[d];
     auto next = first.hasNextIteration.find(loop);
     if (fa_.loops[static_cast<size_t>(loop)].definiteBarrier && next != first.hasNextIteration.end())
       constraints_.push_back(!next->second);
   }
-  for (size_t d = instance; d < b.loops.size(); ++d) {
+  for (size_t d = instance; d < b.loops.size() && !earlier.acrossBarriers; ++d) {
     int loop = b.loops[d];
     if (fa_.loops[static_cast<size_t>(loop)].definiteBarrier) constraints_.push_back(second.iteration.at(loop) == 0);
   }
   encodeAccess(first, a);
   encodeAccess(second, b);
-  z3::expr all = *first.thread != *second.thread;
+  z3::expr all = earlier.sameThreadToo ? ctx_.bool_val(true) : *first.thread != *second.thread;
   for (size_t d = 0; d < first.coords.size() && d < second.coords.size(); ++d)
     all = all && first.coords[d] == second.coords[d];
   for (const z3::expr& c : constraints_) all = all && c;

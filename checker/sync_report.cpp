@@ -35,6 +35,7 @@ std::string opWord(const ir::Op& op, const SourceFile* file) {
   switch (op.kind) {
     case OpKind::Load: return "load";
     case OpKind::Dot: return "dot";
+    case OpKind::CopyAsync: return "copy_async";
     case OpKind::Store:
       if (file && file->slice(op.range).substr(0, 5) == "copy(") return "copy";
       return "store";

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/async.h"
+
 namespace argus::checker {
 
 using ir::Block;
@@ -87,6 +89,11 @@ class Collector {
         if (op.operands.size() == 2 && type(op.operands[1]) && type(op.operands[1])->isTile())
           addAccess(op, AccessRole::Store, op.operands[0], type(op.operands[1])->layout);
         return;
+      case OpKind::CopyAsync:
+        if (op.operands.size() == 2 && type(op.operands[0]))
+          addAccess(op, AccessRole::AsyncCopy, op.operands[0],
+                    ir::asyncCopyChunkLayout(type(op.operands[0])->dtype, type(op.operands[0])->shape));
+        return;
       case OpKind::Dot:
         if (op.operands.size() == 3 && type(op.operands[2]) && type(op.operands[2])->isTile()) {
           addAccess(op, AccessRole::DotA, op.operands[0], type(op.operands[2])->layout);
@@ -141,6 +148,7 @@ class PhaseWalker {
       case OpKind::Barrier: pending.clear(); return;
       case OpKind::Load:
       case OpKind::Store:
+      case OpKind::CopyAsync:
       case OpKind::Dot: {
         auto it = accessesOf_.find(&op);
         if (it == accessesOf_.end()) return;

@@ -15,7 +15,9 @@ struct LoopInfo {
   bool definiteBarrier = false;     // every path through the body crosses a barrier
 };
 
-enum class AccessRole : uint8_t { Load, Store, DotA, DotB };
+// AsyncCopy: a copy_async's writes, by the threads of ir/async.h (attributed
+// to the point of issue; async_check.cpp checks when they become visible).
+enum class AccessRole : uint8_t { Load, Store, DotA, DotB, AsyncCopy };
 
 struct Access {
   const ir::Op* op = nullptr;
@@ -24,7 +26,7 @@ struct Access {
   ir::ValueId view = ir::kNoValue;      // the View value
   ir::Layout layout;                    // who touches what: load result, stored tile, dot accumulator
   std::vector<int> loops;               // enclosing loops, outermost first
-  bool isWrite() const { return role == AccessRole::Store; }
+  bool isWrite() const { return role == AccessRole::Store || role == AccessRole::AsyncCopy; }
 };
 
 // How the iteration of an earlier (pending) access relates to the later one's,
@@ -32,9 +34,29 @@ struct Access {
 // first non-Same one carry no meaning (the inner loops run in other instances).
 enum class IterRelation : uint8_t { Same, Next, Later };
 
+// The later access runs in iteration `iteration` of `loop` (at least that one
+// when `atLeast`): how the async-copy check walks loop bodies iteration by iteration.
+struct IterationPin {
+  int loop = -1;
+  int64_t iteration = 0;
+  bool atLeast = false;
+  bool operator==(const IterationPin&) const = default;
+};
+
 struct Pending {
   int access = -1;
   std::vector<IterRelation> relation;  // one per loop of the access
+  // Used by the async-copy check only (the phase walk keeps the defaults): with
+  // IterRelation::Next the later access runs `distance` iterations after the
+  // earlier one; `acrossBarriers` drops the "no barrier() between them"
+  // constraints; `sameThreadToo` lets one thread do both accesses.
+  int64_t distance = 1;
+  bool acrossBarriers = false;
+  bool sameThreadToo = false;
+  std::vector<IterationPin> pins;
+  // (loop, k): the earlier access ran k iterations before the last iteration of
+  // that loop (it is read after the loop ended).
+  std::vector<std::pair<int, int64_t>> beforeLast;
   bool operator==(const Pending&) const = default;
 };
 

@@ -20,6 +20,7 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
     return unsupported(op, "dot on operands that are not shared-memory views",
                        "copy the operands into shared(...) buffers first");
   if (!dtypeSupported(aType.dtype)) return unsupported(op, std::string("dot on ") + ir::dtypeName(aType.dtype));
+  if (canUseTensorCores(op)) return lowerMmaDot(op);
   if (aType.shape.size() != 2 || accType.shape.size() != 2) return internalError(op.range, "dot operands are not rank 2");
   const EmittedLayout* layout = layoutFor(accType.layout, op.range);
   if (!layout) return false;

@@ -371,9 +371,15 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::Store: return lowerStore(op);
     case OpKind::Dot: return lowerDot(op);
     case OpKind::Barrier: barrier(); return true;
+    case OpKind::CopyAsync: return lowerCopyAsync(op);
+    case OpKind::CommitGroup: return lowerCommitGroup(op);
+    case OpKind::WaitGroup: return lowerWaitGroup(op);
     case OpKind::For: return lowerFor(op);
     case OpKind::If: return lowerIf(op);
     case OpKind::Yield: return true;  // consumed by the enclosing For / If
+    // Tags are the checker's: a tagged tile is its operand, an assertion emits nothing.
+    case OpKind::TagSet: values_[op.results[0]] = values_[op.operands[0]]; return true;
+    case OpKind::Assert: return true;
   }
   return internalError(op.range, "unknown op");
 }

@@ -5,7 +5,8 @@
 //   math.cpp         exp, log, tanh, erf, sin, cos, pow (NVPTX has no libm)
 //   memory.cpp       views, loads, stores, shared buffers, layouts, iota, broadcast
 //   reduce.cpp       Reduce, ReduceAll, ConvertLayout (shuffles + shared scratch)
-//   dot.cpp          Dot
+//   dot.cpp          Dot on CUDA cores (FMA)
+//   mma.cpp          Dot on tensor cores (ldmatrix + mma.sync)
 //   control.cpp      For, If
 //   module.cpp       target machine, O3 pipeline, PTX emission, public API
 //   ptxas.cpp        assembleCubin
@@ -45,6 +46,7 @@ struct Lowered {
   ir::MemSpace space = ir::MemSpace::Global;
   std::vector<llvm::Value*> offsets;
   std::vector<int64_t> tileShape;
+  ir::Swizzle swizzle;  // shared views: the buffer's physical placement (ir/types.h)
 };
 
 // A ThreadLayout plus the values derived from the thread id, emitted once in
@@ -125,7 +127,16 @@ class KernelLowering {
   // i1: the element at `coord` lies inside the view's base (global views).
   llvm::Value* viewInBounds(const Lowered& view, const std::vector<llvm::Value*>& coord);
   std::vector<llvm::Value*> tileCoord(const EmittedLayout& layout, int64_t v);
+  // The address of element `index` (i64, row-major in the whole buffer) of a
+  // shared buffer. Applies the buffer's swizzle: every shared-memory access
+  // goes through here (or swizzledSharedAddress), so the swizzle is invisible
+  // to programs.
   llvm::Value* sharedAddress(llvm::Value* base, ir::DType t, llvm::Value* index);
+  // sharedAddress for a shared view: `linearIndex` as viewElementIndex gives it.
+  llvm::Value* swizzledSharedAddress(const Lowered& view, ir::DType t, llvm::Value* linearIndex);
+  // The swizzle of the shared buffer whose array is `base` (identity for scratch).
+  ir::Swizzle swizzleOfBuffer(const llvm::Value* base) const;
+  llvm::Value* applySwizzle(const ir::Swizzle& swizzle, llvm::Value* index);
   llvm::Value* globalAddress(llvm::Value* base, ir::DType t, llvm::Value* index);
   // Predicated global load / store and shared store (inline PTX, as Triton does).
   llvm::Value* predicatedGlobalLoad(llvm::Value* addr, ir::DType t, llvm::Value* pred, llvm::Value* other);
@@ -142,8 +153,25 @@ class KernelLowering {
   // Row-major linear index (i32) of a tile coordinate.
   llvm::Value* linearTileIndex(const std::vector<llvm::Value*>& coord, const std::vector<int64_t>& shape);
 
-  // ---- dot.cpp
+  // ---- dot.cpp, mma.cpp
   bool lowerDot(const ir::Op& op);
+  bool canUseTensorCores(const ir::Op& op) const;
+  bool lowerMmaDot(const ir::Op& op);
+  // ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16 at this lane's row address.
+  llvm::Value* ldmatrix(llvm::Value* sharedPtr, int count, bool transpose);
+  // mma.sync.aligned.m16n8k16.row.col.f32.{bf16|f16}: a 4 x b32, b 2 x b32, c 4 x f32 -> d 4 x f32.
+  std::vector<llvm::Value*> mmaSync(ir::DType operandType, const std::vector<llvm::Value*>& a,
+                                    const std::vector<llvm::Value*>& b, const std::vector<llvm::Value*>& c);
+  llvm::Value* sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row, llvm::Value* col);
+
+  // ---- async_copy.cpp (CopyAsync, CommitGroup, WaitGroup)
+  bool lowerCopyAsync(const ir::Op& op);
+  bool lowerCommitGroup(const ir::Op& op);
+  bool lowerWaitGroup(const ir::Op& op);
+  // i1, uniform: cp.async may copy 16-byte (or whole-row) chunks of this copy.
+  llvm::Value* asyncCopyAligned(const Lowered& dst, const Lowered& src, ir::DType t, int64_t chunkBytes);
+  void emitAsyncChunks(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
+  void emitSyncFallback(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
 
   // ---- control.cpp
   bool lowerFor(const ir::Op& op);

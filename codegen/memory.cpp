@@ -58,10 +58,13 @@ bool KernelLowering::lowerBroadcast(const ir::Op& op) {
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   for (int64_t v = 0; v < outDist.valuesPerThread; ++v) {
-    std::vector<int64_t> k = outDist.valueCoords(v);
-    int64_t index = 0;
-    for (size_t d = 0; d < k.size(); ++d)
-      if (!in.layout.isReduced(d)) index = index * inDist.values[d] + k[d];
+    // Thread 0 holds value v at the coordinate its value digits give; the
+    // operand holds the same element (reduced axes at 0) under this index.
+    std::vector<int64_t> c = outDist.coordinate(0, v);
+    for (size_t d = 0; d < c.size(); ++d)
+      if (in.layout.isReduced(d)) c[d] = 0;
+    int64_t index = inDist.valueIndexOf(0, c);
+    if (index < 0) return internalError(op.range, "broadcast operand does not hold an element of its result");
     r.values.push_back(src.values[static_cast<size_t>(index)]);
   }
   return true;
@@ -78,6 +81,7 @@ bool KernelLowering::lowerView(const ir::Op& op) {
   r.kind = Lowered::Kind::View;
   r.space = base.kind == Lowered::Kind::Shared ? ir::MemSpace::Shared : ir::MemSpace::Global;
   r.tileShape = t.shape;
+  r.swizzle = r.space == ir::MemSpace::Shared ? t.swizzle : ir::Swizzle{};
   r.offsets.clear();
   for (size_t i = 1; i < op.operands.size(); ++i) r.offsets.push_back(values_[op.operands[i]].values[0]);
   values_[op.results[0]] = std::move(r);
@@ -117,8 +121,28 @@ llvm::Value* KernelLowering::globalAddress(llvm::Value* base, DType t, llvm::Val
   return b_.CreateGEP(memType(t), base, index);
 }
 
+ir::Swizzle KernelLowering::swizzleOfBuffer(const llvm::Value* base) const {
+  for (const auto& [op, array] : sharedBuffers_)
+    if (array == base && !op->results.empty()) return fn_.typeOf(op->results[0]).swizzle;
+  return {};
+}
+
+// CuTe Swizzle<B, M, S>: index ^ (((index >> (M + S)) & (2^B - 1)) << M).
+llvm::Value* KernelLowering::applySwizzle(const ir::Swizzle& swizzle, llvm::Value* index) {
+  if (swizzle.isIdentity()) return index;
+  llvm::Type* ty = index->getType();
+  llvm::Value* field = b_.CreateLShr(index, llvm::ConstantInt::get(ty, static_cast<uint64_t>(swizzle.base + swizzle.shift)));
+  field = b_.CreateAnd(field, llvm::ConstantInt::get(ty, (uint64_t{1} << swizzle.bits) - 1));
+  field = b_.CreateShl(field, llvm::ConstantInt::get(ty, static_cast<uint64_t>(swizzle.base)));
+  return b_.CreateXor(index, field, "swizzled");
+}
+
 llvm::Value* KernelLowering::sharedAddress(llvm::Value* base, DType t, llvm::Value* index) {
-  return b_.CreateGEP(memType(t), base, index);
+  return b_.CreateGEP(memType(t), base, applySwizzle(swizzleOfBuffer(base), index));
+}
+
+llvm::Value* KernelLowering::swizzledSharedAddress(const Lowered& view, DType t, llvm::Value* linearIndex) {
+  return b_.CreateGEP(memType(t), view.base, applySwizzle(view.swizzle, linearIndex));
 }
 
 llvm::Value* KernelLowering::scratchAddress(DType t, llvm::Value* index) {
@@ -212,7 +236,7 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
       llvm::Value* addr = globalAddress(view.base, t.dtype, index);
       r.values.push_back(predicatedGlobalLoad(addr, t.dtype, viewInBounds(view, coord), other));
     } else {
-      auto* load = b_.CreateLoad(memType(t.dtype), sharedAddress(view.base, t.dtype, index));
+      auto* load = b_.CreateLoad(memType(t.dtype), swizzledSharedAddress(view, t.dtype, index));
       load->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(t.dtype))));
       r.values.push_back(fromMemory(load, t.dtype));
     }
@@ -239,7 +263,7 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
       pred = pred ? b_.CreateAnd(pred, inside) : inside;
       predicatedStore(view.space, globalAddress(view.base, tileType.dtype, index), tileType.dtype, data[v], pred);
     } else {
-      predicatedStore(view.space, sharedAddress(view.base, tileType.dtype, index), tileType.dtype, data[v], pred);
+      predicatedStore(view.space, swizzledSharedAddress(view, tileType.dtype, index), tileType.dtype, data[v], pred);
     }
   }
   return true;

@@ -88,10 +88,10 @@ bool KernelLowering::lowerReduce(const ir::Op& op) {
   // 1. Within the thread: values that differ only in k[axis], in ascending k[axis].
   std::vector<llvm::Value*> partial(static_cast<size_t>(outDist.valuesPerThread), nullptr);
   for (int64_t v = 0; v < inDist.valuesPerThread; ++v) {
-    std::vector<int64_t> k = inDist.valueCoords(v);
-    int64_t target = 0;
-    for (size_t d = 0; d < k.size(); ++d)
-      if (!out.layout.isReduced(d)) target = target * outDist.values[d] + k[d];
+    std::vector<int64_t> c = inDist.coordinate(0, v);
+    c[axis] = 0;
+    int64_t target = outDist.valueIndexOf(0, c);
+    if (target < 0) return internalError(op.range, "reduce result does not hold an element of its operand");
     llvm::Value*& acc = partial[static_cast<size_t>(target)];
     acc = acc ? combine(op.attrs.reduce, in.dtype, acc, src.values[v]) : src.values[v];
   }

@@ -14,6 +14,7 @@
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
+#include "ir/pipeline.h"
 
 namespace argus {
 
@@ -105,6 +106,8 @@ const sema::Result& Compilation::sema() {
     sema::Options options;
     options.defines = options_.defines;
     stages_->sema = sema::analyze(module, file_, options, diags_);
+    // Policies rewrite the IR before anything reads it: the checker validates the compiler's own pipelines.
+    if (stages_->sema->module) ir::applyPipelining(*stages_->sema->module, &file_, diags_);
   }
   return *stages_->sema;
 }

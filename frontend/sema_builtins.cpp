@@ -1,5 +1,8 @@
 // Builtins: the table, argument binding, and the memory and grid builtins
-// (program_id, num_programs, cdiv, load, store, copy, shared, barrier).
+// (program_id, num_programs, cdiv, load, store, copy, shared, barrier) and the
+// asynchronous copies (copy_async, commit_group, wait_group).
+#include <algorithm>
+
 #include "frontend/sema_internal.h"
 
 namespace argus::sema::detail {
@@ -12,8 +15,9 @@ const std::vector<BuiltinInfo>& builtinTable() {
       {Builtin::Load, "load", {"view", "other"}, 1, "load(view, other=0) -> tile"},
       {Builtin::Store, "store", {"view", "value"}, 2, "store(view, value)"},
       {Builtin::Copy, "copy", {"dst", "src"}, 2, "copy(dst, src): store(dst, load(src))"},
-      {Builtin::Shared, "shared", {"dtype", "shape"}, 2, "shared(dtype, shape) -> shared buffer"},
-      {Builtin::Zeros, "zeros", {"dtype", "shape"}, 2, "zeros(dtype, shape) -> tile"},
+      {Builtin::Shared, "shared", {"dtype", "shape", "swizzle"}, 2,
+       "shared(dtype, shape, swizzle=(B, M, S)) -> shared buffer"},
+      {Builtin::Zeros, "zeros", {"dtype", "shape", "layout"}, 2, "zeros(dtype, shape, layout=None) -> tile"},
       {Builtin::Full, "full", {"shape", "value", "dtype"}, 2, "full(shape, value, dtype) -> tile"},
       {Builtin::Arange, "arange", {"n"}, 1, "arange(n) -> i32 tile (n,)"},
       {Builtin::Iota, "iota", {"shape", "axis"}, 2, "iota(shape, axis) -> i32 tile"},
@@ -44,6 +48,10 @@ const std::vector<BuiltinInfo>& builtinTable() {
       {Builtin::Require, "require", {"cond", "message"}, 1, "require(cond, message): launch-time requirement"},
       {Builtin::Range, "range", {"start", "stop", "step"}, 1, "range(stop), range(start, stop[, step])"},
       {Builtin::Tag, "tag", {}, 0, "tag(x, name=value): reserved for the checker"},
+      {Builtin::CopyAsync, "copy_async", {"dst", "src"}, 2,
+       "copy_async(dst, src): start copying a global view into a shared view (cp.async)"},
+      {Builtin::CommitGroup, "commit_group", {}, 0, "commit_group(): close this thread's group of copy_async"},
+      {Builtin::WaitGroup, "wait_group", {"n"}, 1, "wait_group(n): wait until at most n committed groups are pending"},
   };
   return table;
 }
@@ -175,6 +183,9 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
     case Builtin::Cast: return builtinCast(call, a);
     case Builtin::Dot: return builtinDot(call, a);
     case Builtin::Require: return builtinRequire(call, a);
+    case Builtin::CopyAsync:
+    case Builtin::CommitGroup:
+    case Builtin::WaitGroup: return builtinAsync(info.id, call, a);
     case Builtin::Tag:
       report(DiagId::ReservedForChecker, call.callee->range, {"tag"});
       return Val::error();
@@ -332,11 +343,119 @@ Val Analyzer::builtinMemory(Builtin id, const ast::CallExpr& call, const std::ve
         report(DiagId::NotAtTopLevel, call.range, {"shared()", "a loop or a branch"});
         return Val::error();
       }
-      return Val::value(b().make(ir::OpKind::AllocShared, {}, ir::Type::shared(dtype.dtype, *shape), call.range));
+      ir::Type type = ir::Type::shared(dtype.dtype, *shape);
+      if (a[2]) {
+        std::optional<ir::Swizzle> swizzle = swizzleArgument(*a[2], *shape);
+        if (!swizzle) return Val::error();
+        type.swizzle = *swizzle;
+      }
+      return Val::value(b().make(ir::OpKind::AllocShared, {}, std::move(type), call.range));
     }
     case Builtin::Barrier:
       b().create(ir::OpKind::Barrier, {}, {}, call.range);
       return Val::none();
+    default: return Val::error();
+  }
+}
+
+// swizzle=(B, M, S): CuTe's Swizzle<B, M, S> on the buffer's element offsets.
+// Small constants keep the XOR inside 32-bit offsets; S >= B keeps the bits it
+// reads apart from the bits it changes (so it is a bijection); a buffer whose
+// element count is a multiple of 2^(M+B) is mapped onto itself.
+std::optional<ir::Swizzle> Analyzer::swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape) {
+  constexpr int64_t kMaxField = 12;
+  Val v = eval(*arg.value);
+  if (v.isError()) return std::nullopt;
+  SourceRange range = arg.value->range;
+  std::string written = text(range);
+  std::vector<int64_t> fields;
+  if (v.kind == Val::Kind::Tuple)
+    for (const Val& e : v.elems)
+      if (e.kind == Val::Kind::Const && e.c.kind == Constant::Kind::Int) fields.push_back(e.c.i);
+  if (v.kind != Val::Kind::Tuple || v.elems.size() != 3 || fields.size() != 3) {
+    report(DiagId::SwizzleArgument, range,
+           {written, "write three integer constants (B, M, S): XOR B bits of the element offset, starting at bit M, "
+                     "with the B bits S places higher, e.g. swizzle=(3, 2, 3)"});
+    return std::nullopt;
+  }
+  for (int64_t f : fields)
+    if (f < 0 || f > kMaxField) {
+      report(DiagId::SwizzleArgument, range,
+             {written, "B, M and S must be from 0 to " + std::to_string(kMaxField) + ", but one is " + std::to_string(f)});
+      return std::nullopt;
+    }
+  ir::Swizzle s{static_cast<int>(fields[0]), static_cast<int>(fields[1]), static_cast<int>(fields[2])};
+  if (s.bits > 0 && s.shift < s.bits) {
+    report(DiagId::SwizzleArgument, range,
+           {written, "S (" + std::to_string(s.shift) + ") must be at least B (" + std::to_string(s.bits) +
+                         ") so that the bits read and the bits changed do not overlap"});
+    return std::nullopt;
+  }
+  int64_t elements = 1;
+  for (int64_t e : shape) elements *= e;
+  int64_t period = int64_t{1} << (s.base + s.bits);
+  if (elements % period != 0) {
+    report(DiagId::SwizzleBufferSize, range,
+           {shapeText(shape), std::to_string(elements), std::to_string(s.bits), std::to_string(s.base),
+            std::to_string(s.shift), std::to_string(period)});
+    return std::nullopt;
+  }
+  return s;
+}
+
+// copy_async(dst, src), commit_group(), wait_group(n): the IR ops CopyAsync,
+// CommitGroup and WaitGroup (ir/ir.h); the thread mapping is ir/async.h.
+Val Analyzer::builtinAsync(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
+  switch (id) {
+    case Builtin::CommitGroup:
+      b().create(ir::OpKind::CommitGroup, {}, {}, call.range);
+      return Val::none();
+    case Builtin::WaitGroup: {
+      std::optional<int64_t> n = constIntArg(*a[0]->value, "wait_group", "n");
+      if (!n) return Val::error();
+      if (*n < 0) {
+        report(DiagId::WaitGroupCount, a[0]->value->range, {std::to_string(*n)});
+        return Val::error();
+      }
+      ir::Attrs attrs;
+      attrs.i = *n;
+      b().create(ir::OpKind::WaitGroup, {}, {}, call.range, attrs);
+      return Val::none();
+    }
+    case Builtin::CopyAsync: {
+      Val dst = asView(eval(*a[0]->value), a[0]->value->range, "copy_async", "dst");
+      Val src = asView(eval(*a[1]->value), a[1]->value->range, "copy_async", "src");
+      if (dst.isError() || src.isError()) return Val::error();
+      const ir::Type dt = fn_->values[dst.id].type, st = fn_->values[src.id].type;
+      if (dt.space != ir::MemSpace::Shared) {
+        report(DiagId::CopyAsyncSpaces, a[0]->value->range, {"dst is " + describe(dst) + "; use copy() to write global memory"});
+        return Val::error();
+      }
+      if (st.space != ir::MemSpace::Global) {
+        report(DiagId::CopyAsyncSpaces, a[1]->value->range, {"src is " + describe(src) + "; use copy() between shared buffers"});
+        return Val::error();
+      }
+      if (dt.shape != st.shape) {
+        report(DiagId::StoreShapeMismatch, a[1]->value->range, {"copy_async", describe(src), shapeText(dt.shape)});
+        return Val::error();
+      }
+      if (dt.dtype != st.dtype) {
+        report(DiagId::BadArgument, a[1]->value->range,
+               {"src", "copy_async", "a view of " + std::string(ir::dtypeName(dt.dtype)) + " like the destination", describe(src)});
+        return Val::error();
+      }
+      for (int64_t e : st.shape)
+        if (!checkTileExtent(e, a[1]->value->range, true, "tile")) return Val::error();
+      int64_t bytes = std::max(1, ir::dtypeBits(st.dtype) / 8);
+      int64_t row = st.shape.empty() ? 1 : st.shape.back();
+      if (std::min<int64_t>(16, row * bytes) < 4) {
+        report(DiagId::CopyAsyncChunk, a[1]->value->range,
+               {std::to_string(row), ir::dtypeName(st.dtype), row == 1 ? "" : "s", std::to_string(row * bytes)});
+        return Val::error();
+      }
+      b().create(ir::OpKind::CopyAsync, {dst.id, src.id}, {}, call.range);
+      return Val::none();
+    }
     default: return Val::error();
   }
 }

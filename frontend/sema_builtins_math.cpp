@@ -62,8 +62,14 @@ Val Analyzer::builtinCreation(Builtin id, const ast::CallExpr& call, const std::
       std::optional<ir::DType> dt = dtypeArg(a[0]);
       std::optional<std::vector<int64_t>> shape = evalShape(*a[1]->value, true, "tile");
       if (!dt || !shape) return Val::error();
+      ir::Layout layout = ir::Layout::canonical(*shape);
+      if (a[2]) {
+        std::optional<ir::Layout> mma = mmaLayoutArg(*a[2]->value, *shape);
+        if (!mma) return Val::error();
+        layout = *mma;
+      }
       ir::ValueId zero = materialize(Val::constant(Constant::ofInt(0)), *dt, call.range);
-      return Val::value(b().make(ir::OpKind::Splat, {zero}, ir::Type::tile(*dt, ir::Layout::canonical(*shape)), call.range));
+      return Val::value(b().make(ir::OpKind::Splat, {zero}, ir::Type::tile(*dt, layout), call.range));
     }
     case Builtin::Full: {
       std::optional<std::vector<int64_t>> shape = evalShape(*a[0]->value, true, "tile");

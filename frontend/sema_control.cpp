@@ -1,9 +1,11 @@
-// Structured control flow: `for ... in range(...)` with loop-carried values,
-// and `if/elif/else` (folded when the condition is a constant, else an IR If
-// that yields the variables its branches assign).
+// Structured control flow: `for ... in range(...)` and `for ... in
+// pipelined(n, stages=S)` with loop-carried values, and `if/elif/else` (folded
+// when the condition is a constant, else an IR If that yields the variables
+// its branches assign).
 #include <unordered_set>
 
 #include "frontend/sema_internal.h"
+#include "ir/pipeline.h"
 
 namespace argus::sema::detail {
 
@@ -83,16 +85,22 @@ std::optional<ir::ValueId> Analyzer::carriedValue(const std::string& name, const
 }
 
 void Analyzer::analyzeFor(const ast::ForStmt& s) {
-  SourceRange forKeyword{s.range.begin, s.range.begin + 3};
   if (!s.target || !s.iter) return;
   if (s.target->kind != ast::ExprKind::Name) {
     report(DiagId::BadAssignTarget, s.target->range, {quote(text(s.target->range)) + " in a for loop; use one name"});
     return;
   }
-  const auto& loopVar = static_cast<const ast::NameExpr&>(*s.target);
   const ast::CallExpr* call = s.iter->kind == ast::ExprKind::Call ? static_cast<const ast::CallExpr*>(s.iter.get()) : nullptr;
-  bool isRange = call && call->callee && call->callee->kind == ast::ExprKind::Name &&
-                 static_cast<const ast::NameExpr&>(*call->callee).name == "range" && !findBinding("range");
+  auto isCallTo = [&](const char* name) {
+    return call && call->callee && call->callee->kind == ast::ExprKind::Name &&
+           static_cast<const ast::NameExpr&>(*call->callee).name == name && !findBinding(name);
+  };
+  bool isRange = isCallTo("range");
+  if (isCallTo("pipelined")) {
+    std::optional<PipelinedIterator> pipelined = analyzePipelinedIterator(*call);
+    if (pipelined) analyzeLoopBody(s, pipelined->bounds, pipelined->stages);
+    return;
+  }
   if (!isRange) {
     if (call && call->callee && call->callee->kind == ast::ExprKind::Name) {
       const std::string& callee = static_cast<const ast::NameExpr&>(*call->callee).name;
@@ -144,9 +152,57 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
   if (!ok) return;
   Val zero = Val::constant(Constant::ofInt(0)), one = Val::constant(Constant::ofInt(1));
   Val lb = given >= 2 ? bounds[0] : zero, ub = given >= 2 ? bounds[1] : bounds[0], step = given == 3 ? bounds[2] : one;
-  std::vector<ir::ValueId> operands{materialize(lb, ir::DType::I32, s.iter->range),
-                                    materialize(ub, ir::DType::I32, s.iter->range),
-                                    materialize(step, ir::DType::I32, s.iter->range)};
+  analyzeLoopBody(s, {lb, ub, step}, 0);
+}
+
+// `pipelined(n, stages=S)`: a loop from 0 to n with step 1 whose leading
+// copy_async statements the policy pass (ir/pipeline.h) overlaps with the rest.
+std::optional<Analyzer::PipelinedIterator> Analyzer::analyzePipelinedIterator(const ast::CallExpr& call) {
+  addReference(builtinSymbol("pipelined", "pipelined(n, stages): a loop over range(n) whose leading copy_async "
+                                          "statements run stages-1 iterations ahead"),
+               call.callee->range);
+  std::vector<const ast::Argument*> slots;
+  if (!bindArguments(call, "pipelined", {"n", "stages"}, 2, slots)) return std::nullopt;
+  Val n = eval(*slots[0]->value);
+  std::optional<int64_t> stages = constIntArg(*slots[1]->value, "pipelined", "stages");
+  if (n.isError() || !stages) return std::nullopt;
+  bool good = (n.kind == Val::Kind::Const && n.c.kind == Constant::Kind::Int && canAdapt(n.c, ir::DType::I32)) ||
+              (typeOf(n) && *typeOf(n) == ir::Type::scalar(ir::DType::I32));
+  if (!good) {
+    report(DiagId::BadArgument, slots[0]->value->range, {"n", "pipelined", "an i32 scalar", describe(n)});
+    return std::nullopt;
+  }
+  if (*stages < 2 || *stages > 8) {
+    report(DiagId::PipelineStages, slots[1]->value->range, {std::to_string(*stages)});
+    return std::nullopt;
+  }
+  return PipelinedIterator{{Val::constant(Constant::ofInt(0)), n, Val::constant(Constant::ofInt(1))}, *stages};
+}
+
+// Reports why a pipelined loop cannot be rewritten, with fix-its where there is one.
+void Analyzer::reportPipeliningProblems(const ast::ForStmt& s, const ir::Op& loop) {
+  const auto& call = static_cast<const ast::CallExpr&>(*s.iter);
+  std::string byHand = "range(" + (call.args.empty() || !call.args[0].value ? std::string("n") : text(call.args[0].value->range)) + ")";
+  for (const ir::PipelineProblem& problem : ir::findPipeliningProblems(*fn_, loop)) {
+    ir::PipelineMessage m = ir::describe(*fn_, problem, &file_);
+    Diagnostic* d = report(m.id, m.range, m.args);
+    if (!d) continue;
+    d->labels.insert(d->labels.end(), m.labels.begin(), m.labels.end());
+    std::string written = text(problem.range);
+    if (problem.kind == ir::PipelineProblem::Kind::NoLeadingCopy && written.rfind("copy(", 0) == 0)
+      addFixIt(d, {problem.range.begin, problem.range.begin + 4}, "copy_async", "copy asynchronously");
+    else if (problem.kind == ir::PipelineProblem::Kind::NoLeadingCopy ||
+             problem.kind == ir::PipelineProblem::Kind::ExplicitSync)
+      addFixIt(d, s.iter->range, byHand, "loop over " + byHand + " and synchronize by hand");
+  }
+}
+
+void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bounds, int64_t stages) {
+  SourceRange forKeyword{s.range.begin, s.range.begin + 3};
+  const auto& loopVar = static_cast<const ast::NameExpr&>(*s.target);
+  std::vector<ir::ValueId> operands{materialize(bounds[0], ir::DType::I32, s.iter->range),
+                                    materialize(bounds[1], ir::DType::I32, s.iter->range),
+                                    materialize(bounds[2], ir::DType::I32, s.iter->range)};
 
   // Variables assigned in the body: those defined before the loop are carried.
   std::vector<std::string> assigned;
@@ -179,7 +235,10 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
     types.push_back(fn_->values[init].type);
   }
 
-  ir::Op& op = b().create(ir::OpKind::For, operands, types, s.range);
+  ir::Attrs loopAttrs;
+  loopAttrs.i = stages;
+  ir::Op& op = b().create(ir::OpKind::For, operands, types, s.range, loopAttrs);
+  size_t errorsBefore = errors_;
   ir::Block* body = &op.regions[0];
   ir::ValueId iv = b().addBlockArg(*body, ir::Type::scalar(ir::DType::I32), loopVar.name, loopVar.range);
   std::vector<ir::ValueId> iterArgs;
@@ -213,6 +272,9 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
   b().create(ir::OpKind::Yield, yields, {}, s.range);
   --controlDepth_;
   b().setBlock(outer);
+  // Checked once the body is complete; uses of a staged buffer after the loop
+  // are found when the pass runs (driver/compilation.cpp).
+  if (stages > 0 && errors_ == errorsBefore) reportPipeliningProblems(s, op);
 
   // After the loop: carried names hold the loop's results; names first
   // assigned in the body (and the loop variable) are out of scope.

@@ -263,6 +263,10 @@ Val Analyzer::evalAttribute(const ast::AttributeExpr& e) {
     return tuple;
   }
   bool tileable = t && (t->kind == ir::TypeKind::Tensor || t->kind == ir::TypeKind::Shared || t->kind == ir::TypeKind::View);
+  if (t && (t->isTile() || t->kind == ir::TypeKind::Shared || t->kind == ir::TypeKind::View) && e.name == "origin") {
+    report(DiagId::TagReadOutsideAssert, e.range, {text(e.range)});
+    return Val::error();
+  }
   if (tileable && e.name == "tile") {
     report(DiagId::NotAValue, e.range, {"the method 'tile'", "; call it: x.tile((B0, ...))[i, ...]"});
     return Val::error();
@@ -372,7 +376,9 @@ Val Analyzer::makeView(const Val& base, std::vector<Val> offsets, std::vector<in
   std::vector<ir::ValueId> operands{underlying};
   for (const Val& o : full) operands.push_back(materialize(o, ir::DType::I32, range));
   ir::MemSpace space = ut.kind == ir::TypeKind::Shared ? ir::MemSpace::Shared : ir::MemSpace::Global;
-  return Val::value(b().make(ir::OpKind::View, operands, ir::Type::view(space, ut.dtype, std::move(shape)), range));
+  ir::Type viewType = ir::Type::view(space, ut.dtype, std::move(shape));
+  viewType.swizzle = ut.swizzle;  // the buffer's physical placement travels with every view of it
+  return Val::value(b().make(ir::OpKind::View, operands, std::move(viewType), range));
 }
 
 Val Analyzer::asView(const Val& v, SourceRange range, const char* fnName, const char* param) {
@@ -482,6 +488,7 @@ Val Analyzer::evalCall(const ast::CallExpr& call) {
   if (call.callee->kind == ast::ExprKind::Name) {
     const auto& name = static_cast<const ast::NameExpr&>(*call.callee);
     Binding* bnd = findBinding(name.name);
+    if (name.name == "tag" && !bnd && !devices_.count(name.name)) return evalTagCall(call);
     bool known = bnd || devices_.count(name.name) || kernels_.count(name.name) || findBuiltin(name.name);
     if (!known) {
       reportUnknownName(name.name, name.range);

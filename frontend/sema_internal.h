@@ -92,7 +92,9 @@ enum class Builtin : int {
   ProgramId, NumPrograms, Cdiv, Load, Store, Copy, Shared, Zeros, Full, Arange, Iota,
   Sum, Max, Min, Prod, Maximum, Minimum,
   Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Abs, Floor, Ceil,
-  Fma, Where, Cast, Dot, Barrier, Require, Range, Tag, Count_
+  Fma, Where, Cast, Dot, Barrier, Require, Range, Tag,
+  CopyAsync, CommitGroup, WaitGroup,  // asynchronous copies (sema_builtins.cpp)
+  Count_
 };
 struct BuiltinInfo {
   Builtin id;
@@ -218,10 +220,14 @@ class Analyzer {
   Val builtinReduce(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinMath(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinDot(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
+  // `layout=mma(warps=(WM, WN))` of zeros() (sema_mma.cpp).
+  std::optional<ir::Layout> mmaLayoutArg(const ast::Expr& e, const std::vector<int64_t>& shape);
   Val builtinCast(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinWhere(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinCdiv(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val storeValue(const Val& view, Operand value, SourceRange range, const char* verb);
+  Val builtinAsync(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
+  std::optional<ir::Swizzle> swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape);
 
   // ---- launch geometry (sema_launch.cpp)
   struct LaunchVal {
@@ -239,11 +245,22 @@ class Analyzer {
   void analyzeAugAssign(const ast::AugAssignStmt& s);
   void assignTo(const ast::Expr& target, const Val& value, SourceRange valueRange);
   void analyzeFor(const ast::ForStmt& s);
+  struct PipelinedIterator {  // pipelined(n, stages=S): bounds (0, n, 1)
+    std::vector<Val> bounds;
+    int64_t stages = 0;
+  };
+  std::optional<PipelinedIterator> analyzePipelinedIterator(const ast::CallExpr& call);
+  void analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bounds, int64_t stages);
+  void reportPipeliningProblems(const ast::ForStmt& s, const ir::Op& loop);
   void analyzeIf(const ast::IfStmt& s);
   bool checkCondition(const Val& cond, SourceRange range, const char* keyword);
   std::optional<ir::ValueId> carriedValue(const std::string& name, const Val& v, const ir::Type* want,
                                           SourceRange range, bool loop);
   Val callDevice(const ast::FunctionDef& def, const ast::CallExpr& call);
+
+  // ---- tags and tag assertions (sema_tags.cpp)
+  Val evalTagCall(const ast::CallExpr& call);
+  void analyzeAssert(const ast::AssertStmt& s);
 
   // ---- state
   const ast::Module& module_;

@@ -31,9 +31,7 @@ void Analyzer::analyzeStmt(const ast::Stmt& s, bool lastOfFunction) {
     case ast::StmtKind::Continue:
       report(DiagId::NotSupportedYet, keywordRange(s, 8), {"continue", "put the rest of the body under an 'if'"});
       return;
-    case ast::StmtKind::Assert:
-      report(DiagId::ReservedForChecker, keywordRange(s, 6), {"assert"});
-      return;
+    case ast::StmtKind::Assert: return analyzeAssert(static_cast<const ast::AssertStmt&>(s));
     case ast::StmtKind::Return: {
       const auto& r = static_cast<const ast::ReturnStmt&>(s);
       if (frame_->isKernel) {

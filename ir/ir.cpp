@@ -29,9 +29,14 @@ const char* opKindName(OpKind k) {
     case OpKind::Store: return "store";
     case OpKind::Dot: return "dot";
     case OpKind::Barrier: return "barrier";
+    case OpKind::CopyAsync: return "copy_async";
+    case OpKind::CommitGroup: return "commit_group";
+    case OpKind::WaitGroup: return "wait_group";
     case OpKind::For: return "for";
     case OpKind::If: return "if";
     case OpKind::Yield: return "yield";
+    case OpKind::TagSet: return "tag";
+    case OpKind::Assert: return "assert";
   }
   return "?";
 }

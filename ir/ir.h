@@ -53,10 +53,42 @@ enum class OpKind : uint8_t {
   Dot,          // (a: View (M,K) shared, b: View (K,N) shared, acc: tile (M,N)) -> acc's type.
                 // c[m,n] = acc[m,n] + sum over k ascending of f32(a[m,k]) * f32(b[k,n]) (fma each step).
   Barrier,      // block-wide barrier with shared-memory visibility (bar.sync 0)
+  // --- asynchronous copies (cp.async); see docs/language.md
+  CopyAsync,    // (dst: View shared, src: View global) -> nothing; same shape and dtype. Issues this
+                // thread's share of the copy (thread mapping: ir/async.h); source elements outside
+                // the tensor are written as 0. The writes land when a WaitGroup retires the group
+                // that holds them, and other threads see them after a Barrier that follows.
+  CommitGroup,  // closes this thread's group of CopyAsync ops issued since the previous commit
+  WaitGroup,    // attrs.i = n >= 0: waits until at most n of this thread's committed groups are pending
   // --- structure
   For,          // (lb, ub, step, inits...) region(iv, iters...) -> final iters. step > 0; runs while iv < ub.
+                // attrs.i = pipeline stages requested by `pipelined(n, stages=S)` (0: a plain loop);
+                // the policy pass (ir/pipeline.h) rewrites such loops before checking and codegen.
   If,           // (cond) then-region, else-region -> results (each region ends in Yield)
   Yield,        // terminator of For / If regions
+  // --- tags and tag assertions: read by the checker only (docs/checker.md, "Tags"). Tags never
+  // reach generated code: codegen and the interpreter treat TagSet as its operand and skip Assert.
+  TagSet,       // (tile, value: i32 scalar) -> the same tile type; attrs.names[0] = the tag name.
+                // Every element of the result carries tag `name` = value (block-uniform).
+  Assert,       // (subjects..., i32 scalars...) -> nothing. A tag assertion: the condition, in
+                // postfix in attrs.ints (AssertCode below), must hold for every element of the
+                // subjects (tiles, shared buffers, shared views) that reaches it. attrs.names[0] is
+                // the user's message ("" if none), names[1..] the tag names the condition reads.
+};
+
+// Instructions of an Assert condition, postfix in Attrs::ints: the code, then its arguments.
+// Integers are i32 with the IR's wrapping semantics; Div / Rem truncate toward zero (C).
+enum class AssertCode : int64_t {
+  Const = 0,    // [Const, value]: push the integer
+  Scalar = 1,   // [Scalar, k]: push operand k (an i32 scalar)
+  Tag = 2,      // [Tag, k, n, d]: push tag names[n] of the element of operand k (the built-in
+                //   `origin`: its coordinate d; user tags: d = -1)
+  Binary = 3,   // [Binary, BinaryKind]: pop y, x; push x op y (Add, Sub, Mul, Div, Rem)
+  Compare = 4,  // [Compare, CmpKind]: pop y, x; push the truth of x cmp y
+  And = 5,      // pop two truths, push their conjunction
+  Or = 6,       // pop two truths, push their disjunction
+  Not = 7,      // pop a truth, push its negation
+  Neg = 8,      // pop x, push -x
 };
 
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
@@ -81,6 +113,7 @@ struct Attrs {
   UnaryKind unary = UnaryKind::Neg;
   ReduceKind reduce = ReduceKind::Sum;
   std::vector<int64_t> ints;
+  std::vector<std::string> names;  // TagSet, Assert (see there)
 };
 
 struct Op;

@@ -132,15 +132,70 @@ class Printer {
       case OpKind::Reduce:
         return std::string("reduce ") + reduceKindName(a.reduce) + " " + operands + ", axis " + std::to_string(a.i);
       case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(a.reduce) + " " + operands;
-      case OpKind::AllocShared: case OpKind::Barrier: return opKindName(op.kind);
+      case OpKind::AllocShared: case OpKind::Barrier: case OpKind::CommitGroup: return opKindName(op.kind);
+      case OpKind::WaitGroup: return "wait_group " + std::to_string(a.i);
       case OpKind::View:
         return "view " + (op.operands.empty() ? std::string("?") : name(op.operands[0])) + "[" + list(op.operands, 1) + "]";
       case OpKind::Load:
         if (op.operands.size() == 2) return "load " + name(op.operands[0]) + ", other " + name(op.operands[1]);
         return "load " + operands;
+      case OpKind::TagSet:
+        return "tag " + (a.names.empty() ? std::string("?") : a.names[0]) + " " + operands;
+      case OpKind::Assert: return "assert " + assertCondition(op);
       default:
         return std::string(opKindName(op.kind)) + (operands.empty() ? "" : " " + operands);
     }
+  }
+
+  // The postfix condition of an Assert in infix: `(%3.origin[1] div 16) eq %kt`.
+  std::string assertCondition(const Op& op) const {
+    const Attrs& a = op.attrs;
+    std::vector<std::string> stack;
+    auto operandName = [&](int64_t k) {
+      return k >= 0 && static_cast<size_t>(k) < op.operands.size() ? name(op.operands[static_cast<size_t>(k)]) : std::string("?");
+    };
+    auto pop = [&] {
+      if (stack.empty()) return std::string("?");
+      std::string top = stack.back();
+      stack.pop_back();
+      return top;
+    };
+    for (size_t pc = 0; pc < a.ints.size();) {
+      auto arg = [&](size_t i) { return pc + i < a.ints.size() ? a.ints[pc + i] : int64_t{-1}; };
+      switch (static_cast<AssertCode>(a.ints[pc])) {
+        case AssertCode::Const: stack.push_back(std::to_string(arg(1))); pc += 2; break;
+        case AssertCode::Scalar: stack.push_back(operandName(arg(1))); pc += 2; break;
+        case AssertCode::Tag: {
+          int64_t n = arg(2);
+          std::string tagName = n >= 0 && static_cast<size_t>(n) < a.names.size() ? a.names[static_cast<size_t>(n)] : "?";
+          std::string s = operandName(arg(1)) + "." + tagName;
+          if (arg(3) >= 0) s += "[" + std::to_string(arg(3)) + "]";
+          stack.push_back(s);
+          pc += 4;
+          break;
+        }
+        case AssertCode::Binary: case AssertCode::Compare: {
+          std::string y = pop(), x = pop();
+          bool binary = static_cast<AssertCode>(a.ints[pc]) == AssertCode::Binary;
+          std::string opName = binary ? binaryKindName(static_cast<BinaryKind>(arg(1))) : cmpKindName(static_cast<CmpKind>(arg(1)));
+          stack.push_back("(" + x + " " + opName + " " + y + ")");
+          pc += 2;
+          break;
+        }
+        case AssertCode::And: case AssertCode::Or: {
+          std::string y = pop(), x = pop();
+          stack.push_back("(" + x + (static_cast<AssertCode>(a.ints[pc]) == AssertCode::And ? " and " : " or ") + y + ")");
+          pc += 1;
+          break;
+        }
+        case AssertCode::Not: stack.push_back("not " + pop()); pc += 1; break;
+        case AssertCode::Neg: stack.push_back("-" + pop()); pc += 1; break;
+        default: return "?";
+      }
+    }
+    std::string out = stack.empty() ? "?" : stack.back();
+    if (!a.names.empty() && !a.names[0].empty()) out += "  \"" + a.names[0] + "\"";
+    return out;
   }
 
   void printRegion(const Block& block, int depth) {

@@ -78,15 +78,16 @@ std::vector<int64_t> Layout::shape() const {
   return s;
 }
 
-Distribution Distribution::of(const Layout& layout, int64_t numWarps) {
-  Distribution dist;
+namespace {
+
+void addDigit(std::vector<Distribution::Digit>& digits, int dim, int64_t extent, int64_t stride) {
+  if (extent > 1) digits.push_back({dim, extent, stride});
+}
+
+// The canonical blocked distribution (see types.h).
+void blockedDigits(const Layout& layout, Distribution& dist) {
   const std::vector<int64_t>& p = layout.parent;
   size_t rank = p.size();
-  dist.lanes.assign(rank, 1);
-  dist.warps.assign(rank, 1);
-  dist.values.assign(rank, 1);
-  dist.reducedMask = layout.reducedMask;
-  dist.numWarps = numWarps < 1 ? 1 : numWarps;
   int64_t lanesLeft = 32;
   for (size_t i = rank; i-- > 0;) {
     int64_t extent = std::max<int64_t>(p[i], 1);
@@ -99,81 +100,104 @@ Distribution Distribution::of(const Layout& layout, int64_t numWarps) {
     dist.warps[d] = std::max<int64_t>(1, std::min(extent / dist.lanes[d], warpsLeft));
     warpsLeft /= dist.warps[d];
   }
-  dist.valuesPerThread = 1;
   for (size_t d = 0; d < rank; ++d) {
     int64_t extent = std::max<int64_t>(p[d], 1);
     dist.values[d] = std::max<int64_t>(1, extent / (dist.lanes[d] * dist.warps[d]));
-    if (!layout.isReduced(d)) dist.valuesPerThread *= dist.values[d];
   }
+  for (size_t i = rank; i-- > 0;) {
+    int dim = static_cast<int>(i);
+    addDigit(dist.laneDigits, dim, dist.lanes[i], 1);
+    addDigit(dist.warpDigits, dim, dist.warps[i], dist.lanes[i]);
+    addDigit(dist.valueDigits, dim, dist.values[i], dist.lanes[i] * dist.warps[i]);
+  }
+}
+
+// mma.sync m16n8k16 accumulator fragments tiled over warpsM x warpsN warps (types.h).
+void mmaDigits(const Layout& layout, Distribution& dist) {
+  const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM;
+  const int64_t colsPerWarp = layout.parent[1] / layout.warpsN;
+  const int64_t atomsM = rowsPerWarp / 16, atomsN = colsPerWarp / 8;
+  addDigit(dist.laneDigits, 1, 4, 2);   // q
+  addDigit(dist.laneDigits, 0, 8, 1);   // g
+  addDigit(dist.warpDigits, 1, layout.warpsN, colsPerWarp);
+  addDigit(dist.warpDigits, 0, layout.warpsM, rowsPerWarp);
+  addDigit(dist.valueDigits, 1, 2, 1);  // e
+  addDigit(dist.valueDigits, 0, 2, 8);  // h
+  addDigit(dist.valueDigits, 1, atomsN, 8);
+  addDigit(dist.valueDigits, 0, atomsM, 16);
+  dist.lanes = {8, 4};
+  dist.warps = {layout.warpsM, layout.warpsN};
+  dist.values = {2 * atomsM, 2 * atomsN};
+}
+
+}  // namespace
+
+Distribution Distribution::of(const Layout& layout, int64_t numWarps) {
+  Distribution dist;
+  size_t rank = layout.parent.size();
+  dist.lanes.assign(rank, 1);
+  dist.warps.assign(rank, 1);
+  dist.values.assign(rank, 1);
+  dist.reducedMask = layout.reducedMask;
+  dist.numWarps = numWarps < 1 ? 1 : numWarps;
+  if (layout.isMma() && rank == 2)
+    mmaDigits(layout, dist);
+  else
+    blockedDigits(layout, dist);
+  dist.valuesPerThread = 1;
+  for (const Digit& digit : dist.valueDigits)
+    if (!layout.isReduced(static_cast<size_t>(digit.dim))) dist.valuesPerThread *= digit.extent;
   return dist;
 }
 
-void Distribution::threadCoords(int64_t thread, std::vector<int64_t>& laneCoord,
-                                std::vector<int64_t>& warpCoord) const {
-  size_t rank = lanes.size();
-  laneCoord.assign(rank, 0);
-  warpCoord.assign(rank, 0);
-  int64_t lane = thread % 32, warp = thread / 32;
-  for (size_t d = rank; d-- > 0;) {
-    laneCoord[d] = lane % lanes[d];
-    lane /= lanes[d];
-    warpCoord[d] = warp % warps[d];
-    warp /= warps[d];
-  }
-}
-
-std::vector<int64_t> Distribution::valueCoords(int64_t v) const {
-  size_t rank = values.size();
-  std::vector<int64_t> k(rank, 0);
-  for (size_t d = rank; d-- > 0;) {
-    if ((reducedMask >> d) & 1u) continue;
-    k[d] = v % values[d];
-    v /= values[d];
-  }
-  return k;
-}
-
 std::vector<int64_t> Distribution::coordinate(int64_t thread, int64_t v) const {
-  std::vector<int64_t> l, w;
-  threadCoords(thread, l, w);
-  std::vector<int64_t> k = valueCoords(v);
   std::vector<int64_t> c(lanes.size(), 0);
-  for (size_t d = 0; d < c.size(); ++d)
-    if (!((reducedMask >> d) & 1u)) c[d] = l[d] + lanes[d] * (w[d] + warps[d] * k[d]);
+  auto apply = [&](const std::vector<Digit>& digits, int64_t id, bool skipReducedDigits) {
+    for (const Digit& digit : digits) {
+      bool reduced = (reducedMask >> digit.dim) & 1u;
+      if (reduced && skipReducedDigits) continue;  // reduced value digits take no part in v
+      int64_t x = id % digit.extent;
+      id /= digit.extent;
+      if (!reduced) c[static_cast<size_t>(digit.dim)] += x * digit.stride;
+    }
+  };
+  apply(laneDigits, thread % 32, false);
+  apply(warpDigits, thread / 32, false);
+  apply(valueDigits, v, true);
   return c;
 }
 
 int64_t Distribution::valueIndexOf(int64_t thread, const std::vector<int64_t>& coord) const {
   if (coord.size() != lanes.size()) return -1;
-  std::vector<int64_t> l, w;
-  threadCoords(thread, l, w);
-  int64_t v = 0;
-  for (size_t d = 0; d < coord.size(); ++d) {
-    if ((reducedMask >> d) & 1u) {
-      if (coord[d] != 0) return -1;
-      continue;
-    }
-    int64_t rest = coord[d] - l[d] - lanes[d] * w[d];
-    int64_t span = lanes[d] * warps[d];
-    if (rest < 0 || rest % span != 0 || rest / span >= values[d]) return -1;
-    v = v * values[d] + rest / span;
+  std::vector<int64_t> rest = coord;
+  for (size_t d = 0; d < rest.size(); ++d)
+    if (((reducedMask >> d) & 1u) && rest[d] != 0) return -1;
+  std::vector<int64_t> base = coordinate(thread, 0);  // value 0 has every value digit 0
+  for (size_t d = 0; d < rest.size(); ++d) rest[d] -= base[d];
+  int64_t v = 0, scale = 1;
+  for (const Digit& digit : valueDigits) {
+    if ((reducedMask >> digit.dim) & 1u) continue;
+    int64_t& r = rest[static_cast<size_t>(digit.dim)];
+    if (r < 0) return -1;
+    int64_t x = (r / digit.stride) % digit.extent;
+    r -= x * digit.stride;
+    v += x * scale;
+    scale *= digit.extent;
   }
+  for (int64_t r : rest)
+    if (r != 0) return -1;
   return v;
 }
 
 bool Distribution::isPrimaryOwner(int64_t thread) const {
-  int64_t laneSpan = 1, warpSpan = 1;
-  for (size_t d = 0; d < lanes.size(); ++d) {
-    laneSpan *= lanes[d];
-    warpSpan *= warps[d];
-  }
-  int64_t lane = thread % 32, warp = thread / 32;
-  if (lane >= laneSpan || warp >= warpSpan) return false;  // a replica bit is set
-  std::vector<int64_t> l, w;
-  threadCoords(thread, l, w);
-  for (size_t d = 0; d < l.size(); ++d)
-    if (((reducedMask >> d) & 1u) && (l[d] != 0 || w[d] != 0)) return false;
-  return true;
+  auto check = [&](const std::vector<Digit>& digits, int64_t id) {
+    for (const Digit& digit : digits) {
+      if (((reducedMask >> digit.dim) & 1u) && id % digit.extent != 0) return false;
+      id /= digit.extent;
+    }
+    return id == 0;  // leftover bits are replicas
+  };
+  return check(laneDigits, thread % 32) && check(warpDigits, thread / 32);
 }
 
 // ---------------------------------------------------------------- types
@@ -227,7 +251,8 @@ int64_t Type::numElements() const {
 }
 
 std::string layoutStr(const Layout& layout) {
-  std::string out = "#blocked<" + joinInts(layout.parent);
+  std::string out = (layout.isMma() ? "#mma<" : "#blocked<") + joinInts(layout.parent);
+  if (layout.isMma()) out += ", warps=" + joinInts({layout.warpsM, layout.warpsN});
   if (layout.reducedMask) {
     std::vector<int64_t> axes;
     for (size_t d = 0; d < 32; ++d)
@@ -237,6 +262,11 @@ std::string layoutStr(const Layout& layout) {
   return out + ">";
 }
 
+static std::string swizzleSuffix(const Swizzle& s) {
+  if (s.isIdentity()) return "";
+  return ", swizzle<" + std::to_string(s.bits) + ", " + std::to_string(s.base) + ", " + std::to_string(s.shift) + ">";
+}
+
 std::string Type::str() const {
   std::string dt = dtypeName(dtype);
   switch (kind) {
@@ -244,10 +274,10 @@ std::string Type::str() const {
     case TypeKind::Scalar: return dt;
     case TypeKind::Tile: return "tile<" + dt + ", " + joinInts(shape) + ", " + layoutStr(layout) + ">";
     case TypeKind::Tensor: return "tensor<" + dt + ", " + joinInts(shape, true) + ">";
-    case TypeKind::Shared: return "shared<" + dt + ", " + joinInts(shape) + ">";
+    case TypeKind::Shared: return "shared<" + dt + ", " + joinInts(shape) + swizzleSuffix(swizzle) + ">";
     case TypeKind::View:
       return std::string("view<") + (space == MemSpace::Shared ? "shared" : "global") + ", " + dt +
-             ", " + joinInts(shape) + ">";
+             ", " + joinInts(shape) + swizzleSuffix(swizzle) + ">";
   }
   return "?";
 }

@@ -37,37 +37,74 @@ bool isSigned(DType t);   // signed integers only
 //   coordinate[d] = l[d] + L[d] * (w[d] + W[d] * k[d]);  0 on reduced axes.
 // The primary owner of an element is the replica with all replica bits and all
 // l[d], w[d] of reduced axes equal to zero; only it stores the element.
+//
+// An mma layout (kind Mma, rank 2) is the accumulator layout of the tensor-core
+// instruction mma.sync m16n8k16, tiled over a (warpsM x warpsN) grid of warps.
+// Each warp owns the contiguous block of rows [wm*BM/warpsM, ...) and columns
+// [wn*BN/warpsN, ...), covered by RM x RN atoms of 16 x 8; with lane = 4*g + q:
+//   row = wm*(BM/warpsM) + rm*16 + h*8 + g,   col = wn*(BN/warpsN) + rn*8 + 2*q + e
+//   value index v = ((rm*RN + rn)*2 + h)*2 + e   (the register order of mma's C/D)
+//   warp id = wm*warpsN + wn; leftover warps are replicas.
+// Reduced axes work as for blocked layouts (their digits give coordinate 0).
+enum class LayoutKind : uint8_t { Blocked, Mma };
+
 struct Layout {
   std::vector<int64_t> parent;
   uint32_t reducedMask = 0;
+  LayoutKind kind = LayoutKind::Blocked;
+  int64_t warpsM = 1, warpsN = 1;  // Mma only
   bool operator==(const Layout&) const = default;
   bool isReduced(size_t axis) const { return (reducedMask >> axis) & 1u; }
+  bool isMma() const { return kind == LayoutKind::Mma; }
   // The tile shape this layout describes: parent with reduced axes set to 1.
   std::vector<int64_t> shape() const;
   static Layout canonical(std::vector<int64_t> shape) { return Layout{std::move(shape), 0}; }
+  // Requires rank 2, BM % (16*warpsM) == 0 and BN % (8*warpsN) == 0 (sema checks).
+  static Layout mma(int64_t rows, int64_t cols, int64_t warpsM, int64_t warpsN) {
+    return Layout{{rows, cols}, 0, LayoutKind::Mma, warpsM, warpsN};
+  }
 };
 
-// "#blocked<[64, 64]>", or "#blocked<[4, 1024], reduced=[1]>" with reduced axes.
+// "#blocked<[64, 64]>", "#blocked<[4, 1024], reduced=[1]>", "#mma<[64, 64], warps=[2, 2]>".
 std::string layoutStr(const Layout& layout);
 
 // Concrete numbers of a layout's distribution for a given number of warps.
+// Every layout is a mixed radix: the lane id, the warp id and the value index
+// are each split into digits (lowest first), and each digit moves one
+// coordinate by a stride. `lanes/warps/values[d]` are the products of the
+// digits of dimension d.
 struct Distribution {
-  std::vector<int64_t> lanes, warps, values;  // L[d], W[d], V[d] of the parent
+  struct Digit {
+    int dim = 0;
+    int64_t extent = 1;
+    int64_t stride = 1;
+  };
+  std::vector<Digit> laneDigits, warpDigits, valueDigits;  // lowest digit first
+  std::vector<int64_t> lanes, warps, values;
   uint32_t reducedMask = 0;
   int64_t numWarps = 1;
-  int64_t valuesPerThread = 1;  // product of V[d] over non-reduced axes
+  int64_t valuesPerThread = 1;  // product of the value digits of non-reduced axes
 
   static Distribution of(const Layout& layout, int64_t numWarps);
-  // Per-dimension lane and warp coordinates of a thread.
-  void threadCoords(int64_t thread, std::vector<int64_t>& laneCoord, std::vector<int64_t>& warpCoord) const;
   // Tile coordinate (in the layout's shape) of value `v` of `thread`.
   std::vector<int64_t> coordinate(int64_t thread, int64_t v) const;
   bool isPrimaryOwner(int64_t thread) const;
-  // Row-major k[d] of value index v.
-  std::vector<int64_t> valueCoords(int64_t v) const;
   // The value index under which `thread` holds the element at tile coordinate
   // `coord` (in the layout's shape), or -1 when it does not hold it.
   int64_t valueIndexOf(int64_t thread, const std::vector<int64_t>& coord) const;
+};
+
+// CuTe's Swizzle<B, M, S> on element offsets into a shared buffer: bits
+// [M, M+B) of the offset are XORed with bits [M+S, M+S+B). Identity when B = 0.
+// It is a physical placement only: every access to the buffer goes through it,
+// so programs (and the interpreter) see logical offsets.
+struct Swizzle {
+  int bits = 0, base = 0, shift = 0;
+  bool isIdentity() const { return bits == 0; }
+  int64_t apply(int64_t offset) const {
+    return isIdentity() ? offset : offset ^ (((offset >> (base + shift)) & ((int64_t{1} << bits) - 1)) << base);
+  }
+  bool operator==(const Swizzle&) const = default;
 };
 
 enum class TypeKind : uint8_t { Void, Scalar, Tile, Tensor, Shared, View };
@@ -81,6 +118,7 @@ struct Type {
   std::vector<int64_t> shape;
   Layout layout;                     // Tile only
   MemSpace space = MemSpace::Global;  // View only
+  Swizzle swizzle;                   // Shared, and View of shared memory (its buffer's swizzle)
 
   static Type voidType() { return {}; }
   static Type scalar(DType t) { Type ty; ty.kind = TypeKind::Scalar; ty.dtype = t; return ty; }

@@ -316,15 +316,103 @@ class Verifier {
       }
       case OpKind::Dot: return checkDot(op);
       case OpKind::Barrier:
+      case OpKind::CommitGroup:
         expectCounts(op, 0, 0);
         return;
+      case OpKind::WaitGroup:
+        expectCounts(op, 0, 0);
+        if (op.attrs.i < 0) error("wait_group count must be non-negative, got " + std::to_string(op.attrs.i));
+        return;
+      case OpKind::CopyAsync: {
+        if (!expectCounts(op, 2, 0)) return;
+        const Type& dst = type(op.operands[0]);
+        const Type& src = type(op.operands[1]);
+        if (dst.kind != TypeKind::View || dst.space != MemSpace::Shared) { error("destination must be a shared view, got " + dst.str()); return; }
+        if (src.kind != TypeKind::View || src.space != MemSpace::Global) { error("source must be a global view, got " + src.str()); return; }
+        if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
+        return;
+      }
       case OpKind::For: return checkFor(op);
       case OpKind::If: return checkIf(op);
       case OpKind::Yield:
         if (!op.results.empty()) error("yield has no results");
         return;
+      case OpKind::TagSet: {
+        if (!expectCounts(op, 2, 1)) return;
+        const Type& t = type(op.operands[0]);
+        if (!t.isTile()) { error("tags attach to tiles, got " + t.str()); return; }
+        expectSameType(op.operands[1], Type::scalar(DType::I32), "tag value");
+        expectSameType(op.results[0], t, "result");
+        if (op.attrs.names.size() != 1 || op.attrs.names[0].empty()) error("expects one tag name in attrs.names");
+        return;
+      }
+      case OpKind::Assert: return checkAssert(op);
     }
     error("unknown op kind");
+  }
+
+  // The postfix condition of an Assert (ir.h, AssertCode): well-formed, one truth left.
+  void checkAssert(const Op& op) {
+    if (!op.results.empty()) { error("assert has no results"); return; }
+    if (op.attrs.names.empty()) { error("expects the message in attrs.names[0]"); return; }
+    enum Kind { Int, Truth };
+    std::vector<Kind> stack;
+    const std::vector<int64_t>& code = op.attrs.ints;
+    auto pop = [&](Kind want) {
+      if (stack.empty() || stack.back() != want) return false;
+      stack.pop_back();
+      return true;
+    };
+    for (size_t pc = 0; pc < code.size();) {
+      auto arg = [&](size_t i) { return pc + i < code.size() ? code[pc + i] : int64_t{-1}; };
+      int64_t k = arg(1);
+      bool operandOk = k >= 0 && static_cast<size_t>(k) < op.operands.size() && valid(op.operands[static_cast<size_t>(k)]);
+      switch (static_cast<AssertCode>(code[pc])) {
+        case AssertCode::Const: stack.push_back(Int); pc += 2; break;
+        case AssertCode::Scalar:
+          if (!operandOk) { error("condition reads operand " + std::to_string(k) + ", which does not exist"); return; }
+          expectSameType(op.operands[static_cast<size_t>(k)], Type::scalar(DType::I32), "scalar operand");
+          stack.push_back(Int);
+          pc += 2;
+          break;
+        case AssertCode::Tag: {
+          if (!operandOk) { error("condition reads operand " + std::to_string(k) + ", which does not exist"); return; }
+          const Type& t = type(op.operands[static_cast<size_t>(k)]);
+          bool carries = t.isTile() || t.kind == TypeKind::Shared || (t.kind == TypeKind::View && t.space == MemSpace::Shared);
+          if (!carries) error("tags are read from tiles and shared memory, got " + t.str());
+          int64_t n = arg(2), d = arg(3);
+          if (n < 1 || static_cast<size_t>(n) >= op.attrs.names.size()) { error("tag name index out of range"); return; }
+          if (op.attrs.names[static_cast<size_t>(n)] == "origin" && d < 0) error("origin coordinate must be >= 0");
+          stack.push_back(Int);
+          pc += 4;
+          break;
+        }
+        case AssertCode::Binary:
+        case AssertCode::Compare:
+          if (!pop(Int) || !pop(Int)) { error("condition pops a missing integer"); return; }
+          stack.push_back(static_cast<AssertCode>(code[pc]) == AssertCode::Binary ? Int : Truth);
+          pc += 2;
+          break;
+        case AssertCode::And:
+        case AssertCode::Or:
+          if (!pop(Truth) || !pop(Truth)) { error("condition pops a missing truth"); return; }
+          stack.push_back(Truth);
+          pc += 1;
+          break;
+        case AssertCode::Not:
+          if (!pop(Truth)) { error("condition pops a missing truth"); return; }
+          stack.push_back(Truth);
+          pc += 1;
+          break;
+        case AssertCode::Neg:
+          if (!pop(Int)) { error("condition pops a missing integer"); return; }
+          stack.push_back(Int);
+          pc += 1;
+          break;
+        default: error("unknown condition instruction " + std::to_string(code[pc])); return;
+      }
+    }
+    if (stack.size() != 1 || stack[0] != Truth) error("the condition must leave exactly one truth");
   }
 
   void checkBinary(const Op& op) {
@@ -386,6 +474,7 @@ class Verifier {
     if (t.kind != TypeKind::View) { error("result must be a view, got " + t.str()); return; }
     MemSpace space = base.kind == TypeKind::Shared ? MemSpace::Shared : MemSpace::Global;
     if (t.space != space || t.dtype != base.dtype) error("result " + t.str() + " does not match its base " + base.str());
+    if (t.swizzle != base.swizzle) error("result " + t.str() + " must carry the swizzle of its base " + base.str());
     if (t.shape.empty() || t.shape.size() > base.shape.size())
       error("view rank " + std::to_string(t.shape.size()) + " must be from 1 to the base rank " + std::to_string(base.shape.size()));
   }

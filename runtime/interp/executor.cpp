@@ -70,6 +70,7 @@ void BlockExecutor::fail(DiagId id, const Op& op, std::string message, std::opti
 void BlockExecutor::run(const std::vector<RtValue>& params) {
   for (size_t i = 0; i < fn_.body.args.size() && i < params.size(); ++i) values_[fn_.body.args[i]] = params[i];
   execBlock(fn_.body);
+  finishAsyncCopies();
 }
 
 void BlockExecutor::execBlock(const ir::Block& block) {
@@ -109,12 +110,18 @@ void BlockExecutor::exec(const Op& op) {
     case OpKind::Store: return execStore(op);
     case OpKind::Dot: return execDot(op);
     case OpKind::Barrier: ++epoch_; return;
+    case OpKind::CopyAsync: return execCopyAsync(op);
+    case OpKind::CommitGroup: return execCommitGroup();
+    case OpKind::WaitGroup: return execWaitGroup(op);
     case OpKind::For: return execFor(op);
     case OpKind::If: return execIf(op);
     case OpKind::Yield:
       yielded_.clear();
       for (ValueId v : op.operands) yielded_.push_back(values_[v]);
       return;
+    // Tags are the checker's: a tagged tile is its operand, an assertion does nothing.
+    case OpKind::TagSet: values_[op.results[0]] = values_[op.operands[0]]; return;
+    case OpKind::Assert: return;
   }
 }
 

@@ -53,6 +53,12 @@ struct SharedBuffer {
     int32_t reader = -1, otherReader = -1;   // two distinct readers in readEpoch
     bool written = false;
     const ir::Op* writeOp = nullptr;
+    // Asynchronous copies (async_copies.cpp): in-flight writes to this slot, and
+    // whether the latest write landed from a copy_async (for the race message).
+    uint32_t asyncPending = 0;
+    int32_t asyncIssuer = -1;
+    const ir::Op* asyncOp = nullptr;
+    bool asyncLanded = false;
   };
   ir::DType dtype = ir::DType::F32;
   std::vector<int64_t> shape;
@@ -62,6 +68,9 @@ struct SharedBuffer {
   std::vector<uint8_t> bytes;
   std::vector<Slot> slots;
 };
+
+// "a_s[1, 2]": an element of a shared buffer by its row-major index.
+std::string sharedSlotName(const SharedBuffer& buf, int64_t linear);
 
 struct ViewValue {
   bool shared = false;
@@ -80,6 +89,21 @@ struct RtValue {
   HostTensor* tensor = nullptr;
   int sharedIndex = -1;
   ViewValue view;
+};
+
+// One element of a copy_async in flight: where it lands and what it writes
+// (the source is read when the copy is issued; zero past the tensor's edge).
+struct AsyncWrite {
+  int sharedIndex = -1;
+  int64_t linear = 0;
+  uint64_t bits = 0;
+  const ir::Op* op = nullptr;
+};
+
+// A thread's copy_async groups: the open one and the committed, oldest first.
+struct AsyncQueue {
+  std::vector<AsyncWrite> open;
+  std::vector<std::vector<AsyncWrite>> committed;
 };
 
 struct BlockContext {
@@ -123,6 +147,18 @@ class BlockExecutor {
   void execLoad(const ir::Op& op);
   void execStore(const ir::Op& op);
   void execDot(const ir::Op& op);
+  // asynchronous copies (async_copies.cpp)
+  std::vector<AsyncQueue> asyncQueues_;  // per thread
+  void execCopyAsync(const ir::Op& op);
+  void execCommitGroup();
+  void execWaitGroup(const ir::Op& op);
+  void applyAsyncWrites(int64_t thread, const std::vector<AsyncWrite>& writes);
+  void finishAsyncCopies();  // at the end of the kernel: every copy still in flight lands
+  // Faults for accesses to a slot a copy_async is writing (none when it is not).
+  void checkAsyncRead(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot, int64_t linear,
+                      int64_t thread) const;
+  void checkAsyncOverwrite(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot, int64_t linear,
+                           int64_t thread) const;
   // Base-buffer coordinate of view element `c`; false when outside the base.
   bool baseIndex(const ViewValue& view, const int64_t* c, int64_t& linear) const;
   Elem readShared(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread);

@@ -83,9 +83,7 @@ void BlockExecutor::sharedOutOfBounds(const Op& op, const ViewValue& view, const
        thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
 }
 
-namespace {
-
-std::string slotName(const SharedBuffer& buf, int64_t linear) {
+std::string sharedSlotName(const SharedBuffer& buf, int64_t linear) {
   std::vector<int64_t> c(buf.shape.size());
   for (size_t d = buf.shape.size(); d-- > 0;) {
     c[d] = linear % buf.shape[d];
@@ -96,6 +94,8 @@ std::string slotName(const SharedBuffer& buf, int64_t linear) {
   return s + "]";
 }
 
+namespace {
+std::string slotName(const SharedBuffer& buf, int64_t linear) { return sharedSlotName(buf, linear); }
 }  // namespace
 
 Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_t* c, int64_t thread) {
@@ -107,6 +107,7 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
     fail(DiagId::RunUninitializedShared, op,
          describeThread(thread) + " reads " + slotName(buf, linear) + ", which no thread has written",
          thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
+  checkAsyncRead(op, buf, slot, linear, thread);
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
     fail(DiagId::RunSharedRace, op,
          "shared-memory race on " + slotName(buf, linear) + ": " + describeThread(thread) + " reads it after " +
@@ -131,6 +132,7 @@ void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64
   if (!baseIndex(view, c, linear)) sharedOutOfBounds(op, view, c, thread);
   SharedBuffer& buf = shared_[static_cast<size_t>(view.sharedIndex)];
   SharedBuffer::Slot& slot = buf.slots[static_cast<size_t>(linear)];
+  checkAsyncOverwrite(op, buf, slot, linear, thread);
   std::vector<Label> where = {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}};
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
     fail(DiagId::RunSharedRace, op,
@@ -149,6 +151,7 @@ void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64
   slot.writer = static_cast<int32_t>(thread);
   slot.written = true;
   slot.writeOp = &op;
+  slot.asyncLanded = false;
   size_t width = static_cast<size_t>(num::storageBytes(buf.dtype));
   uint64_t bits = num::encode(buf.dtype, e);
   for (size_t b = 0; b < width; ++b) buf.bytes[static_cast<size_t>(linear) * width + b] = static_cast<uint8_t>(bits >> (8 * b));

@@ -183,4 +183,49 @@ TEST(ExampleInterpreter, GemmMatchesReference) {
   }
 }
 
+TEST(ExampleInterpreter, LayernormMatchesReference) {
+  CompiledExample ex = compileExample("layernorm.ag");
+  ASSERT_NE(ex.kernel, nullptr);
+  std::mt19937 rng(6);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{37, 1000}, {3, 1024}, {2, 1}, {5, 333}}) {
+    HostTensor x = randomTensor({m, n}, rng), w = randomTensor({n}, rng), b = randomTensor({n}, rng);
+    HostTensor y = randomTensor({m, n}, rng);
+    // A common offset larger than the spread, as real activations have.
+    for (size_t i = 0; i < x.size(); ++i) x.set(i, x.get(i) + 10.0);
+    float eps = 1e-5f;
+    std::vector<ArgValue> args = {&x, &w, &b, &y, eps};
+    auto error = argus::interp::run(*ex.kernel, args);
+    ASSERT_FALSE(error) << error->message;
+    std::vector<double> want(static_cast<size_t>(m * n));
+    for (int64_t r = 0; r < m; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t c = 0; c < n; ++c) mean += x.get(static_cast<size_t>(r * n + c));
+      mean /= static_cast<double>(n);
+      for (int64_t c = 0; c < n; ++c) {
+        double d = x.get(static_cast<size_t>(r * n + c)) - mean;
+        var += d * d;
+      }
+      var /= static_cast<double>(n);
+      for (int64_t c = 0; c < n; ++c) {
+        size_t i = static_cast<size_t>(r * n + c);
+        want[i] = (x.get(i) - mean) / std::sqrt(var + eps) * w.get(static_cast<size_t>(c)) +
+                  b.get(static_cast<size_t>(c));
+      }
+    }
+    expectClose(y, want, 1e-4, "layernorm y");
+  }
+}
+
+TEST(ExampleInterpreter, LayernormRejectsRowsLongerThanTheTile) {
+  CompiledExample ex = compileExample("layernorm.ag");
+  ASSERT_NE(ex.kernel, nullptr);
+  std::mt19937 rng(7);
+  HostTensor x = randomTensor({2, 1500}, rng), w = randomTensor({1500}, rng), b = randomTensor({1500}, rng);
+  HostTensor y = randomTensor({2, 1500}, rng);
+  std::vector<ArgValue> args = {&x, &w, &b, &y, 1e-5f};
+  auto error = argus::interp::run(*ex.kernel, args);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("N <= BN"), std::string::npos) << error->message;
+}
+
 }  // namespace

@@ -151,5 +151,20 @@ TEST(DriverMetadata, GemmExampleCountsItsSharedTiles) {
   EXPECT_EQ(k["constants"], json::parse(R"J({"BM":64,"BN":64,"BK":16})J"));
 }
 
+TEST(DriverMetadata, LayernormExample) {
+  json k = exampleMetadata("layernorm.ag")["kernels"][0];
+  EXPECT_EQ(k["name"], "layernorm");
+  // The launcher passes x, w, b, y, eps, then the sizes M and N (bench/gpu_check.py relies on it).
+  ASSERT_EQ(k["params"].size(), 7u);
+  EXPECT_EQ(k["params"][1]["dims"], json::parse(R"J([{"size":"N"}])J"));
+  EXPECT_EQ(k["params"][4]["name"], "eps");
+  EXPECT_EQ(k["params"][4]["kind"], "scalar");
+  EXPECT_EQ(k["params"][4]["dtype"], "f32");
+  EXPECT_EQ(k["sizes"], json::parse(R"J(["M","N"])J"));
+  EXPECT_EQ(k["grid_text"], json::parse(R"J(["M","1","1"])J"));
+  ASSERT_EQ(k["requirements"].size(), 1u);
+  EXPECT_EQ(k["requirements"][0]["condition_text"], "N <= 1024");
+}
+
 }  // namespace
 }  // namespace argus

@@ -1,0 +1,176 @@
+"""How bench_gpu.py calls the Argus kernels it benchmarks: which parameter of
+`gemm_tc` / `attention` is which operand, read from the kernel's .meta.json.
+Pure Python (no torch), so the dry run can check the bindings on a machine
+without a GPU.
+
+GEMM: the tensors named A, B, C (any case), else the first three tensors in
+order; A (M, K) and B (K, N) inputs, C (M, N) output, C's dtype as compiled.
+Scalars named alpha / beta get 1 / 0.
+
+Attention: the tensors named q, k, v and o (or out / y), else the first four in
+order; rank 4 means (B, H, S, D), rank 3 (B*H, S, D), rank 2 (B*H*S, D). Further
+tensors (a log-sum-exp output, say) are allocated as scratch when their extents
+are known. A scalar whose name has 'scale' gets 1/sqrt(D) (times log2(e) when
+the name has 'log2'); one named causal / is_causal selects causal masking. A
+kernel without such a scalar is causal when its constants say so (CAUSAL=1).
+"""
+
+import math
+
+LOG2E = 1.4426950408889634
+
+
+class Unsupported(Exception):
+    """The kernel cannot run this case (its metadata says so): a visible n/a row."""
+
+
+class MetadataMismatch(Exception):
+    """The kernel's parameters do not look like the workload at all."""
+
+
+def _by_name(tensors, names):
+    for p in tensors:
+        if p.name.lower() in names:
+            return p
+    return None
+
+
+def _dims_text(p):
+    return "(" + ", ".join(str(d.get("const", d.get("size"))) for d in p.dims) + ")"
+
+
+class GemmBinding:
+    def __init__(self, spec):
+        self.spec = spec
+        tensors = [p for p in spec.user_params if p.kind == "tensor"]
+        a, b, c = _by_name(tensors, {"a"}), _by_name(tensors, {"b"}), _by_name(tensors, {"c"})
+        if not (a and b and c):
+            if len(tensors) < 3:
+                raise MetadataMismatch(f"{spec.name} has {len(tensors)} tensor parameters; a GEMM needs A, B, C")
+            a, b, c = tensors[:3]
+        for p in (a, b, c):
+            if len(p.dims) != 2:
+                raise MetadataMismatch(f"{spec.name}: tensor '{p.name}' has rank {len(p.dims)}, expected 2")
+        self.a, self.b, self.c = a, b, c
+        for p in tensors:
+            if p not in (a, b, c):
+                raise MetadataMismatch(f"{spec.name}: unexpected extra tensor '{p.name}'")
+        self.scalars = []
+        for p in spec.user_params:
+            if p.kind != "scalar":
+                continue
+            if p.name.lower() == "alpha":
+                self.scalars.append((p.name, 1.0))
+            elif p.name.lower() == "beta":
+                self.scalars.append((p.name, 0.0))
+            else:
+                raise MetadataMismatch(f"{spec.name}: do not know what to pass for scalar '{p.name}'")
+        if a.dtype != b.dtype:
+            raise MetadataMismatch(f"{spec.name}: A is {a.dtype} but B is {b.dtype}")
+        self.in_dtype, self.out_dtype = a.dtype, c.dtype
+
+    def check_shape(self, m, n, k):
+        """Raises Unsupported when a dimension is a constant that differs."""
+        for p, shape in ((self.a, (m, k)), (self.b, (k, n)), (self.c, (m, n))):
+            for axis, (d, extent) in enumerate(zip(p.dims, shape)):
+                if "const" in d and int(d["const"]) != extent:
+                    raise Unsupported(f"{self.spec.name} was compiled for {p.name}.shape[{axis}] = {d['const']}")
+
+    def args(self, a, b, c):
+        """Positional arguments in the kernel's order."""
+        by_name = {self.a.name: a, self.b.name: b, self.c.name: c}
+        by_name.update(dict(self.scalars))
+        return [by_name[p.name] for p in self.spec.user_params]
+
+    def describe(self):
+        return (f"{self.spec.signature()}: A={self.a.name}{_dims_text(self.a)} B={self.b.name}{_dims_text(self.b)} "
+                f"C={self.c.name}{_dims_text(self.c)} {self.out_dtype}; grid {', '.join(self.spec.grid_text)}; "
+                f"{self.spec.threads} threads; {self.spec.static_shared_bytes} B shared")
+
+
+class AttentionBinding:
+    def __init__(self, spec):
+        self.spec = spec
+        tensors = [p for p in spec.user_params if p.kind == "tensor"]
+        q, k, v = (_by_name(tensors, {n}) for n in ("q", "k", "v"))
+        o = _by_name(tensors, {"o", "out", "y", "output"})
+        if not (q and k and v and o):
+            if len(tensors) < 4:
+                raise MetadataMismatch(f"{spec.name} has {len(tensors)} tensor parameters; attention needs q, k, v, o")
+            q, k, v, o = tensors[:4]
+        self.q, self.k, self.v, self.o = q, k, v, o
+        ranks = {len(p.dims) for p in (q, k, v, o)}
+        if len(ranks) != 1 or not ranks <= {2, 3, 4}:
+            raise MetadataMismatch(f"{spec.name}: q, k, v, o have ranks {[len(p.dims) for p in (q, k, v, o)]}; "
+                                   f"expected all 4 (B, H, S, D), 3 (B*H, S, D) or 2 (B*H*S, D)")
+        self.rank = ranks.pop()
+        self.extra = [p for p in tensors if p not in (q, k, v, o)]
+        self.scale_param, self.scale_log2, self.causal_param = None, False, None
+        for p in spec.user_params:
+            if p.kind != "scalar":
+                continue
+            low = p.name.lower()
+            if low in ("causal", "is_causal"):
+                self.causal_param = p
+            elif "scale" in low:
+                self.scale_param, self.scale_log2 = p, "log2" in low
+            else:
+                raise MetadataMismatch(f"{spec.name}: do not know what to pass for scalar '{p.name}'")
+        consts = {key.lower(): value for key, value in spec.constants.items()}
+        self.compiled_causal = bool(consts.get("causal", consts.get("is_causal", False)))
+        self.in_dtype, self.out_dtype = q.dtype, o.dtype
+
+    def supports_causal(self, causal):
+        return self.causal_param is not None or self.compiled_causal == causal
+
+    def shape_for(self, b, h, s, d):
+        return {4: (b, h, s, d), 3: (b * h, s, d), 2: (b * h * s, d)}[self.rank]
+
+    def check_shape(self, b, h, s, d, causal):
+        if not self.supports_causal(causal):
+            raise Unsupported(f"{self.spec.name} is compiled {'causal' if self.compiled_causal else 'non-causal'}")
+        shape = self.shape_for(b, h, s, d)
+        for p in (self.q, self.k, self.v, self.o):
+            for axis, (dim, extent) in enumerate(zip(p.dims, shape)):
+                if "const" in dim and int(dim["const"]) != extent:
+                    raise Unsupported(f"{self.spec.name} was compiled for {p.name}.shape[{axis}] = {dim['const']}")
+
+    def sizes_for(self, b, h, s, d):
+        sizes = {}
+        for dim, extent in zip(self.q.dims, self.shape_for(b, h, s, d)):
+            if "size" in dim:
+                sizes[dim["size"]] = extent
+        return sizes
+
+    def extra_shapes(self, b, h, s, d):
+        """{name: shape} of the scratch tensors; Unsupported if an extent is unknown."""
+        sizes, out = self.sizes_for(b, h, s, d), {}
+        for p in self.extra:
+            shape = []
+            for dim in p.dims:
+                if "const" in dim:
+                    shape.append(int(dim["const"]))
+                elif dim.get("size") in sizes:
+                    shape.append(sizes[dim["size"]])
+                else:
+                    raise Unsupported(f"{self.spec.name}: extent '{dim.get('size')}' of '{p.name}' is not one of q's")
+            out[p.name] = (tuple(shape), p.dtype)
+        return out
+
+    def args(self, q, k, v, o, extra, d, causal):
+        by_name = {self.q.name: q, self.k.name: k, self.v.name: v, self.o.name: o}
+        by_name.update(extra)
+        if self.scale_param is not None:
+            by_name[self.scale_param.name] = (LOG2E if self.scale_log2 else 1.0) / math.sqrt(d)
+        if self.causal_param is not None:
+            by_name[self.causal_param.name] = (bool(causal) if self.causal_param.dtype == "bool"
+                                               else int(bool(causal)))
+        return [by_name[p.name] for p in self.spec.user_params]
+
+    def describe(self):
+        causal = (f"causal from scalar '{self.causal_param.name}'" if self.causal_param else
+                  "compiled causal" if self.compiled_causal else "non-causal")
+        return (f"{self.spec.signature()}: rank {self.rank}, {self.in_dtype} in, {self.out_dtype} out, {causal}, "
+                f"scale {'(log2) ' if self.scale_log2 else ''}{self.scale_param.name if self.scale_param else 'none'}; "
+                f"grid {', '.join(self.spec.grid_text)}; {self.spec.threads} threads; "
+                f"{self.spec.static_shared_bytes} B shared")

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Argus against its peers on the GPU, side by side in one run.
+
+    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|attention]
+    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR --dry-run     # no GPU, no torch needed
+
+Workloads (DESIGN.md section 10):
+  - bf16 GEMM C = A @ B (A M x K, B K x N, row-major): Argus `gemm_tc` (DIR/gemm_tc.ptx +
+    .meta.json), cuBLAS (torch.matmul), Triton (bench/triton_gemm.py, autotuned);
+  - bf16 attention forward (B, H, S, D), non-causal and causal: Argus `attention`
+    (DIR/attention.ptx; builds with other -D constants, a causal one or another head size, may
+    sit beside it as DIR/attention_*.ptx: each case runs on the first that accepts it), SDPA with the
+    FLASH_ATTENTION and with the CUDNN_ATTENTION backend.
+
+Method (.library/device/METHOD.md): every implementation is checked first, on fresh random
+inputs at ragged sizes (not multiples of any tile) and at each timed size, its output
+poisoned with NaN, by ||out - ref|| / ||ref|| against a float64 (GEMM) or float32
+(attention) torch reference. Only an implementation whose checks all passed is timed:
+CUDA events around CUDA-graph replays of one launch per input set, rotating among 4
+fresh input sets, after warm-up; the median over the replays, per launch. The timed
+outputs are checked again afterwards. A kernel whose PTX is missing is a "not built"
+row; a wrong result is FAIL and is never timed.
+
+Each group (Argus GEMM, Argus attention, the GEMM peers, the attention peers) runs in
+its own subprocess, so a kernel that faults cannot take the others with it. Writes
+bench_gpu.json (every number, the machine, the versions, the command), bench_gpu.md and
+bench_gpu.png into --out-dir.
+"""
+
+import argparse
+import ast
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, Unsupported  # noqa: E402
+
+# ----------------------------------------------------------------------------- the plan
+
+GEMM_IMPLS = ["argus", "cublas", "triton"]
+ATTN_IMPLS = ["argus", "flash", "cudnn"]
+LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
+          "triton": "Triton (autotuned)", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
+ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "attention": [("attention.ptx", "attention")]}
+
+
+def gemm_sizes(quick):
+    """(checked-only ragged sizes, timed sizes); every timed size is checked too."""
+    ragged = [(1000, 1003, 520)] if quick else [(1000, 1003, 520), (129, 257, 300), (1, 1, 1)]
+    timed = [(2048, 2048, 2048), (4096, 4096, 512)] if quick else \
+        [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]
+    return ragged, timed
+
+
+def attention_sizes(quick):
+    """(B, H, S, D, causal) tuples: (checked-only, timed)."""
+    ragged = [(1, 3, 1000, 128), (2, 2, 77, 64)]
+    timed = [(2, 8, 1024, 128), (2, 8, 1024, 64)] if quick else [(4, 32, 4096, 128), (8, 32, 2048, 64)]
+    both = lambda shapes: [s + (c,) for s in shapes for c in (False, True)]  # noqa: E731
+    return both(ragged), both(timed)
+
+
+def gemm_flops(size):
+    m, n, k = size
+    return 2.0 * m * n * k
+
+
+def attention_flops(size):
+    b, h, s, d, causal = size
+    return 4.0 * b * h * s * s * d / (2 if causal else 1)
+
+
+def size_text(workload, size):
+    if workload == "gemm":
+        return "M={} N={} K={}".format(*size)
+    return "B={} H={} S={} D={}{}".format(*size[:4], " causal" if size[4] else "")
+
+
+# ----------------------------------------------------------------------------- Argus kernels
+
+def load_specs(ptx_dir, workload):
+    """[(ptx path, binding or None, status text)] for the workload's Argus kernels;
+    no torch, no GPU. Raises MetadataMismatch / MetadataError on a bad metadata file."""
+    from argus.meta import read_metadata
+    out = []
+    files = ARGUS_FILES[workload]
+    if workload == "attention":  # -D variants (causal, another head size) as attention_*.ptx
+        variants = sorted(f for f in os.listdir(ptx_dir) if f.startswith("attention_") and f.endswith(".ptx"))
+        files = [files[0]] + [(f, "attention") for f in variants]
+    for file_name, kernel in files:
+        path = os.path.join(ptx_dir, file_name)
+        if not os.path.exists(path) and file_name != files[0][0]:
+            continue
+        if not os.path.exists(path):
+            out.append((path, None, "not built"))
+            continue
+        specs = {s.name: s for s in read_metadata(path)}
+        if kernel not in specs:
+            raise MetadataMismatch(f"{path}: no kernel '{kernel}' in its metadata (kernels: {', '.join(specs)})")
+        binding = (GemmBinding if workload == "gemm" else AttentionBinding)(specs[kernel])
+        out.append((path, binding, "built"))
+    return out
+
+
+# ----------------------------------------------------------------------------- workers
+
+def run_worker(args):
+    import bench_gpu_worker
+    return bench_gpu_worker.run(args)
+
+
+def run_group(args, group, scratch):
+    part = os.path.join(scratch, group.replace(":", "_") + ".json")
+    cmd = [sys.executable, os.path.abspath(__file__), "--ptx-dir", args.ptx_dir, "--out-dir", args.out_dir,
+           "--worker", group, "--worker-out", part] + (["--quick"] if args.quick else [])
+    started = time.time()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        if os.path.exists(part):
+            with open(part) as f:
+                res = json.load(f)
+            if proc.returncode != 0:
+                res["worker_error"] = f"worker exited with {proc.returncode}: {proc.stderr[-2000:]}"
+        else:
+            res = {"group": group, "records": [],
+                   "worker_error": f"worker exited with {proc.returncode}: {proc.stderr[-3000:]}"}
+        res["stderr_tail"] = proc.stderr[-3000:]
+    except subprocess.TimeoutExpired:
+        res = {"group": group, "records": [], "worker_error": f"timed out after {args.timeout:.0f} s (a hang?)"}
+    res["seconds"] = round(time.time() - started, 1)
+    if os.path.exists(part):
+        os.remove(part)
+    return res
+
+
+# ----------------------------------------------------------------------------- report
+
+def environment():
+    env = {"python": platform.python_version(), "host": platform.node()}
+    try:
+        import torch
+        env["torch"] = torch.__version__
+        env["cuda_runtime"] = torch.version.cuda
+        env["cudnn"] = torch.backends.cudnn.version()
+        if torch.cuda.is_available():
+            p = torch.cuda.get_device_properties(0)
+            env["gpu"] = p.name
+            env["sm_count"] = p.multi_processor_count
+            env["memory_gib"] = round(p.total_memory / 2**30, 1)
+            env["capability"] = f"{p.major}.{p.minor}"
+    except Exception as e:  # noqa: BLE001 -- reported, not hidden
+        env["torch_error"] = str(e)
+    try:
+        import triton
+        env["triton"] = triton.__version__
+    except Exception as e:  # noqa: BLE001
+        env["triton_error"] = str(e)
+    try:
+        env["nvidia_smi"] = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,"
+             "temperature.gpu", "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:  # noqa: BLE001
+        pass
+    return env
+
+
+def cell(rec):
+    if rec is None:
+        return "-"
+    st = rec["status"]
+    if st == "ok" and rec.get("tflops") is not None:
+        return f"**{rec['tflops']:.0f}** ({rec['ms']:.3f} ms)"
+    if st == "ok":
+        return f"pass ({rec['rel_error']:.1e})"
+    if st == "FAIL":
+        return "FAIL"
+    return st if len(st) <= 70 else st[:67] + "..."
+
+
+def timed_table(records, workload, impls):
+    sizes = []
+    for r in records:
+        if r["workload"] == workload and r["phase"] == "timed" and r["size_text"] not in sizes:
+            sizes.append(r["size_text"])
+    head = "| size | " + " | ".join(LABELS[i] + " TFLOP/s (ms)" for i in impls) + " |"
+    lines = [head, "|" + "---|" * (len(impls) + 1)]
+    for s in sizes:
+        row = []
+        for impl in impls:
+            rec = next((r for r in records if r["workload"] == workload and r["phase"] == "timed"
+                        and r["size_text"] == s and r["impl"] == impl), None)
+            row.append(cell(rec))
+        lines.append(f"| {s} | " + " | ".join(row) + " |")
+    return lines
+
+
+def check_table(records):
+    lines = ["| workload | impl | size | phase | rel. error | threshold | verdict |", "|---|---|---|---|---|---|---|"]
+    for r in records:
+        err = "-" if r.get("rel_error") is None else f"{r['rel_error']:.2e}"
+        why = r.get("why", "")
+        lines.append(f"| {r['workload']} | {LABELS.get(r['impl'], r['impl'])} | {r['size_text']} | {r['phase']} | "
+                     f"{err} | {r.get('threshold', '-')} | {r['status']}{(': ' + why) if why else ''} |")
+    return lines
+
+
+def all_records(doc):
+    return [r for g in doc["groups"] for r in g.get("records", [])]
+
+
+def impls_of(records, workload, default):
+    seen = [i for i in default if any(r["impl"] == i and r["workload"] == workload for r in records)]
+    extra = sorted({r["impl"] for r in records if r["workload"] == workload} - set(default))
+    return (seen or default) + extra
+
+
+def markdown(doc):
+    env = doc["environment"]
+    records = all_records(doc)
+    lines = ["# Argus against cuBLAS, Triton and SDPA", "",
+             f"- date: {doc['date']}", f"- command: `{doc['command']}`",
+             f"- machine: {env.get('gpu', '?')} ({env.get('sm_count', '?')} SMs), nvidia-smi: "
+             f"{env.get('nvidia_smi', '?')}", f"- torch {env.get('torch', '?')} (CUDA {env.get('cuda_runtime', '?')}, "
+             f"cuDNN {env.get('cudnn', '?')}), triton {env.get('triton', '?')}, python {env.get('python', '?')}",
+             "- method: each implementation is first checked on fresh random normal inputs (two per size, ragged "
+             "sizes included), output poisoned with NaN; rel. error = ||out - ref|| / ||ref|| against torch float64 "
+             "(GEMM) or float32 (attention, bf16 inputs upcast). Only implementations whose every check passed are "
+             "timed: one launch per input set (4 fresh sets) captured in a CUDA graph, warm-up, then the median of "
+             f"{doc['replays']} graph replays timed with CUDA events, per launch; the outputs are re-checked after "
+             "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal.", ""]
+    for workload, impls, title in (("gemm", GEMM_IMPLS, "bf16 GEMM"), ("attention", ATTN_IMPLS, "bf16 attention forward")):
+        if not any(r["workload"] == workload for r in records):
+            continue
+        lines += [f"## {title}", ""] + timed_table(records, workload, impls_of(records, workload, impls)) + [""]
+    notes = [f"{g['group']}: {g['worker_error']}" for g in doc["groups"] if "worker_error" in g]
+    notes += [f"{g['group']}: {n}" for g in doc["groups"] for n in g.get("notes", [])]
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    lines += ["## Timing detail", "", "| workload | impl | size | out dtype | median ms | min ms | max ms | timing | "
+              "TFLOP/s | config |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        if r["phase"] == "timed" and r.get("ms") is not None:
+            num = lambda key, spec: "-" if r.get(key) is None else format(r[key], spec)  # noqa: E731
+            lines.append(f"| {r['workload']} | {LABELS.get(r['impl'], r['impl'])} | {r['size_text']} | "
+                         f"{r.get('out_dtype', '?')} | {num('ms', '.4f')} | {num('ms_min', '.4f')} | "
+                         f"{num('ms_max', '.4f')} | {r.get('timing', '?')} x{r.get('replays', '?')} | "
+                         f"{num('tflops', '.1f')} | {r.get('config') or ''} |")
+    lines += ["", "## Every check", ""] + check_table(records) + [""]
+    return "\n".join(lines) + "\n"
+
+
+def plot(doc, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # noqa: BLE001
+        return f"no plot: {e}"
+    records = [r for r in all_records(doc) if r["phase"] == "timed"]
+    panels = [(w, impls_of(records, w, d)) for w, d in (("gemm", GEMM_IMPLS), ("attention", ATTN_IMPLS))
+              if any(r["workload"] == w for r in records)]
+    if not panels:
+        return "no plot: nothing was timed"
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.8), squeeze=False)
+    for ax, (workload, impls) in zip(axes[0], panels):
+        sizes = []
+        for r in records:
+            if r["workload"] == workload and r["size_text"] not in sizes:
+                sizes.append(r["size_text"])
+        width = 0.8 / len(impls)
+        for j, impl in enumerate(impls):
+            for i, s in enumerate(sizes):
+                rec = next((r for r in records if r["workload"] == workload and r["impl"] == impl
+                            and r["size_text"] == s), None)
+                x = i + (j - (len(impls) - 1) / 2) * width
+                if rec and rec.get("tflops") is not None:
+                    ax.bar(x, rec["tflops"], width, color=f"C{j}", label=LABELS[impl] if i == 0 else None)
+                    ax.text(x, rec["tflops"], f"{rec['tflops']:.0f}", ha="center", va="bottom", fontsize=7)
+                else:
+                    ax.bar(x, 0, width, color=f"C{j}", label=LABELS[impl] if i == 0 else None)
+                    ax.text(x, 5, rec["status"][:24] if rec else "-", ha="center", va="bottom", fontsize=7, rotation=90)
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels([s.replace(" causal", "\ncausal") for s in sizes], fontsize=7)
+        ax.set_ylabel("TFLOP/s")
+        ax.set_title(f"bf16 {workload} on {doc['environment'].get('gpu', '?')}")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return None
+
+
+# ----------------------------------------------------------------------------- main
+
+def dry_run(args, workloads):
+    """Validates the arguments, the metadata of every built Argus kernel and its binding,
+    and that the Triton peer parses; prints the plan. No torch, no GPU."""
+    problems = 0
+    for workload in workloads:
+        ragged, timed = (gemm_sizes if workload == "gemm" else attention_sizes)(args.quick)
+        print(f"{workload}: checks at {len(ragged) + len(timed)} sizes, timed at "
+              f"{', '.join(size_text(workload, s) for s in timed)}")
+        try:
+            for path, binding, status in load_specs(args.ptx_dir, workload):
+                print(f"  Argus {os.path.basename(path)}: {status}" + (f": {binding.describe()}" if binding else ""))
+                if binding and workload == "gemm":
+                    for s in ragged + timed:
+                        try:
+                            binding.check_shape(*s)
+                        except Unsupported as e:
+                            print(f"    {size_text(workload, s)}: n/a ({e})")
+            if workload == "attention":
+                bindings = [b for _, b, _ in load_specs(args.ptx_dir, workload) if b]
+                for s in ragged + timed if bindings else []:
+                    reasons = []
+                    for b in bindings:
+                        try:
+                            b.check_shape(*s)
+                            break
+                        except Unsupported as e:
+                            reasons.append(str(e))
+                    else:
+                        print(f"    {size_text(workload, s)}: n/a ({'; '.join(reasons)})")
+        except Exception as e:  # noqa: BLE001 -- MetadataError, MetadataMismatch: the point of the dry run
+            print(f"  ERROR: {type(e).__name__}: {e}")
+            problems += 1
+        peers = GEMM_IMPLS[1:] if workload == "gemm" else ATTN_IMPLS[1:]
+        print(f"  peers: {', '.join(LABELS[p] for p in peers)}")
+    with open(os.path.join(ROOT, "bench", "triton_gemm.py")) as f:
+        ast.parse(f.read(), "triton_gemm.py")
+    print("dry run: " + ("ok" if not problems else f"{problems} problem(s)"))
+    return 0 if not problems else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ptx-dir", required=True, help="folder with gemm_tc.ptx, attention.ptx and their .meta.json")
+    ap.add_argument("--out-dir", required=True, help="where bench_gpu.json, .md and .png go")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (a smoke run)")
+    ap.add_argument("--dry-run", action="store_true", help="check arguments and metadata only; no GPU needed")
+    ap.add_argument("--only", choices=["gemm", "attention"], action="append", help="only this workload")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per worker group")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if not os.path.isdir(args.ptx_dir):
+        ap.error(f"--ptx-dir {args.ptx_dir}: not a directory")
+    if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
+        ap.error(f"--out-dir {args.out_dir}: exists and is not a directory")
+    if args.timeout is None:
+        args.timeout = 240 if args.quick else 540
+    workloads = args.only or ["gemm", "attention"]
+
+    if args.worker:
+        result = run_worker(args)
+        with open(args.worker_out, "w") as f:
+            json.dump(result, f)
+        return 0
+    if args.dry_run:
+        return dry_run(args, workloads)
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    scratch = os.path.join(args.out_dir, ".bench_gpu_parts")
+    os.makedirs(scratch, exist_ok=True)
+    groups = []
+    for workload in workloads:
+        for group in (f"argus:{workload}", f"peers:{workload}"):
+            res = run_group(args, group, scratch)
+            groups.append(res)
+            recs = res.get("records", [])
+            print(f"{group}: {sum(r['status'] == 'ok' for r in recs)}/{len(recs)} rows ok, "
+                  f"{sum(r['status'] == 'FAIL' for r in recs)} FAIL ({res['seconds']} s)"
+                  + (f"; {res['worker_error'][:300]}" if "worker_error" in res else ""), flush=True)
+    try:
+        os.rmdir(scratch)
+    except OSError:
+        pass
+    doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "command": "python3 " + " ".join([os.path.relpath(os.path.abspath(__file__), os.getcwd())] + sys.argv[1:]),
+           "quick": args.quick, "replays": 10 if args.quick else 40,
+           "environment": environment(), "groups": groups}
+    records = all_records(doc)
+    doc["any_fail"] = any(r["status"] == "FAIL" for r in records) or any("worker_error" in g for g in groups)
+    text = markdown(doc)
+    with open(os.path.join(args.out_dir, "bench_gpu.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    with open(os.path.join(args.out_dir, "bench_gpu.md"), "w") as f:
+        f.write(text)
+    why = plot(doc, os.path.join(args.out_dir, "bench_gpu.png"))
+    print()
+    print(text.split("## Every check")[0])
+    fails = [r for r in records if r["status"] == "FAIL"]
+    for r in fails:
+        print(f"FAIL {r['workload']} {r['impl']} {r['size_text']} ({r['phase']}): {r.get('why', '')}")
+    if why:
+        print(why)
+    return 1 if doc["any_fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# ctest: bench/bench_gpu.py --dry-run validates its arguments and the Argus kernels'
+# metadata without a GPU (torch is not imported). Compiles the benchmarked examples
+# that exist, expects exit 0 on them, exit 1 on a malformed metadata file and exit 2
+# on a missing --ptx-dir; then the unit tests of the bindings and the report
+# (bench/test_bench_gpu.py).   usage: bench_gpu_dry_run_test.sh ARGUSC PYTHON SCRATCH
+set -u
+argusc=$1 python=$2 scratch=$3
+root="$(cd "$(dirname "$0")/.." && pwd)"
+rm -rf "$scratch" && mkdir -p "$scratch/ptx" "$scratch/bad" "$scratch/out"
+fail=0
+for name in gemm_tc attention; do
+  src="$root/examples/$name.ag"
+  [ -f "$src" ] || continue
+  "$argusc" --emit=ptx --arch=sm_90 "$src" -o "$scratch/ptx/$name.ptx" || { echo "argusc failed on $src"; fail=1; }
+done
+"$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run
+rc=$?; [ $rc -eq 0 ] || { echo "dry run on the compiled examples exited $rc, expected 0"; fail=1; }
+"$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run --quick >/dev/null
+rc=$?; [ $rc -eq 0 ] || { echo "quick dry run exited $rc, expected 0"; fail=1; }
+echo '// not PTX' > "$scratch/bad/gemm_tc.ptx"
+echo '{"version": 1, "kernels": [' > "$scratch/bad/gemm_tc.meta.json"
+out=$("$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/bad" --out-dir "$scratch/out" --dry-run 2>&1)
+rc=$?; [ $rc -eq 1 ] || { echo "dry run on malformed metadata exited $rc, expected 1"; fail=1; }
+echo "$out" | grep -q "not valid JSON" || { echo "no 'not valid JSON' in: $out"; fail=1; }
+"$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/nonexistent" --out-dir "$scratch/out" --dry-run 2>/dev/null
+rc=$?; [ $rc -eq 2 ] || { echo "dry run with a missing --ptx-dir exited $rc, expected 2"; fail=1; }
+"$python" -m unittest discover -s "$root/bench" -p 'test_bench_gpu.py' || { echo "bench/test_bench_gpu.py failed"; fail=1; }
+exit $fail

@@ -1,0 +1,411 @@
+"""The GPU side of bench_gpu.py: one worker process per group ("argus:gemm",
+"peers:gemm", "argus:attention", "peers:attention"). Checks every implementation
+of the group first, then times those whose checks all passed; returns plain
+records (see bench_gpu.py for the method)."""
+
+import math
+import os
+import statistics
+import traceback
+
+from bench_bindings import Unsupported
+import bench_gpu as plan
+
+GUARD = 4096  # NaN elements before and after each checked output, to catch stray stores
+SETS = 4      # input sets rotated through while timing
+
+
+def thresholds(workload, out_dtype):
+    """Relative-error bounds (METHOD.md): fp32 accumulation of exact bf16 products is far
+    under 1e-4; rounding the output to bf16 alone gives ~1e-3; attention also rounds P."""
+    if workload == "gemm":
+        return 1e-4 if out_dtype == "f32" else 8e-3
+    return 1e-2
+
+
+class Problem:
+    """One fresh random input set, with its reference computed on first use."""
+
+    def __init__(self, torch, workload, size, gen):
+        self.torch, self.workload, self.size = torch, workload, size
+        bf16 = torch.bfloat16
+        if workload == "gemm":
+            m, n, k = size
+            self.a = torch.randn(m, k, device="cuda", dtype=bf16, generator=gen)
+            self.b = torch.randn(k, n, device="cuda", dtype=bf16, generator=gen)
+            self.out_shape = (m, n)
+        else:
+            b, h, s, d, _ = size
+            self.q, self.k, self.v = (torch.randn(b, h, s, d, device="cuda", dtype=bf16, generator=gen)
+                                      for _ in range(3))
+            self.out_shape = (b, h, s, d)
+        self._ref = None
+
+    def reference(self):
+        if self._ref is not None:
+            return self._ref
+        t = self.torch
+        if self.workload == "gemm":
+            self._ref = self.a.double() @ self.b.double()
+            return self._ref
+        b, h, s, d, causal = self.size
+        q, k, v = (x.reshape(b * h, s, d) for x in (self.q, self.k, self.v))
+        out = t.empty(b * h, s, d, device="cuda", dtype=t.float32)
+        chunk = max(1, (1 << 28) // (s * s))  # at most 1 GiB of f32 scores at a time
+        mask = t.triu(t.ones(s, s, device="cuda", dtype=t.bool), 1) if causal else None
+        for i in range(0, b * h, chunk):
+            sc = t.bmm(q[i:i + chunk].float(), k[i:i + chunk].float().transpose(1, 2)) / math.sqrt(d)
+            if mask is not None:
+                sc.masked_fill_(mask, float("-inf"))
+            out[i:i + chunk] = t.bmm(t.softmax(sc, dim=-1), v[i:i + chunk].float())
+            del sc
+        self._ref = out.view(b, h, s, d)
+        return self._ref
+
+
+def relative_error(torch, out, ref):
+    nref = float(torch.linalg.vector_norm(ref, dtype=torch.float64).item())
+    diff = torch.nan_to_num(out.to(ref.dtype), nan=0.0) - ref
+    ndiff = float(torch.linalg.vector_norm(diff, dtype=torch.float64).item())
+    return ndiff / nref if nref > 0 else (0.0 if ndiff == 0 else float("inf"))
+
+
+# ----------------------------------------------------------------------------- implementations
+
+class Impl:
+    """run(problem, out) computes into `out` or returns a new tensor with the result."""
+    name = "?"
+    out_dtype = "bf16"
+    status = None  # None: usable; else the text every row shows ("not built", "load failed")
+    note = None
+
+    def supports(self, size):  # raises Unsupported
+        pass
+
+
+def launch(fn, args):
+    """An argument the kernel's launch requirements reject is an n/a case, not a failure."""
+    import argus
+    try:
+        fn.plan(*args)
+    except argus.ArgumentError as e:
+        raise Unsupported(str(e)) from None
+    fn(*args)
+
+
+class ArgusGemm(Impl):
+    name = "argus"
+
+    def __init__(self, torch, argus, specs):
+        self.torch = torch
+        path, binding, status = specs[0]
+        if binding is None:
+            self.status = status
+            return
+        self.binding, self.out_dtype = binding, binding.out_dtype
+        try:
+            self.fn = argus.load(path)[binding.spec.name]
+            self.note = f"{binding.describe()}; registers {self.fn.attributes['num_regs']}, " \
+                        f"local {self.fn.attributes['local_size_bytes']} B"
+        except Exception as e:  # noqa: BLE001 -- shown in every row
+            self.status, self.note = "load failed", f"{type(e).__name__}: {e}"
+
+    def supports(self, size):
+        self.binding.check_shape(*size)
+
+    def run(self, p, out):
+        launch(self.fn, self.binding.args(p.a, p.b, out))
+        return out
+
+
+class ArgusAttention(Impl):
+    name = "argus"
+
+    def __init__(self, torch, argus, specs):
+        self.torch, self.kernels, notes = torch, [], []
+        for path, binding, status in specs:
+            if binding is None:
+                continue
+            try:
+                fn = argus.load(path)[binding.spec.name]
+                self.kernels.append((binding, fn))
+                notes.append(f"{os.path.basename(path)}: {binding.describe()}; registers "
+                             f"{fn.attributes['num_regs']}, local {fn.attributes['local_size_bytes']} B")
+            except Exception as e:  # noqa: BLE001
+                self.status = "load failed"
+                notes.append(f"{os.path.basename(path)}: {type(e).__name__}: {e}")
+        if not self.kernels and self.status is None:
+            self.status = "not built"
+        self.note = "; ".join(notes) or None
+        if self.kernels:
+            self.out_dtype = self.kernels[0][0].out_dtype
+
+    def pick(self, size):
+        b, h, s, d, causal = size
+        why = f"no attention*.ptx build for {'causal' if causal else 'non-causal'} D={d}"
+        for binding, fn in self.kernels:
+            try:
+                binding.check_shape(b, h, s, d, causal)
+                return binding, fn
+            except Unsupported as e:
+                why = str(e)
+        raise Unsupported(why)
+
+    def supports(self, size):
+        self.pick(size)
+
+    def run(self, p, out):
+        b, h, s, d, causal = p.size
+        binding, fn = self.pick(p.size)
+        shape = binding.shape_for(b, h, s, d)
+        t = self.torch
+        extra = {name: t.empty(shp, device="cuda", dtype=getattr(t, {"f32": "float32", "bf16": "bfloat16",
+                                                                        "f16": "float16"}.get(dt, "float32")))
+                 for name, (shp, dt) in binding.extra_shapes(b, h, s, d).items()}
+        launch(fn, binding.args(p.q.view(shape), p.k.view(shape), p.v.view(shape), out.view(shape), extra, d, causal))
+        return out
+
+
+class Cublas(Impl):
+    name = "cublas"
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def run(self, p, out):
+        return self.torch.matmul(p.a, p.b, out=out)
+
+
+class CublasF32(Impl):
+    name, out_dtype = "cublas_f32", "f32"
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def run(self, p, out):
+        try:
+            return self.torch.mm(p.a, p.b, out_dtype=self.torch.float32)
+        except TypeError as e:
+            raise Unsupported(f"this torch has no mm(out_dtype=): {e}") from None
+
+
+class Triton(Impl):
+    name = "triton"
+
+    def __init__(self, torch, out_dtype):
+        self.out_dtype = out_dtype
+        try:
+            import triton_gemm
+            self.mod = triton_gemm
+        except Exception as e:  # noqa: BLE001
+            self.status, self.note = "load failed", f"{type(e).__name__}: {e}"
+
+    def run(self, p, out):
+        return self.mod.matmul(p.a, p.b, out)
+
+
+class Sdpa(Impl):
+    def __init__(self, torch, name, backend):
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        self.torch, self.name, self.sdpa_kernel = torch, name, sdpa_kernel
+        self.backend = getattr(SDPBackend, backend)
+
+    def run(self, p, out):
+        with self.sdpa_kernel(self.backend):
+            try:
+                return self.torch.nn.functional.scaled_dot_product_attention(p.q, p.k, p.v, is_causal=p.size[4])
+            except RuntimeError as e:
+                if "No available kernel" in str(e):
+                    raise Unsupported(str(e).splitlines()[0]) from None
+                raise
+
+
+def make_impls(torch, group, ptx_dir):
+    kind, workload = group.split(":")
+    specs = plan.load_specs(ptx_dir, workload)
+    if kind == "argus":
+        import argus
+        return [ArgusGemm(torch, argus, specs) if workload == "gemm" else ArgusAttention(torch, argus, specs)]
+    if workload == "gemm":
+        argus_out = specs[0][1].out_dtype if specs[0][1] else "bf16"
+        impls = [Cublas(torch)] + ([CublasF32(torch)] if argus_out == "f32" else [])
+        return impls + [Triton(torch, argus_out)]
+    return [Sdpa(torch, "flash", "FLASH_ATTENTION"), Sdpa(torch, "cudnn", "CUDNN_ATTENTION")]
+
+
+# ----------------------------------------------------------------------------- checking and timing
+
+TORCH_DTYPE = {"f32": "float32", "bf16": "bfloat16", "f16": "float16"}
+
+
+def guarded(torch, shape, dtype):
+    numel = math.prod(shape)
+    buf = torch.full((numel + 2 * GUARD,), float("nan"), device="cuda", dtype=getattr(torch, TORCH_DTYPE[dtype]))
+    return buf, buf[GUARD:GUARD + numel].view(shape)
+
+
+def check_one(torch, impl, p, thr):
+    """(passed, rel_error, why) for one fresh input set."""
+    buf, out = guarded(torch, p.out_shape, impl.out_dtype)
+    res = impl.run(p, out)
+    if res is not out:
+        out.copy_(res)
+    torch.cuda.synchronize()
+    nan = int(torch.isnan(out).sum().item())
+    guard_ok = bool(torch.isnan(buf[:GUARD]).all().item() and torch.isnan(buf[GUARD + out.numel():]).all().item())
+    rel = relative_error(torch, out, p.reference())
+    why = []
+    if nan:
+        why.append(f"{nan} of {out.numel()} outputs NaN (unwritten?)")
+    if not guard_ok:
+        why.append("wrote outside its output")
+    if not rel <= thr:
+        why.append(f"rel. error {rel:.3e} > {thr:g}")
+    return not why, rel, "; ".join(why)
+
+
+def time_impl(torch, impl, sets, replays):
+    """(median, min, max ms per launch, 'graph' or 'eager', results, note)."""
+    outs = [guarded(torch, s.out_shape, impl.out_dtype)[1] for s in sets]
+    for _ in range(2):
+        for s, o in zip(sets, outs):
+            impl.run(s, o)
+    torch.cuda.synchronize()
+    note = None
+    try:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            results = [impl.run(s, o) for s, o in zip(sets, outs)]
+        for o in outs:
+            o.fill_(float("nan"))
+        g.replay()
+        run, mode = g.replay, "graph"
+    except Exception as e:  # noqa: BLE001 -- fall back to eager launches, say so
+        note = f"graph capture failed, eager launches timed: {type(e).__name__}: {str(e)[:200]}"
+        torch.cuda.synchronize()
+        results = [None] * len(sets)
+
+        def run():
+            for i, (s, o) in enumerate(zip(sets, outs)):
+                results[i] = impl.run(s, o)
+        mode = "eager"
+        run()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(replays)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(replays)]
+    for i in range(replays):
+        starts[i].record()
+        run()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = [a.elapsed_time(b) / len(sets) for a, b in zip(starts, ends)]
+    return statistics.median(times), min(times), max(times), mode, results, note
+
+
+def is_context_fatal(e):
+    text = f"{type(e).__name__} {e}"
+    return "CudaError" in text or "CUDA error" in text or "illegal" in text.lower()
+
+
+def run(args):
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False  # the float32 attention reference stays float32
+    torch.backends.cudnn.allow_tf32 = False
+    group = args.worker
+    workload = group.split(":")[1]
+    result = {"group": group, "records": [], "notes": []}
+    seed = int.from_bytes(os.urandom(4), "little")
+    result["seed"] = seed
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    impls = make_impls(torch, group, args.ptx_dir)
+    result["notes"] += [f"{i.name}: {i.note}" for i in impls if i.note]
+    ragged, timed = (plan.gemm_sizes if workload == "gemm" else plan.attention_sizes)(args.quick)
+    replays = 10 if args.quick else 40
+    flops = plan.gemm_flops if workload == "gemm" else plan.attention_flops
+    failed = {i.name: None for i in impls}
+    dead = None
+
+    def record(impl, size, phase, status, **kw):
+        rec = {"workload": workload, "impl": impl.name, "size": list(size), "size_text": plan.size_text(workload, size),
+               "phase": phase, "status": status, "out_dtype": impl.out_dtype}
+        rec.update(kw)
+        result["records"].append(rec)
+        return rec
+
+    for size in ragged + timed:
+        is_timed = size in timed
+        usable = []
+        for impl in impls:
+            status = impl.status or (f"not run ({dead})" if dead else None)
+            if status is None:
+                try:
+                    impl.supports(size)
+                except Unsupported as e:
+                    status = f"n/a: {e}"
+            if status:
+                for phase in (["check", "timed"] if is_timed else ["check"]):
+                    record(impl, size, phase, status)
+            else:
+                usable.append(impl)
+        if not usable:
+            continue
+        thr = {i.name: thresholds(workload, i.out_dtype) for i in usable}
+        checks = [Problem(torch, workload, size, gen) for _ in range(2)]
+        for impl in usable:
+            try:
+                verdicts = [check_one(torch, impl, p, thr[impl.name]) for p in checks]
+                ok = all(v[0] for v in verdicts)
+                rel = max(v[1] for v in verdicts)
+                why = "; ".join(v[2] for v in verdicts if v[2])
+                record(impl, size, "check", "ok" if ok else "FAIL", rel_error=rel, threshold=thr[impl.name], why=why)
+                if not ok and failed[impl.name] is None:
+                    failed[impl.name] = f"failed the check at {plan.size_text(workload, size)}"
+            except Unsupported as e:
+                record(impl, size, "check", f"n/a: {e}")
+            except Exception as e:  # noqa: BLE001
+                record(impl, size, "check", "FAIL", why=f"{type(e).__name__}: {str(e)[:500]}",
+                       traceback=traceback.format_exc()[-2000:])
+                failed[impl.name] = failed[impl.name] or f"raised at {plan.size_text(workload, size)}"
+                if is_context_fatal(e):
+                    dead = "the CUDA context was lost"
+                    break
+        del checks
+        if not is_timed or dead:
+            torch.cuda.empty_cache()
+            continue
+        sets = [Problem(torch, workload, size, gen) for _ in range(SETS)]
+        for impl in usable:
+            prior = [r for r in result["records"] if r["impl"] == impl.name and r["size"] == list(size)]
+            if prior and prior[-1]["status"].startswith("n/a"):
+                record(impl, size, "timed", prior[-1]["status"])
+                continue
+            if failed[impl.name]:
+                record(impl, size, "timed", "FAIL", why=f"not timed: {failed[impl.name]}")
+                continue
+            try:
+                med, lo, hi, mode, results, note = time_impl(torch, impl, sets, replays)
+                worst = max(relative_error(torch, r, s.reference()) for r, s in zip(results, sets))
+                if not worst <= thr[impl.name]:
+                    failed[impl.name] = "wrong after timing"
+                    record(impl, size, "timed", "FAIL", why=f"wrong after timing: rel. error {worst:.3e}")
+                    continue
+                rec = record(impl, size, "timed", "ok", ms=med, ms_min=lo, ms_max=hi, timing=mode, replays=replays,
+                             launches_per_replay=len(sets), rel_error=worst, threshold=thr[impl.name],
+                             tflops=flops(size) / (med * 1e-3) / 1e12)
+                if note:
+                    rec["why"] = note
+                if impl.name == "triton":
+                    rec["config"] = impl.mod.best_config(*size)
+            except Unsupported as e:
+                record(impl, size, "timed", f"n/a: {e}")
+            except Exception as e:  # noqa: BLE001
+                record(impl, size, "timed", "FAIL", why=f"{type(e).__name__}: {str(e)[:500]}",
+                       traceback=traceback.format_exc()[-2000:])
+                failed[impl.name] = "raised while timing"
+                if is_context_fatal(e):
+                    dead = "the CUDA context was lost"
+                    break
+        del sets
+        torch.cuda.empty_cache()
+    return result

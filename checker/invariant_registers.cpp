@@ -1,0 +1,165 @@
+// The register budget (AG2033, a warning): an estimate of the registers the
+// live register tiles take per thread, at the program point where it peaks.
+// A tile of layout L takes Distribution::of(L).valuesPerThread values per
+// thread (two registers each for 64-bit dtypes). A tile is live from its
+// definition up to its last use, where its registers pass to the op's result; a
+// use inside a loop the tile is defined outside of keeps it live to the end of
+// that loop, and a loop-carried tile lives from the loop to the body's last use.
+// A broadcast costs what its operand costs and a splat one value. Scalars,
+// addresses and temporaries of code generation are not counted, so the estimate is a lower bound of what ptxas allocates.
+#include <algorithm>
+#include <map>
+
+#include "checker/invariant_check.h"
+
+namespace argus::checker {
+
+using ir::OpKind;
+
+namespace {
+
+struct Interval {
+  int begin = -1, end = -1;
+};
+
+class LivenessWalk {
+ public:
+  explicit LivenessWalk(const ir::Function& fn) : fn_(fn) {}
+
+  void run() { walk(fn_.body, {}); }
+
+  const ir::Function& fn_;
+  std::vector<const ir::Op*> opAt;       // program position -> op
+  std::map<ir::ValueId, Interval> live;  // tile value -> positions where it is live
+
+ private:
+  struct LoopSpan {
+    int begin, end;  // positions of the loop op and of its last nested op
+  };
+
+  bool isTile(ir::ValueId id) const { return id < fn_.values.size() && fn_.values[id].type.isTile(); }
+
+  void define(ir::ValueId id, int position) {
+    if (isTile(id)) live[id] = Interval{position, position};
+  }
+
+  void use(ir::ValueId id, int position, const std::vector<LoopSpan>& loops) {
+    auto it = live.find(id);
+    if (it == live.end()) return;
+    int end = position;
+    // Used in a loop that does not contain its definition: live until the loop ends.
+    for (const LoopSpan& loop : loops)
+      if (it->second.begin < loop.begin) {
+        end = std::max(end, loop.end);
+        break;
+      }
+    it->second.end = std::max(it->second.end, end);
+  }
+
+  int countOps(const ir::Block& block) const {
+    int n = 0;
+    for (const auto& op : block.ops) {
+      ++n;
+      for (const ir::Block& region : op->regions) n += countOps(region);
+    }
+    return n;
+  }
+
+  void walk(const ir::Block& block, std::vector<LoopSpan> loops) {
+    for (const auto& op : block.ops) {
+      int position = static_cast<int>(opAt.size());
+      opAt.push_back(op.get());
+      for (ir::ValueId operand : op->operands) use(operand, position, loops);
+      int last = position;
+      for (const ir::Block& region : op->regions) last += countOps(region);
+      if (op->kind == OpKind::For) {
+        std::vector<LoopSpan> inner = loops;
+        inner.push_back({position, last});
+        for (const ir::Block& region : op->regions) {
+          // A carried tile enters at the loop; what the body yields for it lives until the Yield.
+          for (ir::ValueId arg : region.args)
+            if (isTile(arg)) live[arg] = Interval{position, position};
+          walk(region, inner);
+        }
+      } else {
+        for (const ir::Block& region : op->regions) walk(region, loops);
+      }
+      for (ir::ValueId result : op->results) define(result, op->regions.empty() ? position : last);
+    }
+  }
+};
+
+int64_t registersOf(const ir::Function& fn, ir::ValueId id) {
+  // A broadcast reuses the registers of its operand, and a splat holds one value.
+  if (const ir::Op* def = fn.values[id].def) {
+    if (def->kind == OpKind::Broadcast && !def->operands.empty() && fn.values[def->operands[0]].type.isTile())
+      return registersOf(fn, def->operands[0]);
+    if (def->kind == OpKind::Splat) return ir::dtypeBits(fn.values[id].type.dtype) > 32 ? 2 : 1;
+  }
+  const ir::Type& t = fn.values[id].type;
+  int64_t perValue = ir::dtypeBits(t.dtype) > 32 ? 2 : 1;
+  return ir::Distribution::of(t.layout, fn.numWarps).valuesPerThread * perValue;
+}
+
+}  // namespace
+
+void checkRegisterBudget(const ir::Function& fn, DiagnosticSink& diags) {
+  LivenessWalk walk(fn);
+  walk.run();
+  int positions = static_cast<int>(walk.opAt.size());
+  if (positions == 0) return;
+  // A tile occupies its registers from its definition up to (not including) its
+  // last use: an op's operands that die there hand their registers to its results.
+  std::vector<int64_t> delta(static_cast<size_t>(positions) + 2, 0);
+  std::map<ir::ValueId, int64_t> cost;
+  for (const auto& [id, interval] : walk.live) {
+    int64_t regs = registersOf(fn, id);
+    cost[id] = regs;
+    size_t begin = static_cast<size_t>(std::min(interval.begin, positions));
+    size_t end = static_cast<size_t>(std::min(std::max(interval.end, interval.begin + 1), positions + 1));
+    delta[begin] += regs;
+    delta[end] -= regs;
+  }
+  int64_t running = 0, peak = 0;
+  int peakAt = 0;
+  for (int p = 0; p < positions; ++p) {
+    running += delta[static_cast<size_t>(p)];
+    if (running > peak) {
+      peak = running;
+      peakAt = p;
+    }
+  }
+  if (peak <= kRegistersPerThread) return;
+  const ir::Op& at = *walk.opAt[static_cast<size_t>(peakAt)];
+  Diagnostic& d = diags.report(DiagId::RegisterBudget, at.range,
+                               {std::to_string(peak), std::to_string(kRegistersPerThread)});
+  // The largest tiles live there, as labels at their definitions.
+  std::vector<std::pair<int64_t, ir::ValueId>> liveHere;
+  for (const auto& [id, interval] : walk.live)
+    if (interval.begin <= peakAt && (peakAt < interval.end || peakAt == interval.begin))
+      liveHere.emplace_back(cost[id], id);
+  std::sort(liveHere.begin(), liveHere.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  Counterexample cx;
+  cx.facts.emplace_back("registers", std::to_string(peak));
+  cx.facts.emplace_back("limit", std::to_string(kRegistersPerThread));
+  for (size_t i = 0; i < liveHere.size() && i < 3; ++i) {
+    const ir::Value& v = fn.values[liveHere[i].second];
+    std::string what = (v.name.empty() ? std::string("a ") : "'" + v.name + "', a ") + shapeText(v.type.shape) + " " +
+                       ir::dtypeName(v.type.dtype) + " tile, takes " + std::to_string(liveHere[i].first) +
+                       (liveHere[i].first == 1 ? " register" : " registers") + " per thread";
+    SourceRange where = v.def ? v.def->range : v.range;
+    d.labels.push_back(Label{where, what});
+    cx.facts.emplace_back(v.name.empty() ? "tile " + std::to_string(i + 1) : v.name,
+                          std::to_string(liveHere[i].first) + " registers");
+  }
+  d.counterexample = std::move(cx);
+  std::string note = "a tile's values are spread over the block's " + std::to_string(fn.numThreads()) +
+                     " threads: use smaller tiles";
+  if (fn.numWarps < 32)
+    note += ", or more warps (warps=" + std::to_string(fn.numWarps * 2) + " halves the values per thread of large tiles)";
+  d.notes.push_back(note);
+}
+
+}  // namespace argus::checker

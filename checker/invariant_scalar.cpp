@@ -1,0 +1,277 @@
+// Z3 encoding of block-uniform i32 scalars for the invariant checks.
+#include "checker/invariant_scalar.h"
+
+#include <algorithm>
+
+namespace argus::checker {
+
+using ir::BinaryKind;
+using ir::CmpKind;
+using ir::OpKind;
+using LK = ir::LaunchExpr::Kind;
+
+namespace {
+
+bool isI32(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::I32; }
+bool isBool(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::Bool; }
+
+z3::expr compare(CmpKind kind, const z3::expr& x, const z3::expr& y) {
+  switch (kind) {
+    case CmpKind::Eq: return x == y;
+    case CmpKind::Ne: return x != y;
+    case CmpKind::Lt: return x < y;
+    case CmpKind::Le: return x <= y;
+    case CmpKind::Gt: return x > y;
+    case CmpKind::Ge: return x >= y;
+  }
+  return x == y;
+}
+
+}  // namespace
+
+ScalarEncoder::ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope)
+    : ctx_(ctx), fn_(fn), scope_(scope) {
+  for (size_t l = 0; l < scope.loops.size(); ++l) {
+    const ir::Op* loop = scope.loops[l];
+    z3::expr j = ctx_.bv_const(("j" + std::to_string(l)).c_str(), 32);
+    iterations_.push_back(j);
+    if (loop->operands.size() < 3 || loop->regions.empty() || loop->regions[0].args.empty()) continue;
+    z3::expr lb = scalar(loop->operands[0]), ub = scalar(loop->operands[1]), step = scalar(loop->operands[2]);
+    z3::expr iv64 = z3::sext(lb, 32) + z3::sext(step, 32) * z3::zext(j, 32);
+    constraints_.push_back(z3::ult(j, ctx_.bv_val(static_cast<uint64_t>(0xFFFFFFFFu), 32)));
+    constraints_.push_back(step > 0 && iv64 < z3::sext(ub, 32));
+    z3::expr iv = iv64.extract(31, 0);
+    memo_.emplace(loop->regions[0].args[0], iv);
+    inductionVars_.emplace_back(loop->regions[0].args[0], iv);
+  }
+  for (const auto& [cond, taken] : scope.conditions)
+    if (auto c = condition(cond)) constraints_.push_back(taken ? *c : !*c);
+  // The launch the kernel accepts: its requirements on the sizes it uses.
+  inRequirement_ = true;
+  for (const ir::Requirement& r : fn.requirements)
+    if (auto c = launchBool(r.condition)) constraints_.push_back(*c);
+  inRequirement_ = false;
+}
+
+z3::expr ScalarEncoder::sizeVar(int index) {
+  if (!inRequirement_ && std::find(reportedSizes_.begin(), reportedSizes_.end(), index) == reportedSizes_.end())
+    reportedSizes_.push_back(index);
+  if (auto it = sizes_.find(index); it != sizes_.end()) return it->second;
+  std::string name = index >= 0 && static_cast<size_t>(index) < fn_.sizeNames.size() ? fn_.sizeNames[index]
+                                                                                      : std::to_string(index);
+  z3::expr v = ctx_.bv_const(("size_" + name).c_str(), 32);
+  constraints_.push_back(v >= 0);
+  sizes_.emplace(index, v);
+  return v;
+}
+
+z3::expr ScalarEncoder::programId(int axis) {
+  if (auto it = programIds_.find(axis); it != programIds_.end()) return it->second;
+  z3::expr pid = ctx_.bv_const(("program_id" + std::to_string(axis)).c_str(), 32);
+  programIds_.emplace(axis, pid);
+  constraints_.push_back(pid >= 0);
+  if (axis >= 0 && axis < 3)
+    if (auto grid = launchInt(fn_.grid[axis])) constraints_.push_back(pid < *grid);
+  return pid;
+}
+
+std::optional<z3::expr> ScalarEncoder::launchInt(const ir::LaunchExpr& e) {
+  std::vector<z3::expr> ops;
+  for (const ir::LaunchExpr& o : e.operands) {
+    auto v = launchInt(o);
+    if (!v) return std::nullopt;
+    ops.push_back(*v);
+  }
+  auto two = [&]() { return ops.size() == 2; };
+  switch (e.kind) {
+    case LK::Const: return bv(e.value);
+    case LK::Size: return sizeVar(static_cast<int>(e.value));
+    case LK::Add: if (two()) return ops[0] + ops[1]; break;
+    case LK::Sub: if (two()) return ops[0] - ops[1]; break;
+    case LK::Mul: if (two()) return ops[0] * ops[1]; break;
+    case LK::FloorDiv: if (two()) return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, ops[0], ops[1])); break;
+    case LK::CeilDiv:
+      if (two()) return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, ops[0] + ops[1] - 1, ops[1]));
+      break;
+    case LK::Mod: if (two()) return z3::srem(ops[0], ops[1]); break;
+    case LK::Min: if (two()) return z3::ite(ops[0] < ops[1], ops[0], ops[1]); break;
+    case LK::Max: if (two()) return z3::ite(ops[0] > ops[1], ops[0], ops[1]); break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<z3::expr> ScalarEncoder::launchBool(const ir::LaunchExpr& e) {
+  auto ints = [&](z3::expr& x, z3::expr& y) {
+    if (e.operands.size() != 2) return false;
+    auto a = launchInt(e.operands[0]), b = launchInt(e.operands[1]);
+    if (!a || !b) return false;
+    x = *a;
+    y = *b;
+    return true;
+  };
+  z3::expr x = bv(0), y = bv(0);
+  switch (e.kind) {
+    case LK::Lt: if (ints(x, y)) return x < y; break;
+    case LK::Le: if (ints(x, y)) return x <= y; break;
+    case LK::Gt: if (ints(x, y)) return x > y; break;
+    case LK::Ge: if (ints(x, y)) return x >= y; break;
+    case LK::Eq: if (ints(x, y)) return x == y; break;
+    case LK::Ne: if (ints(x, y)) return x != y; break;
+    case LK::And:
+    case LK::Or: {
+      if (e.operands.size() != 2) break;
+      auto a = launchBool(e.operands[0]), b = launchBool(e.operands[1]);
+      if (!a || !b) break;
+      return e.kind == LK::And ? (*a && *b) : (*a || *b);
+    }
+    case LK::Not:
+      if (e.operands.size() == 1)
+        if (auto a = launchBool(e.operands[0])) return !*a;
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+// A bool scalar as a Z3 condition, when it is built from i32 comparisons; else nothing (not assumed).
+std::optional<z3::expr> ScalarEncoder::condition(ir::ValueId id) {
+  if (id >= fn_.values.size() || !isBool(fn_.values[id].type)) return std::nullopt;
+  const ir::Op* def = fn_.values[id].def;
+  if (!def) return std::nullopt;
+  switch (def->kind) {
+    case OpKind::Const: return ctx_.bool_val(def->attrs.i != 0);
+    case OpKind::Compare:
+      if (def->operands.size() == 2 && isI32(fn_.values[def->operands[0]].type))
+        return compare(def->attrs.cmp, scalar(def->operands[0]), scalar(def->operands[1]));
+      return std::nullopt;
+    case OpKind::Unary:
+      if (def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1)
+        if (auto c = condition(def->operands[0])) return !*c;
+      return std::nullopt;
+    case OpKind::Binary: {
+      if (def->operands.size() != 2) return std::nullopt;
+      auto a = condition(def->operands[0]), b = condition(def->operands[1]);
+      if (!a || !b) return std::nullopt;
+      if (def->attrs.binary == BinaryKind::And) return *a && *b;
+      if (def->attrs.binary == BinaryKind::Or) return *a || *b;
+      if (def->attrs.binary == BinaryKind::Xor) return *a != *b;
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+z3::expr ScalarEncoder::opaque(ir::ValueId id) {
+  std::string name = id < fn_.values.size() && !fn_.values[id].name.empty() ? "'" + fn_.values[id].name + "'"
+                                                                          : std::string("a computed value");
+  bool known = false;
+  for (const std::string& n : opaqueNames_) known = known || n == name;
+  if (!known) opaqueNames_.push_back(name);
+  return ctx_.bv_const(("opaque" + std::to_string(id)).c_str(), 32);
+}
+
+z3::expr ScalarEncoder::scalar(ir::ValueId id) {
+  if (auto it = memo_.find(id); it != memo_.end()) return it->second;
+  z3::expr result = bv(0);
+  const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
+  const ir::Op* def = value ? value->def : nullptr;
+  if (!value || !isI32(value->type)) {
+    result = opaque(id);
+  } else if (!def) {
+    // A parameter: runtime sizes are known variables; anything else (a scalar
+    // argument, a loop-carried value) is unknown.
+    bool isSize = false;
+    for (const ir::Param& p : fn_.params)
+      if (p.value == id && p.kind == ir::ParamKind::Size)
+        for (size_t i = 0; i < fn_.sizeNames.size() && !isSize; ++i)
+          if (fn_.sizeNames[i] == p.name) {
+            result = sizeVar(static_cast<int>(i));
+            isSize = true;
+          }
+    if (!isSize) result = opaque(id);
+  } else {
+    auto operand = [&](size_t i) { return scalar(def->operands[i]); };
+    switch (def->kind) {
+      case OpKind::Const: result = bv(def->attrs.i); break;
+      case OpKind::ProgramId: result = programId(static_cast<int>(def->attrs.i)); break;
+      case OpKind::NumPrograms: {
+        auto grid = def->attrs.i >= 0 && def->attrs.i < 3 ? launchInt(fn_.grid[def->attrs.i]) : std::nullopt;
+        result = grid ? *grid : opaque(id);
+        break;
+      }
+      case OpKind::Binary: {
+        if (def->operands.size() != 2) { result = opaque(id); break; }
+        z3::expr x = operand(0), y = operand(1);
+        switch (def->attrs.binary) {
+          case BinaryKind::Add: result = x + y; break;
+          case BinaryKind::Sub: result = x - y; break;
+          case BinaryKind::Mul: result = x * y; break;
+          case BinaryKind::Div: result = z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); break;
+          case BinaryKind::Rem: result = z3::srem(x, y); break;
+          case BinaryKind::Min: result = z3::ite(x < y, x, y); break;
+          case BinaryKind::Max: result = z3::ite(x > y, x, y); break;
+          case BinaryKind::And: result = x & y; break;
+          case BinaryKind::Or: result = x | y; break;
+          case BinaryKind::Xor: result = x ^ y; break;
+          case BinaryKind::Shl: result = z3::shl(x, y); break;
+          case BinaryKind::Shr: result = z3::ashr(x, y); break;
+          default: result = opaque(id); break;
+        }
+        break;
+      }
+      case OpKind::Select: {
+        auto c = def->operands.size() == 3 ? condition(def->operands[0]) : std::nullopt;
+        result = c ? z3::ite(*c, operand(1), operand(2)) : opaque(id);
+        break;
+      }
+      default: result = opaque(id); break;
+    }
+  }
+  memo_.emplace(id, result);
+  return result;
+}
+
+std::optional<z3::model> ScalarEncoder::minimize(const z3::expr_vector& assertions, unsigned timeoutMs) {
+  z3::optimize opt(ctx_);
+  z3::params params(ctx_);
+  params.set("timeout", timeoutMs);
+  opt.set(params);
+  for (const z3::expr& a : assertions) opt.add(a);
+  // Lexicographic: earliest outer iteration first, then program ids, then sizes.
+  for (const z3::expr& j : iterations_) opt.minimize(j);
+  for (const auto& [axis, pid] : programIds_) opt.minimize(pid);
+  for (const auto& [index, size] : sizes_) opt.minimize(size);
+  if (opt.check() != z3::sat) return std::nullopt;
+  return opt.get_model();
+}
+
+int64_t ScalarEncoder::valueOf(const z3::model& model, const z3::expr& e) {
+  z3::expr v = model.eval(e, true);
+  uint64_t bits = 0;
+  if (!v.is_numeral() || !v.is_numeral_u64(bits)) return 0;
+  return static_cast<int32_t>(static_cast<uint32_t>(bits));
+}
+
+std::vector<std::pair<std::string, int64_t>> ScalarEncoder::iterationValues(const z3::model& model) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [id, iv] : inductionVars_) {
+    const std::string& name = fn_.values[id].name;
+    out.emplace_back(name.empty() ? "the loop variable" : name, valueOf(model, iv));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> ScalarEncoder::launchValues(const z3::model& model) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [axis, pid] : programIds_)
+    out.emplace_back("program_id(" + std::to_string(axis) + ")", valueOf(model, pid));
+  std::vector<int> reported = reportedSizes_;
+  std::sort(reported.begin(), reported.end());
+  for (int index : reported)
+    out.emplace_back(static_cast<size_t>(index) < fn_.sizeNames.size() ? fn_.sizeNames[index] : "a size",
+                     valueOf(model, sizes_.at(index)));
+  return out;
+}
+
+}  // namespace argus::checker

@@ -1,0 +1,67 @@
+// Z3 encoding of block-uniform i32 scalars for one program point (internal to
+// the invariant checks): the enclosing loops' induction variables (one
+// iteration index each), program ids bounded by the kernel's grid, runtime
+// sizes (>= 0, under the kernel's require(...)s), and the conditions of the
+// enclosing `if`s. Arithmetic wraps as the IR's does. Any other scalar is an
+// unknown constant whose name is remembered, so that a proof that needs it is
+// reported as "cannot prove".
+#pragma once
+
+#include <z3++.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace argus::checker {
+
+struct ScalarScope {
+  std::vector<const ir::Op*> loops;                       // enclosing For ops, outermost first
+  std::vector<std::pair<ir::ValueId, bool>> conditions;   // enclosing If conditions and the branch taken
+};
+
+class ScalarEncoder {
+ public:
+  ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope);
+
+  z3::expr scalar(ir::ValueId id);
+  const std::vector<z3::expr>& constraints() const { return constraints_; }
+  // Names of the uninterpreted values the encoded scalars depend on ("'n'", "a sum(...)").
+  const std::vector<std::string>& opaqueNames() const { return opaqueNames_; }
+
+  // A model of `assertions` with the earliest iterations and the smallest launch, if found in time.
+  std::optional<z3::model> minimize(const z3::expr_vector& assertions, unsigned timeoutMs);
+  // Loop variables by source name, outermost first.
+  std::vector<std::pair<std::string, int64_t>> iterationValues(const z3::model& model) const;
+  // The program ids and runtime sizes the encoding used ("program_id(0)", "N").
+  std::vector<std::pair<std::string, int64_t>> launchValues(const z3::model& model) const;
+  static int64_t valueOf(const z3::model& model, const z3::expr& e);
+
+ private:
+  z3::expr bv(int64_t v) { return ctx_.bv_val(v, 32); }
+  z3::expr sizeVar(int index);
+  z3::expr programId(int axis);
+  std::optional<z3::expr> launchInt(const ir::LaunchExpr& e);
+  std::optional<z3::expr> launchBool(const ir::LaunchExpr& e);
+  std::optional<z3::expr> condition(ir::ValueId id);
+  z3::expr opaque(ir::ValueId id);
+
+  z3::context& ctx_;
+  const ir::Function& fn_;
+  const ScalarScope& scope_;
+  std::vector<z3::expr> constraints_;
+  std::vector<std::string> opaqueNames_;
+  std::map<ir::ValueId, z3::expr> memo_;
+  std::vector<std::pair<ir::ValueId, z3::expr>> inductionVars_;  // iv value -> iv
+  std::vector<z3::expr> iterations_;                             // per scope loop: j
+  std::map<int, z3::expr> sizes_;                                // size index -> variable
+  std::vector<int> reportedSizes_;  // sizes the scalars or the grid use (not only a requirement)
+  bool inRequirement_ = false;
+  std::map<int, z3::expr> programIds_;                           // axis -> variable
+};
+
+}  // namespace argus::checker

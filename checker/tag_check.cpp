@@ -1,0 +1,421 @@
+// Tag assertions: at each Assert of the final tag-flow walk, the elements that
+// reach it become Z3 terms (a symbolic thread and value index through the
+// tile's distribution, or a symbolic slot of shared memory), the condition is
+// compiled over their tags, and Z3 looks for an element where it is false.
+#include "checker/tag_check.h"
+
+#include <chrono>
+
+#include "checker/tag_state.h"
+
+namespace argus::checker {
+
+namespace {
+
+int64_t valueOf(const z3::model& model, const z3::expr& e) {
+  z3::expr v = model.eval(e, true);
+  uint64_t bits = 0;
+  if (!v.is_numeral() || !v.is_numeral_u64(bits)) return 0;
+  return static_cast<int32_t>(static_cast<uint32_t>(bits));
+}
+
+// One value whose tags the assertion reads, at one symbolic element.
+struct Subject {
+  ir::ValueId id = ir::kNoValue;
+  std::string text;
+  std::vector<z3::expr> coords;
+  std::optional<z3::expr> thread, value;
+  TagMap tags;  // substituted: terms over the element's coordinates
+};
+
+// One tag read of the condition, for the report.
+struct Read {
+  std::string text;
+  z3::expr value, known, present;
+};
+
+class AssertionChecker {
+ public:
+  AssertionChecker(TagFlow& flow, z3::context& ctx, const ir::Function& fn, DiagnosticSink& diags,
+                   const SourceFile* file, const Options& options)
+      : flow_(flow), ctx_(ctx), fn_(fn), diags_(diags), file_(file), options_(options) {}
+
+  void check(const ir::Op& op) {
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
+    if (elapsed.count() >= options_.kernelBudgetMs) {
+      cannotProve(op, "the checker's time budget for this kernel (" + std::to_string(options_.kernelBudgetMs) + " ms) is spent", {});
+      return;
+    }
+    try {
+      checkOne(op);
+    } catch (const z3::exception& e) {
+      cannotProve(op, std::string("the solver failed: ") + e.msg(), {});
+    }
+  }
+
+ private:
+  std::string conditionText(const ir::Op& op) const {
+    return file_ ? std::string(file_->slice(op.range)) : std::string("assertion");
+  }
+
+  Subject subjectOf(ir::ValueId id, size_t index, std::vector<z3::expr>& constraints) {
+    Subject s;
+    s.id = id;
+    s.text = flow_.valueName(id);
+    const ir::Type& type = fn_.values[id].type;
+    std::string suffix = "_" + std::to_string(index);
+    std::vector<z3::expr> from;
+    if (type.isTile()) {
+      if (const TagMap* t = flow_.tilesTags(id)) s.tags = *t;
+      ir::Distribution dist = ir::Distribution::of(type.layout, fn_.numWarps);
+      z3::expr t = ctx_.bv_const(("thread" + suffix).c_str(), 32), v = ctx_.bv_const(("value" + suffix).c_str(), 32);
+      s.thread = t;
+      s.value = v;
+      constraints.push_back(z3::ult(t, flow_.bv(fn_.numThreads())) && z3::ult(v, flow_.bv(dist.valuesPerThread)));
+      for (size_t d = 0; d < type.shape.size(); ++d) s.coords.push_back(flow_.bv(0));
+      // The distribution's mixed radix (ir/types.h), digit by digit.
+      auto apply = [&](const std::vector<ir::Distribution::Digit>& digits, z3::expr id, bool isValue) {
+        for (const ir::Distribution::Digit& digit : digits) {
+          bool reduced = type.layout.isReduced(static_cast<size_t>(digit.dim));
+          if (reduced && isValue) continue;
+          z3::expr x = z3::urem(id, flow_.bv(digit.extent));
+          id = z3::udiv(id, flow_.bv(digit.extent));
+          if (!reduced && static_cast<size_t>(digit.dim) < s.coords.size())
+            s.coords[static_cast<size_t>(digit.dim)] = s.coords[static_cast<size_t>(digit.dim)] + x * flow_.bv(digit.stride);
+        }
+      };
+      apply(dist.laneDigits, z3::urem(t, flow_.bv(32)), false);
+      apply(dist.warpDigits, z3::udiv(t, flow_.bv(32)), false);
+      apply(dist.valueDigits, v, true);
+      for (size_t d = 0; d < type.shape.size(); ++d) from.push_back(flow_.coordVar(d));
+    } else {
+      bool buffer = type.kind == ir::TypeKind::Shared;
+      if (buffer) {
+        if (const TagMap* t = flow_.bufferTags(id)) s.tags = *t;
+      } else {
+        s.tags = flow_.viewTags(id);
+      }
+      for (size_t d = 0; d < type.shape.size(); ++d) {
+        z3::expr q = ctx_.bv_const(("element" + suffix + "_" + std::to_string(d)).c_str(), 32);
+        constraints.push_back(z3::ult(q, flow_.bv(type.shape[d])));
+        s.coords.push_back(q);
+        from.push_back(buffer ? flow_.slotVar(d) : flow_.coordVar(d));
+      }
+    }
+    mapTerms(s.tags, [&](const z3::expr& e) { return substitute(e, from, s.coords); });
+    return s;
+  }
+
+  // True when the next dot() after `op` reads the two subjects as its a and b.
+  bool pairedByDot(const ir::Op& op, ir::ValueId x, ir::ValueId y) const {
+    auto storage = [&](ir::ValueId v) {
+      const ir::Op* def = fn_.values[v].def;
+      return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : v;
+    };
+    bool after = false;
+    std::optional<bool> found;
+    std::function<void(const ir::Block&)> scan = [&](const ir::Block& block) {
+      for (const auto& o : block.ops) {
+        if (found) return;
+        if (o.get() == &op) after = true;
+        else if (after && o->kind == ir::OpKind::Dot && o->operands.size() == 3)
+          found = storage(o->operands[0]) == storage(x) && storage(o->operands[1]) == storage(y);
+        for (const ir::Block& region : o->regions) scan(region);
+      }
+    };
+    scan(fn_.body);
+    return found.value_or(false);
+  }
+
+  void checkOne(const ir::Op& op) {
+    const std::vector<int64_t>& code = op.attrs.ints;
+    const std::vector<std::string>& names = op.attrs.names;
+    std::vector<z3::expr> constraints;
+    std::vector<Subject> subjects;
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      const ir::Type& t = fn_.values[op.operands[k]].type;
+      if (t.isScalar()) break;
+      subjects.push_back(subjectOf(op.operands[k], k, constraints));
+    }
+    bool dot = false;
+    if (subjects.size() == 2) {
+      const auto& xs = fn_.values[subjects[0].id].type.shape;
+      const auto& ys = fn_.values[subjects[1].id].type.shape;
+      bool dotShapes = xs.size() == 2 && ys.size() == 2 && xs[1] == ys[0];
+      dot = dotShapes && (xs != ys || pairedByDot(op, subjects[0].id, subjects[1].id));
+      if (dot) {
+        constraints.push_back(subjects[0].coords[1] == subjects[1].coords[0]);
+      } else {
+        for (size_t d = 0; d < subjects[0].coords.size() && d < subjects[1].coords.size(); ++d)
+          constraints.push_back(subjects[0].coords[d] == subjects[1].coords[d]);
+      }
+    }
+    // The condition, with the text of every tag read.
+    std::vector<z3::expr> stack;
+    std::vector<Read> reads;
+    std::vector<std::string> missing;
+    z3::expr allKnown = ctx_.bool_val(true);
+    std::vector<Label> why;
+    bool lastWasCompare = false;
+    for (size_t pc = 0; pc < code.size();) {
+      auto arg = [&](size_t i) { return pc + i < code.size() ? code[pc + i] : int64_t{0}; };
+      auto pop = [&] {
+        z3::expr top = stack.back();
+        stack.pop_back();
+        return top;
+      };
+      switch (static_cast<ir::AssertCode>(code[pc])) {
+        case ir::AssertCode::Const: stack.push_back(flow_.bv(arg(1))); pc += 2; break;
+        case ir::AssertCode::Scalar: stack.push_back(flow_.scalar(op.operands[static_cast<size_t>(arg(1))])); pc += 2; break;
+        case ir::AssertCode::Tag: {
+          const Subject& s = subjects[static_cast<size_t>(arg(1))];
+          const std::string& name = names[static_cast<size_t>(arg(2))];
+          std::string key = name == "origin" ? originKey(arg(3)) : name;
+          std::string text = s.text + "." + name;
+          if (name == "origin") {
+            bool rank2 = fn_.values[s.id].type.shape.size() == 2 && arg(3) < 2;
+            text += rank2 ? (arg(3) == 0 ? ".row" : ".col") : "[" + std::to_string(arg(3)) + "]";
+          }
+          auto it = s.tags.tags.find(key);
+          if (it == s.tags.tags.end()) {
+            missing.push_back("'" + s.text + "' carries no tag " + (name == "origin" ? "'origin' with coordinate " + std::to_string(arg(3)) : "'" + name + "'") + " here");
+            stack.push_back(flow_.bv(0));
+          } else {
+            stack.push_back(it->second.value);
+            allKnown = allKnown && it->second.present && it->second.known;
+            addLabels(why, it->second.why, 3);
+            reads.push_back(Read{text, it->second.value, it->second.known, it->second.present});
+          }
+          pc += 4;
+          break;
+        }
+        case ir::AssertCode::Binary: {
+          z3::expr y = pop(), x = pop();
+          switch (static_cast<ir::BinaryKind>(arg(1))) {
+            case ir::BinaryKind::Add: stack.push_back(x + y); break;
+            case ir::BinaryKind::Sub: stack.push_back(x - y); break;
+            case ir::BinaryKind::Mul: stack.push_back(x * y); break;
+            case ir::BinaryKind::Div: stack.push_back(z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y))); break;
+            default: stack.push_back(z3::srem(x, y)); break;
+          }
+          pc += 2;
+          break;
+        }
+        case ir::AssertCode::Compare: {
+          z3::expr y = pop(), x = pop();
+          switch (static_cast<ir::CmpKind>(arg(1))) {
+            case ir::CmpKind::Eq: stack.push_back(x == y); break;
+            case ir::CmpKind::Ne: stack.push_back(x != y); break;
+            case ir::CmpKind::Lt: stack.push_back(x < y); break;
+            case ir::CmpKind::Le: stack.push_back(x <= y); break;
+            case ir::CmpKind::Gt: stack.push_back(x > y); break;
+            case ir::CmpKind::Ge: stack.push_back(x >= y); break;
+          }
+          compared_ = {x, y};
+          pc += 2;
+          lastWasCompare = pc >= code.size();
+          break;
+        }
+        case ir::AssertCode::And: { z3::expr y = pop(), x = pop(); stack.push_back(x && y); pc += 1; break; }
+        case ir::AssertCode::Or: { z3::expr y = pop(), x = pop(); stack.push_back(x || y); pc += 1; break; }
+        case ir::AssertCode::Not: { z3::expr x = pop(); stack.push_back(!x); pc += 1; break; }
+        case ir::AssertCode::Neg: { z3::expr x = pop(); stack.push_back(-x); pc += 1; break; }
+      }
+    }
+    if (stack.size() != 1) return;  // the verifier rejects such code
+    if (!lastWasCompare) compared_.clear();
+    if (!missing.empty()) {
+      cannotProve(op, missing.front(), {});
+      return;
+    }
+    z3::expr cond = stack.back();
+    z3::expr context = flow_.assumptions();
+    for (const z3::expr& c : constraints) context = context && c;
+
+    z3::solver solver(ctx_, "QF_BV");
+    z3::params params(ctx_);
+    params.set("timeout", options_.queryTimeoutMs);
+    solver.set(params);
+    solver.add(context && allKnown && !cond);
+    z3::check_result violated = solver.check();
+    if (violated == z3::sat) {
+      report(op, solver, subjects, reads, dot);
+      return;
+    }
+    if (violated == z3::unknown) {
+      cannotProve(op, "the solver gave up (" + solver.reason_unknown() + ")", {});
+      return;
+    }
+    z3::solver unknown(ctx_, "QF_BV");
+    unknown.set(params);
+    unknown.add(context && !allKnown);
+    z3::check_result somewhereUnknown = unknown.check();
+    if (somewhereUnknown == z3::unsat) return;  // proven
+    std::string where;
+    std::optional<z3::model> unknownModel;
+    bool absent = false;
+    if (somewhereUnknown == z3::sat) {
+      preferSmall(unknown);
+      z3::model model = unknown.get_model();
+      unknownModel = model;
+      for (const Read& r : reads) {
+        if (!valueOf(model, z3::ite(r.present, flow_.bv(1), flow_.bv(0)))) {
+          where = elementText(model, subjects) + " carries no tag for " + r.text;
+          why.clear();
+          absent = true;
+          break;
+        }
+        if (!valueOf(model, z3::ite(r.known, flow_.bv(1), flow_.bv(0)))) {
+          where = "the checker cannot tell " + r.text + " for " + elementText(model, subjects);
+          break;
+        }
+      }
+    } else {
+      where = "the solver gave up (" + unknown.reason_unknown() + ")";
+    }
+    std::string launch = launchText(unknownModel);
+    if (!launch.empty() && somewhereUnknown == z3::sat) where += " (launch: " + launch + ")";
+    cannotProve(op, where.empty() ? "a tag it reads is unknown here" : where, why, absent);
+  }
+
+  std::string launchText(const std::optional<z3::model>& model) const {
+    std::string launch;
+    if (!model) return launch;
+    for (const auto& [name, term] : flow_.launchTerms())
+      if (name.rfind("num_programs", 0) != 0)
+        launch += (launch.empty() ? "" : ", ") + name + " = " + std::to_string(valueOf(*model, term));
+    return launch;
+  }
+
+  // Narrows the model to the first iterations of a small launch where possible.
+  void preferSmall(z3::solver& solver) {
+    const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096}, grid[] = {2, 2, 4, 8, 16};
+    for (int tier = 0; tier < 5; ++tier) {
+      solver.push();
+      for (const LoopFrame& l : flow_.loops()) solver.add(z3::ult(l.j, flow_.bv(iterations[tier])));
+      for (const auto& [name, term] : flow_.launchTerms())
+        solver.add(name.rfind("num_programs", 0) == 0 ? term <= flow_.bv(grid[tier]) : term <= flow_.bv(sizes[tier]));
+      if (solver.check() == z3::sat) return;  // keep the narrowed scope for get_model()
+      solver.pop();
+    }
+    solver.check();
+  }
+
+  std::string elementText(const z3::model& model, const std::vector<Subject>& subjects) const {
+    std::string s;
+    for (const Subject& subject : subjects) {
+      if (!s.empty()) s += " and ";
+      if (subject.thread) {
+        int64_t t = valueOf(model, *subject.thread);
+        s += "thread " + std::to_string(t) + " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) +
+             "), value " + std::to_string(valueOf(model, *subject.value)) + ", ";
+      }
+      s += subject.text + "[";
+      for (size_t d = 0; d < subject.coords.size(); ++d) s += (d ? ", " : "") + std::to_string(valueOf(model, subject.coords[d]));
+      s += "]";
+    }
+    std::string iteration = iterationText(model);
+    if (!iteration.empty()) s += " in iteration " + iteration;
+    return s;
+  }
+
+  std::string iterationText(const z3::model& model) const {
+    std::string s;
+    for (const LoopFrame& l : flow_.loops()) s += (s.empty() ? "" : ", ") + l.name + " = " + std::to_string(valueOf(model, l.iv));
+    return s;
+  }
+
+  void report(const ir::Op& op, z3::solver& solver, const std::vector<Subject>& subjects, const std::vector<Read>& reads,
+              bool dot) {
+    preferSmall(solver);
+    z3::model model = solver.get_model();
+    std::string found;
+    for (const Read& r : reads) found += (found.empty() ? "" : ", ") + r.text + " = " + std::to_string(valueOf(model, r.value));
+    std::string summary = elementText(model, subjects) + ": " + found;
+    Diagnostic& d = diags_.report(DiagId::TagAssertionFails, op.range, {conditionText(op), summary});
+    Counterexample cx;
+    for (const Subject& s : subjects)
+      if (s.thread) {
+        cx.thread = valueOf(model, *s.thread);
+        cx.warp = *cx.thread / 32;
+        cx.lane = *cx.thread % 32;
+        cx.value = valueOf(model, *s.value);
+        break;
+      }
+    for (const LoopFrame& l : flow_.loops()) cx.iteration.emplace_back(l.name, valueOf(model, l.iv));
+    for (const Subject& s : subjects) {
+      std::string element = s.text + "[";
+      for (size_t i = 0; i < s.coords.size(); ++i) element += (i ? ", " : "") + std::to_string(valueOf(model, s.coords[i]));
+      cx.facts.emplace_back("element", element + "]");
+      if (s.tags.originTensor >= 0)
+        cx.facts.emplace_back("origin tensor", s.text + ".origin indexes '" + fn_.params[static_cast<size_t>(s.tags.originTensor)].name + "'");
+      for (const Label& l : s.tags.trace) cx.trace.push_back(l);
+    }
+    cx.facts.emplace_back("tags found", found);
+    if (compared_.size() == 2)
+      cx.facts.emplace_back("expected", conditionText(op) + ", but the two sides are " +
+                                            std::to_string(valueOf(model, compared_[0])) + " and " +
+                                            std::to_string(valueOf(model, compared_[1])));
+    if (dot) cx.facts.emplace_back("pairing", "as the operands of dot(): " + subjects[0].text + "[m, k] meets " + subjects[1].text + "[k, n]");
+    std::string launch = launchText(model);
+    if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+    d.counterexample = std::move(cx);
+    if (!op.attrs.names.empty() && !op.attrs.names[0].empty()) d.notes.push_back("the assertion says: " + op.attrs.names[0]);
+    d.notes.push_back("the assertion must hold for every element, thread and loop iteration that reaches it");
+  }
+
+  void cannotProve(const ir::Op& op, const std::string& reason, const std::vector<Label>& why, bool absent = false) {
+    Diagnostic& d = diags_.report(DiagId::CheckerCannotProve, op.range, {"the assertion '" + conditionText(op) + "' holds", reason});
+    for (const Label& l : why) d.labels.push_back(l);
+    if (absent)
+      d.notes.push_back("on some path the element was never given the tag: a loop that may run zero times, a branch "
+                        "that does not set it, or a shared slot stored without it");
+    else
+      d.notes.push_back("a tag is unknown after a merge of disagreeing values, a reduction along its axis, or a loop the "
+                        "checker cannot summarize; see docs/checker.md, \"Tags\"");
+  }
+
+  TagFlow& flow_;
+  z3::context& ctx_;
+  const ir::Function& fn_;
+  DiagnosticSink& diags_;
+  const SourceFile* file_;
+  const Options& options_;
+  std::vector<z3::expr> compared_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+bool hasAssertions(const ir::Block& block) {
+  for (const auto& op : block.ops) {
+    if (op->kind == ir::OpKind::Assert) return true;
+    for (const ir::Block& region : op->regions)
+      if (hasAssertions(region)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
+  if (!hasAssertions(fn.body)) return;
+  try {
+    z3::context ctx;
+    TagFlow flow(ctx, fn, options, file);
+    AssertionChecker checker(flow, ctx, fn, diags, file, options);
+    flow.run([&](const ir::Op& op) { checker.check(op); });
+  } catch (const z3::exception& e) {
+    // A failure outside one assertion's query proves none of them.
+    std::function<void(const ir::Block&)> each = [&](const ir::Block& block) {
+      for (const auto& op : block.ops) {
+        if (op->kind == ir::OpKind::Assert)
+          diags.report(DiagId::CheckerCannotProve, op->range,
+                       {"the assertion '" + (file ? std::string(file->slice(op->range)) : std::string("assert")) + "' holds",
+                        std::string("the solver failed: ") + e.msg()});
+        for (const ir::Block& region : op->regions) each(region);
+      }
+    };
+    each(fn.body);
+  }
+}
+
+}  // namespace argus::checker

@@ -1,0 +1,12 @@
+// Tag assertions (internal to the checker): every `assert` over tags is proven
+// for every thread, value and loop iteration that reaches it, or reported with
+// a counterexample (AG2010), or as "cannot prove" (AG2004).
+#pragma once
+
+#include "checker/checker.h"
+
+namespace argus::checker {
+
+void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options);
+
+}  // namespace argus::checker

@@ -1,0 +1,536 @@
+// Tag flow: an abstract interpretation of the Tile IR whose state is the tags
+// of every register tile and shared slot, as Z3 terms (checker/tag_state.h).
+// Straight-line ops are exact; `if` merges (disagreement: unknown); loops are
+// summarized by induction (tag_loops.cpp).
+#include <algorithm>
+
+#include "checker/tag_state.h"
+
+namespace argus::checker {
+
+using ir::OpKind;
+
+std::string originKey(int64_t dim) { return "origin[" + std::to_string(dim) + "]"; }
+
+void addLabels(std::vector<Label>& into, const std::vector<Label>& from, size_t cap) {
+  for (const Label& l : from) {
+    if (into.size() >= cap) return;
+    bool seen = false;
+    for (const Label& m : into) seen = seen || (m.range.begin == l.range.begin && m.message == l.message);
+    if (!seen) into.push_back(l);
+  }
+}
+
+void mapTerms(TagMap& map, const std::function<z3::expr(const z3::expr&)>& f) {
+  for (auto& [key, term] : map.tags) {
+    term.value = f(term.value);
+    term.known = f(term.known);
+    term.present = f(term.present);
+  }
+}
+
+z3::expr substitute(const z3::expr& e, const std::vector<z3::expr>& from, const std::vector<z3::expr>& to) {
+  z3::expr_vector f(e.ctx()), t(e.ctx());
+  for (size_t i = 0; i < from.size() && i < to.size(); ++i) {
+    f.push_back(from[i]);
+    t.push_back(to[i]);
+  }
+  z3::expr copy = e;
+  return f.empty() ? copy : copy.substitute(f, t);
+}
+
+std::string TagFlow::position(SourceRange range) const {
+  if (!file_) return "";
+  LineCol lc = file_->lineCol(range.begin);
+  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
+}
+
+std::string TagFlow::valueName(ir::ValueId id) const {
+  if (id < fn_.values.size() && !fn_.values[id].name.empty()) return fn_.values[id].name;
+  if (id < fn_.values.size() && file_ && !fn_.values[id].range.empty()) return std::string(file_->slice(fn_.values[id].range));
+  return "a value";
+}
+
+const TagMap* TagFlow::tilesTags(ir::ValueId id) const {
+  auto it = tiles_.find(id);
+  return it == tiles_.end() ? nullptr : &it->second;
+}
+
+const TagMap* TagFlow::bufferTags(ir::ValueId buffer) const {
+  auto it = buffers_.find(buffer);
+  return it == buffers_.end() ? nullptr : &it->second;
+}
+
+z3::expr TagFlow::assumptions() const {
+  z3::expr all = ctx_.bool_val(true);
+  for (const z3::expr& c : launchConstraints_) all = all && c;
+  for (const LoopFrame& l : loopStack_) all = all && l.valid;
+  return all;
+}
+
+bool TagFlow::check(const z3::expr& formula) {
+  z3::solver solver(ctx_, "QF_BV");
+  z3::params params(ctx_);
+  params.set("timeout", options_.queryTimeoutMs);
+  solver.set(params);
+  solver.add(formula);
+  return solver.check() == z3::unsat;
+}
+
+void TagFlow::prepass(const ir::Block& block, std::vector<const ir::Op*>& enclosing) {
+  for (const auto& op : block.ops) {
+    for (ir::ValueId r : op->results) valueLoops_[r] = enclosing;
+    if (op->kind == OpKind::For) {
+      loopJ_.emplace(op.get(), ctx_.bv_const(("j" + std::to_string(loopJ_.size())).c_str(), 32));
+      enclosing.push_back(op.get());
+      for (ir::ValueId a : op->regions[0].args) valueLoops_[a] = enclosing;
+      prepass(op->regions[0], enclosing);
+      enclosing.pop_back();
+    } else {
+      for (const ir::Block& region : op->regions) prepass(region, enclosing);
+    }
+  }
+}
+
+// A scalar the encoding does not interpret: one unknown per instance of the
+// loops around its definition (an uninterpreted function of their iterations).
+z3::expr TagFlow::opaque(ir::ValueId id) {
+  std::string name = "v" + std::to_string(id);
+  std::vector<z3::expr> js;
+  for (const ir::Op* loop : valueLoops_[id]) js.push_back(loopJ_.at(loop));
+  if (js.empty()) return ctx_.bv_const(name.c_str(), 32);
+  z3::sort_vector domain(ctx_);
+  z3::expr_vector args(ctx_);
+  for (const z3::expr& j : js) {
+    domain.push_back(ctx_.bv_sort(32));
+    args.push_back(j);
+  }
+  return ctx_.function(name.c_str(), domain, ctx_.bv_sort(32))(args);
+}
+
+z3::expr TagFlow::scalar(ir::ValueId id) {
+  if (auto it = scalars_.find(id); it != scalars_.end()) return it->second;
+  z3::expr result = bv(0);
+  const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
+  const ir::Op* def = value ? value->def : nullptr;
+  bool i32 = value && value->type.isScalar() && value->type.dtype == ir::DType::I32;
+  if (!i32) {
+    result = opaque(id);
+  } else if (!def) {
+    bool found = false;
+    for (const auto& [loop, j] : loopJ_) {
+      if (loop->regions[0].args.empty() || loop->regions[0].args[0] != id || loop->operands.size() < 3) continue;
+      z3::expr lb = scalar(loop->operands[0]), stepValue = scalar(loop->operands[2]);
+      result = lb + stepValue * j;
+      found = true;
+    }
+    if (!found) {
+      result = opaque(id);
+      for (const ir::Param& p : fn_.params)
+        if (p.value == id && p.kind == ir::ParamKind::Size) result = ctx_.bv_const(p.name.c_str(), 32);
+    }
+  } else {
+    auto operand = [&](size_t i) { return scalar(def->operands[i]); };
+    switch (def->kind) {
+      case OpKind::Const: result = bv(def->attrs.i); break;
+      case OpKind::ProgramId:
+      case OpKind::NumPrograms: {
+        std::string axis = std::to_string(def->attrs.i);
+        z3::expr pid = ctx_.bv_const(("program_id(" + axis + ")").c_str(), 32);
+        z3::expr num = ctx_.bv_const(("num_programs(" + axis + ")").c_str(), 32);
+        bool fresh = std::none_of(launch_.begin(), launch_.end(), [&](const auto& l) { return l.first == "program_id(" + axis + ")"; });
+        if (fresh) {
+          launch_.emplace_back("program_id(" + axis + ")", pid);
+          launch_.emplace_back("num_programs(" + axis + ")", num);
+        }
+        result = def->kind == OpKind::ProgramId ? pid : num;
+        break;
+      }
+      case OpKind::Binary: {
+        z3::expr x = operand(0), y = operand(1);
+        switch (def->attrs.binary) {
+          case ir::BinaryKind::Add: result = x + y; break;
+          case ir::BinaryKind::Sub: result = x - y; break;
+          case ir::BinaryKind::Mul: result = x * y; break;
+          case ir::BinaryKind::Div: result = z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); break;
+          case ir::BinaryKind::Rem: result = z3::srem(x, y); break;
+          case ir::BinaryKind::Min: result = z3::ite(x < y, x, y); break;
+          case ir::BinaryKind::Max: result = z3::ite(x > y, x, y); break;
+          case ir::BinaryKind::And: result = x & y; break;
+          case ir::BinaryKind::Or: result = x | y; break;
+          case ir::BinaryKind::Xor: result = x ^ y; break;
+          case ir::BinaryKind::Shl: result = z3::shl(x, y); break;
+          case ir::BinaryKind::Shr: result = z3::ashr(x, y); break;
+          default: result = opaque(id); break;
+        }
+        break;
+      }
+      default: result = opaque(id); break;
+    }
+  }
+  scalars_.emplace(id, result);
+  return result;
+}
+
+// ---------------------------------------------------------------- data movement
+
+// The tags of element c of a view: a global view's `origin`, or the slot's tags.
+TagMap TagFlow::viewTags(ir::ValueId view) {
+  TagMap out;
+  const ir::Op* viewOp = view < fn_.values.size() ? fn_.values[view].def : nullptr;
+  if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty()) return out;
+  ir::ValueId base = viewOp->operands[0];
+  const ir::Type& baseType = fn_.values[base].type;
+  size_t r = baseType.shape.size(), k = fn_.values[view].type.shape.size();
+  if (k > r) return out;
+  std::vector<z3::expr> element;
+  for (size_t d = 0; d < r; ++d) {
+    z3::expr offset = d + 1 < viewOp->operands.size() ? scalar(viewOp->operands[d + 1]) : bv(0);
+    element.push_back(d >= r - k ? offset + coordVar(d - (r - k)) : offset);
+  }
+  if (baseType.kind == ir::TypeKind::Tensor) {
+    for (size_t d = 0; d < r; ++d)
+      out.tags.emplace(originKey(static_cast<int64_t>(d)), TagTerm{element[d], ctx_.bool_val(true), ctx_.bool_val(true), {}});
+    for (size_t i = 0; i < fn_.params.size(); ++i)
+      if (fn_.params[i].value == base) out.originTensor = static_cast<int>(i);
+    return out;
+  }
+  const TagMap* slots = bufferTags(base);
+  if (!slots) return out;
+  std::vector<z3::expr> from;
+  for (size_t d = 0; d < r; ++d) from.push_back(slotVar(d));
+  out = *slots;
+  mapTerms(out, [&](const z3::expr& e) { return substitute(e, from, element); });
+  return out;
+}
+
+TagMap TagFlow::loadTags(ir::ValueId view, const ir::Op& op) {
+  TagMap out = viewTags(view);
+  const ir::Op* viewOp = fn_.values[view].def;
+  if (viewOp && !viewOp->operands.empty())
+    addLabels(out.trace, {Label{op.range, "loaded from '" + valueName(viewOp->operands[0]) + "' here"}}, 4);
+  return out;
+}
+
+// A store writes the tile's tags into the slots its view covers.
+void TagFlow::store(ir::ValueId view, const TagMap& tile, const ir::Op& op) {
+  const ir::Op* viewOp = view < fn_.values.size() ? fn_.values[view].def : nullptr;
+  if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty()) return;
+  ir::ValueId buffer = viewOp->operands[0];
+  if (fn_.values[buffer].type.kind != ir::TypeKind::Shared) return;
+  const std::vector<int64_t>& shape = fn_.values[view].type.shape;
+  size_t r = fn_.values[buffer].type.shape.size(), k = shape.size();
+  if (k > r) return;
+  z3::expr inRegion = ctx_.bool_val(true);
+  std::vector<z3::expr> from, to;
+  for (size_t d = 0; d < r; ++d) {
+    z3::expr offset = d + 1 < viewOp->operands.size() ? scalar(viewOp->operands[d + 1]) : bv(0);
+    if (d < r - k) {
+      inRegion = inRegion && slotVar(d) == offset;
+    } else {
+      size_t c = d - (r - k);
+      inRegion = inRegion && slotVar(d) >= offset && slotVar(d) < offset + bv(shape[c]);
+      from.push_back(coordVar(c));
+      to.push_back(slotVar(d) - offset);
+    }
+  }
+  TagMap& slots = buffers_[buffer];
+  std::vector<std::string> keys;
+  for (const auto& [key, term] : tile.tags) keys.push_back(key);
+  for (const auto& [key, term] : slots.tags)
+    if (!tile.tags.count(key)) keys.push_back(key);
+  for (const std::string& key : keys) {
+    auto newTerm = tile.tags.find(key);
+    auto oldTerm = slots.tags.find(key);
+    bool hasNew = newTerm != tile.tags.end(), hasOld = oldTerm != slots.tags.end();
+    z3::expr no = ctx_.bool_val(false);
+    z3::expr newValue = hasNew ? substitute(newTerm->second.value, from, to) : bv(0);
+    z3::expr newKnown = hasNew ? substitute(newTerm->second.known, from, to) : no;
+    z3::expr newPresent = hasNew ? substitute(newTerm->second.present, from, to) : no;
+    std::vector<Label> why;
+    if (hasNew) addLabels(why, newTerm->second.why, 3);
+    if (hasOld) addLabels(why, oldTerm->second.why, 3);
+    slots.tags.insert_or_assign(
+        key, TagTerm{z3::ite(inRegion, newValue, hasOld ? oldTerm->second.value : bv(0)),
+                     z3::ite(inRegion, newKnown, hasOld ? oldTerm->second.known : no),
+                     z3::ite(inRegion, newPresent, hasOld ? oldTerm->second.present : no), why});
+  }
+  if (slots.originTensor != tile.originTensor && !slots.trace.empty()) slots.originTensor = -1;
+  else slots.originTensor = tile.originTensor;
+  slots.trace = tile.trace;
+  addLabels(slots.trace, {Label{op.range, "stored into '" + valueName(buffer) + "' here"}}, 4);
+}
+
+// ---------------------------------------------------------------- compute
+
+// Elementwise: per element, a tag is kept where the operands that carry it
+// agree, and unknown where they may not.
+TagMap TagFlow::elementwise(const ir::Op& op) {
+  TagMap out;
+  bool first = true;
+  for (ir::ValueId id : op.operands) {
+    const TagMap* in = tilesTags(id);
+    if (!in) continue;
+    for (const auto& [key, term] : in->tags) {
+      auto it = out.tags.find(key);
+      if (it == out.tags.end()) {
+        out.tags.emplace(key, term);
+        continue;
+      }
+      TagTerm& t = it->second;
+      z3::expr agree = !(t.present && term.present) || (t.known && term.known && t.value == term.value);
+      t.known = z3::ite(t.present, z3::ite(term.present, agree, t.known), term.known);
+      t.value = z3::ite(t.present, t.value, term.value);
+      t.present = t.present || term.present;
+      addLabels(t.why, term.why, 3);
+      addLabels(t.why, {Label{op.range, "operands of this operation may disagree on tag '" + key + "'"}}, 3);
+    }
+    if (!in->tags.empty()) {
+      if (first) out.originTensor = in->originTensor;
+      else if (out.originTensor != in->originTensor) out.originTensor = -1;
+      first = false;
+    }
+    addLabels(out.trace, in->trace, 4);
+  }
+  return out;
+}
+
+TagMap TagFlow::reduceTags(const TagMap& in, int64_t axis, const ir::Op& op) {
+  TagMap out = in;
+  z3::expr c = coordVar(static_cast<size_t>(axis));
+  for (auto& [key, term] : out.tags) {
+    bool dependsOnAxis = key == originKey(axis);
+    for (const z3::expr* e : {&term.value, &term.known, &term.present})
+      dependsOnAxis = dependsOnAxis || !z3::eq(substitute(*e, {c}, {bv(0)}), *e);
+    if (!dependsOnAxis) continue;
+    term.present = ctx_.bool_val(true);
+    term.known = ctx_.bool_val(false);
+    addLabels(term.why, {Label{op.range, "the reduction along axis " + std::to_string(axis) + " here combines elements with different '" + key + "'"}}, 3);
+  }
+  return out;
+}
+
+// True when `term` (over k < extent) is the same for every k, under `bounds`.
+bool TagFlow::independent(const z3::expr& term, const z3::expr& k, int64_t extent, const std::vector<z3::expr>& bounds) {
+  z3::expr k2 = ctx_.bv_const("k_other", 32);
+  z3::expr formula = assumptions() && z3::ult(k, bv(extent)) && z3::ult(k2, bv(extent)) &&
+                     term != substitute(term, {k}, {k2});
+  for (const z3::expr& b : bounds) formula = formula && b;
+  return check(formula);
+}
+
+// dot(a, b, acc)[m, n] has origin (a.origin.row at (m, k), b.origin.col at (k, n)),
+// which must not depend on k; acc's user tags pass through.
+TagMap TagFlow::dotTags(const ir::Op& op) {
+  TagMap out;
+  if (const TagMap* acc = tilesTags(op.operands[2])) {
+    out = *acc;
+    for (auto it = out.tags.begin(); it != out.tags.end();)
+      it = it->first.rfind("origin[", 0) == 0 ? out.tags.erase(it) : std::next(it);
+  }
+  const std::vector<int64_t>& aShape = fn_.values[op.operands[0]].type.shape;
+  if (aShape.size() != 2) return out;
+  z3::expr k = ctx_.bv_const("k", 32), m = coordVar(0), n = coordVar(1);
+  std::vector<z3::expr> bounds{z3::ult(m, bv(aShape[0])), z3::ult(n, bv(fn_.values[op.operands[2]].type.shape[1]))};
+  const char* names[] = {"row", "col"};
+  for (int side = 0; side < 2; ++side) {
+    TagMap operand = viewTags(op.operands[static_cast<size_t>(side)]);
+    addLabels(out.trace, operand.trace, 4);
+    auto it = operand.tags.find(originKey(side));
+    if (it == operand.tags.end()) continue;
+    // Operand coordinates: a[m, k] (c0 = m, c1 = k), b[k, n] (c0 = k, c1 = n).
+    std::vector<z3::expr> to = side == 0 ? std::vector<z3::expr>{m, k} : std::vector<z3::expr>{k, n};
+    z3::expr value = substitute(it->second.value, {coordVar(0), coordVar(1)}, to);
+    z3::expr known = substitute(it->second.known, {coordVar(0), coordVar(1)}, to);
+    z3::expr present = substitute(it->second.present, {coordVar(0), coordVar(1)}, to);
+    TagTerm term{substitute(value, {k}, {bv(0)}), substitute(known, {k}, {bv(0)}), substitute(present, {k}, {bv(0)}),
+                 it->second.why};
+    // One summary of (present, known, value) that must not change along k.
+    z3::expr summary = z3::ite(present, z3::ite(known, value, bv(-1)), bv(-2));
+    z3::expr flags = z3::ite(present, bv(2), bv(0)) + z3::ite(known, bv(1), bv(0));
+    if (!independent(summary, k, aShape[1], bounds) || !independent(flags, k, aShape[1], bounds)) {
+      term.present = ctx_.bool_val(true);
+      term.known = ctx_.bool_val(false);
+      addLabels(term.why, {Label{op.range, std::string("the ") + (side ? "B" : "A") + " operand's origin." + names[side] +
+                                               " changes along K in this dot"}}, 3);
+    }
+    out.tags.insert_or_assign(originKey(side), term);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- walk
+
+// The launch every query assumes: sizes are non-negative i32, each grid axis
+// has the extent the grid expression gives (evaluated in 64 bits, as the host
+// does), and the kernel's require(...) conditions hold (else it never runs).
+void TagFlow::declareLaunch() {
+  std::function<z3::expr(const ir::LaunchExpr&)> value = [&](const ir::LaunchExpr& e) -> z3::expr {
+    using K = ir::LaunchExpr::Kind;
+    auto operand = [&](size_t i) { return i < e.operands.size() ? value(e.operands[i]) : ctx_.bv_val(0, 64); };
+    auto sdiv = [&](const z3::expr& x, const z3::expr& y) { return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); };
+    switch (e.kind) {
+      case K::Const: return ctx_.bv_val(e.value, 64);
+      case K::Size: {
+        size_t index = static_cast<size_t>(e.value);
+        std::string name = index < fn_.sizeNames.size() ? fn_.sizeNames[index] : "size" + std::to_string(index);
+        return z3::sext(ctx_.bv_const(name.c_str(), 32), 32);
+      }
+      case K::Add: return operand(0) + operand(1);
+      case K::Sub: return operand(0) - operand(1);
+      case K::Mul: return operand(0) * operand(1);
+      case K::FloorDiv: return sdiv(operand(0), operand(1));
+      case K::CeilDiv: return sdiv(operand(0) + operand(1) - 1, operand(1));
+      case K::Mod: return z3::srem(operand(0), operand(1));
+      case K::Min: return z3::ite(operand(0) < operand(1), operand(0), operand(1));
+      case K::Max: return z3::ite(operand(0) > operand(1), operand(0), operand(1));
+      case K::Lt: return z3::ite(operand(0) < operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Le: return z3::ite(operand(0) <= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Gt: return z3::ite(operand(0) > operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Ge: return z3::ite(operand(0) >= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Eq: return z3::ite(operand(0) == operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Ne: return z3::ite(operand(0) != operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::And: return z3::ite(operand(0) != 0 && operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Or: return z3::ite(operand(0) != 0 || operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Not: return z3::ite(operand(0) == 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+    }
+    return ctx_.bv_val(0, 64);
+  };
+  for (const ir::Param& p : fn_.params)
+    if (p.kind == ir::ParamKind::Size) {
+      z3::expr size = ctx_.bv_const(p.name.c_str(), 32);
+      launchConstraints_.push_back(size >= 0);
+      launch_.emplace_back(p.name, size);
+    }
+  for (int axis = 0; axis < 3; ++axis) {
+    std::string a = std::to_string(axis);
+    z3::expr pid = ctx_.bv_const(("program_id(" + a + ")").c_str(), 32);
+    z3::expr num = ctx_.bv_const(("num_programs(" + a + ")").c_str(), 32);
+    launchConstraints_.push_back(pid >= 0 && num >= 1 && pid < num && z3::sext(num, 32) == value(fn_.grid[axis]));
+  }
+  for (const ir::Requirement& r : fn_.requirements) launchConstraints_.push_back(value(r.condition) != 0);
+}
+
+void TagFlow::run(const AssertHook& hook) {
+  hook_ = hook;
+  declareLaunch();
+  std::vector<const ir::Op*> enclosing;
+  prepass(fn_.body, enclosing);
+  walk(fn_.body);
+}
+
+void TagFlow::walk(const ir::Block& block) {
+  for (const auto& op : block.ops) step(*op);
+}
+
+void TagFlow::step(const ir::Op& op) {
+  auto resultIsTile = [&] { return !op.results.empty() && fn_.values[op.results[0]].type.isTile(); };
+  switch (op.kind) {
+    case OpKind::Load:
+      if (resultIsTile()) tiles_[op.results[0]] = loadTags(op.operands[0], op);
+      return;
+    case OpKind::Store:
+      if (op.operands.size() == 2) {
+        const TagMap* t = tilesTags(op.operands[1]);
+        store(op.operands[0], t ? *t : TagMap{}, op);
+      }
+      return;
+    case OpKind::CopyAsync:
+      if (op.operands.size() == 2) store(op.operands[0], loadTags(op.operands[1], op), op);
+      return;
+    case OpKind::AllocShared:
+      buffers_[op.results[0]] = TagMap{};
+      return;
+    case OpKind::Binary: case OpKind::Compare: case OpKind::Unary: case OpKind::Fma:
+    case OpKind::Select: case OpKind::Cast:
+      if (resultIsTile()) tiles_[op.results[0]] = elementwise(op);
+      return;
+    case OpKind::ConvertLayout:
+      if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = *t;
+      return;
+    case OpKind::Broadcast: {
+      const TagMap* t = tilesTags(op.operands[0]);
+      if (!t) return;
+      TagMap out = *t;
+      const std::vector<int64_t>& from = fn_.values[op.operands[0]].type.shape;
+      const std::vector<int64_t>& to = fn_.values[op.results[0]].type.shape;
+      for (size_t d = 0; d < from.size() && d < to.size(); ++d) {
+        if (from[d] != 1 || to[d] == 1) continue;
+        mapTerms(out, [&](const z3::expr& e) { return substitute(e, {coordVar(d)}, {bv(0)}); });
+      }
+      tiles_[op.results[0]] = std::move(out);
+      return;
+    }
+    case OpKind::Reduce:
+      if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = reduceTags(*t, op.attrs.i, op);
+      return;
+    case OpKind::Dot:
+      if (op.operands.size() == 3) tiles_[op.results[0]] = dotTags(op);
+      return;
+    case OpKind::TagSet: {
+      TagMap out;
+      if (const TagMap* t = tilesTags(op.operands[0])) out = *t;
+      if (!op.attrs.names.empty())
+        out.tags.insert_or_assign(op.attrs.names[0],
+                                  TagTerm{scalar(op.operands[1]), ctx_.bool_val(true), ctx_.bool_val(true), {}});
+      addLabels(out.trace, {Label{op.range, "tagged here"}}, 4);
+      tiles_[op.results[0]] = std::move(out);
+      return;
+    }
+    case OpKind::Assert:
+      if (recording_ && hook_) hook_(op);
+      return;
+    case OpKind::For: return walkFor(op);
+    case OpKind::If: return walkIf(op);
+    default: return;  // scalars, views, barriers: no tags
+  }
+}
+
+// Both branches from the same state; a tag the branches disagree on is unknown.
+void TagFlow::walkIf(const ir::Op& op) {
+  if (op.regions.size() != 2) return;
+  auto beforeBuffers = buffers_;
+  auto yields = [&](const ir::Block& region) {
+    std::vector<TagMap> out;
+    if (!region.ops.empty() && region.ops.back()->kind == OpKind::Yield)
+      for (ir::ValueId v : region.ops.back()->operands) {
+        const TagMap* t = tilesTags(v);
+        out.push_back(t ? *t : TagMap{});
+      }
+    return out;
+  };
+  walk(op.regions[0]);
+  std::vector<TagMap> thenYields = yields(op.regions[0]);
+  auto thenBuffers = std::move(buffers_);
+  buffers_ = beforeBuffers;
+  walk(op.regions[1]);
+  std::vector<TagMap> elseYields = yields(op.regions[1]);
+  // Per element: carried on both paths and equal, or on neither; else unknown.
+  auto merge = [&](const TagMap& a, const TagMap& b) {
+    TagMap out = a;
+    z3::expr no = ctx_.bool_val(false);
+    for (const auto& [key, term] : b.tags)
+      if (!out.tags.count(key)) out.tags.emplace(key, TagTerm{term.value, no, no, {}});
+    for (auto& [key, term] : out.tags) {
+      auto other = b.tags.find(key);
+      TagTerm t = other != b.tags.end() ? other->second : TagTerm{term.value, no, no, {}};
+      z3::expr agree = (term.present && t.present && term.known && t.known && term.value == t.value) ||
+                       (!term.present && !t.present);
+      term.known = agree;
+      term.present = term.present || t.present;
+      addLabels(term.why, t.why, 3);
+      addLabels(term.why, {Label{op.range, "the branches of this if may disagree on tag '" + key + "'"}}, 3);
+    }
+    if (a.originTensor != b.originTensor) out.originTensor = -1;
+    addLabels(out.trace, b.trace, 4);
+    return out;
+  };
+  for (size_t i = 0; i < op.results.size() && i < thenYields.size() && i < elseYields.size(); ++i)
+    if (fn_.values[op.results[i]].type.isTile()) tiles_[op.results[i]] = merge(thenYields[i], elseYields[i]);
+  for (auto& [buffer, slots] : buffers_) {
+    auto it = thenBuffers.find(buffer);
+    if (it != thenBuffers.end()) slots = merge(it->second, slots);
+  }
+}
+
+}  // namespace argus::checker

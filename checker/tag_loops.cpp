@@ -1,0 +1,206 @@
+// Loops in the tag flow, by induction over the iteration index j. The tags at
+// the head of iteration j are guessed, the body is walked from the guess, and
+// the guess is proven: for j > 0 it must equal what iteration j - 1 yields.
+//   guess 1: the tags on entry, unchanged;
+//   guess 2: the entry's at j = 0, else what the body yields from guess 1 at j - 1;
+//   then the tags that still fail are given up (unknown for j > 0).
+// Every claim is a Z3 query; an undecided one counts as failed (sound).
+#include "checker/tag_state.h"
+
+namespace argus::checker {
+
+namespace {
+
+using Combine = std::function<TagTerm(const std::string& component, const TagTerm* a, const TagTerm* b)>;
+
+TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, const Combine& f) {
+  TagMap out;
+  for (const auto& [key, term] : a.tags) {
+    auto it = b.tags.find(key);
+    out.tags.insert_or_assign(key, f(owner + "/" + key, &term, it == b.tags.end() ? nullptr : &it->second));
+  }
+  for (const auto& [key, term] : b.tags)
+    if (!a.tags.count(key)) out.tags.insert_or_assign(key, f(owner + "/" + key, nullptr, &term));
+  bool aTagged = !a.tags.empty(), bTagged = !b.tags.empty();
+  out.originTensor = !bTagged ? a.originTensor : !aTagged ? b.originTensor : a.originTensor == b.originTensor ? a.originTensor : -1;
+  out.trace = a.trace;
+  addLabels(out.trace, b.trace, 4);
+  return out;
+}
+
+}  // namespace
+
+std::vector<z3::expr> TagFlow::boundsOf(const ir::Type& type, bool slots) {
+  std::vector<z3::expr> out;
+  for (size_t d = 0; d < type.shape.size(); ++d)
+    out.push_back(z3::ult(slots ? slotVar(d) : coordVar(d), bv(std::max<int64_t>(type.shape[d], 1))));
+  return out;
+}
+
+TagFlow::State TagFlow::walkBody(const ir::Op& op, const State& head, const LoopFrame& loop, bool record) {
+  const ir::Block& body = op.regions[0];
+  for (size_t i = 0; i + 1 < body.args.size() && i < head.carried.size(); ++i) tiles_[body.args[i + 1]] = head.carried[i];
+  buffers_ = head.buffers;
+  bool saved = recording_;
+  recording_ = record;
+  loopStack_.push_back(loop);
+  walk(body);
+  loopStack_.pop_back();
+  recording_ = saved;
+  State out;
+  if (!body.ops.empty() && body.ops.back()->kind == ir::OpKind::Yield)
+    for (ir::ValueId v : body.ops.back()->operands) {
+      const TagMap* t = tilesTags(v);
+      out.carried.push_back(t ? *t : TagMap{});
+    }
+  out.carried.resize(head.carried.size());
+  out.buffers = buffers_;
+  return out;
+}
+
+// ite(j == 0, entry, yield at j - 1), component by component; the components
+// in `giveUp` are the entry's at j = 0 and unknown after.
+TagFlow::State TagFlow::loopHead(const State& entry, const State& yield, const LoopFrame& loop,
+                                 const std::set<std::string>& giveUp, const ir::Op& op) {
+  z3::expr first = loop.j == 0, no = ctx_.bool_val(false);
+  std::vector<z3::expr> from{loop.j}, to{loop.j - 1};
+  Label lost{op.range, "the tag changes from one iteration of the loop over '" + loop.name +
+                           "' to the next in a way the checker cannot summarize"};
+  Combine f = [&](const std::string& key, const TagTerm* e, const TagTerm* y) {
+    TagTerm entryTerm = e ? *e : TagTerm{bv(0), no, no, {}};
+    TagTerm out = entryTerm;
+    if (giveUp.count(key)) {
+      out.known = first && entryTerm.known;
+      out.present = !first || entryTerm.present;
+      addLabels(out.why, {lost}, 3);
+      return out;
+    }
+    TagTerm previous = y ? *y : TagTerm{bv(0), no, no, {}};
+    out.value = z3::ite(first, entryTerm.value, substitute(previous.value, from, to));
+    out.known = z3::ite(first, entryTerm.known, substitute(previous.known, from, to));
+    out.present = z3::ite(first, entryTerm.present, substitute(previous.present, from, to));
+    addLabels(out.why, previous.why, 3);
+    return out;
+  };
+  State head;
+  for (size_t i = 0; i < entry.carried.size(); ++i)
+    head.carried.push_back(combineMaps("c" + std::to_string(i), entry.carried[i],
+                                       i < yield.carried.size() ? yield.carried[i] : TagMap{}, f));
+  for (const auto& [buffer, slots] : yield.buffers) {
+    auto it = entry.buffers.find(buffer);
+    head.buffers[buffer] = combineMaps("b" + std::to_string(buffer), it == entry.buffers.end() ? TagMap{} : it->second, slots, f);
+  }
+  return head;
+}
+
+// After the loop: the entry's tags when it runs zero times, else the last iteration's.
+TagFlow::State TagFlow::loopExit(const State& entry, const State& last, const LoopFrame& loop, const ir::Op&) {
+  z3::expr never = loop.tripCount == 0, no = ctx_.bool_val(false);
+  std::vector<z3::expr> from{loop.j}, to{loop.tripCount - 1};
+  Combine f = [&](const std::string&, const TagTerm* e, const TagTerm* y) {
+    TagTerm entryTerm = e ? *e : TagTerm{bv(0), no, no, {}};
+    TagTerm lastTerm = y ? *y : TagTerm{bv(0), no, no, {}};
+    TagTerm out{z3::ite(never, entryTerm.value, substitute(lastTerm.value, from, to)),
+                z3::ite(never, entryTerm.known, substitute(lastTerm.known, from, to)),
+                z3::ite(never, entryTerm.present, substitute(lastTerm.present, from, to)), entryTerm.why};
+    addLabels(out.why, lastTerm.why, 3);
+    return out;
+  };
+  State exit;
+  for (size_t i = 0; i < entry.carried.size(); ++i)
+    exit.carried.push_back(combineMaps("c", entry.carried[i], i < last.carried.size() ? last.carried[i] : TagMap{}, f));
+  for (const auto& [buffer, slots] : last.buffers) {
+    auto it = entry.buffers.find(buffer);
+    exit.buffers[buffer] = combineMaps("b", it == entry.buffers.end() ? TagMap{} : it->second, slots, f);
+  }
+  return exit;
+}
+
+// The components whose claim head(j) == yield(j - 1), for every j > 0, is not
+// proven. A head that says "carried, unknown" covers anything.
+std::set<std::string> TagFlow::failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op) {
+  std::set<std::string> failing;
+  std::vector<z3::expr> from{loop.j}, to{loop.j - 1};
+  z3::expr context = assumptions() && loop.valid && z3::ugt(loop.j, bv(0));
+  z3::expr no = ctx_.bool_val(false);
+  auto claim = [&](const std::string& key, const TagTerm* h, const TagTerm* y, const std::vector<z3::expr>& bounds) {
+    TagTerm headTerm = h ? *h : TagTerm{bv(0), no, no, {}};
+    TagTerm previous = y ? *y : TagTerm{bv(0), no, no, {}};
+    z3::expr yValue = substitute(previous.value, from, to), yKnown = substitute(previous.known, from, to),
+             yPresent = substitute(previous.present, from, to);
+    z3::expr violation = (!headTerm.present && yPresent) || (headTerm.present && headTerm.known && !yPresent) ||
+                         (headTerm.present && headTerm.known && yPresent && !(yKnown && yValue == headTerm.value));
+    z3::expr formula = context && violation;
+    for (const z3::expr& b : bounds) formula = formula && b;
+    if (!check(formula)) failing.insert(key);
+  };
+  const ir::Block& body = op.regions[0];
+  auto visit = [&](const std::string& owner, const TagMap& h, const TagMap& y, const std::vector<z3::expr>& bounds) {
+    for (const auto& [key, term] : h.tags) {
+      auto it = y.tags.find(key);
+      claim(owner + "/" + key, &term, it == y.tags.end() ? nullptr : &it->second, bounds);
+    }
+    for (const auto& [key, term] : y.tags)
+      if (!h.tags.count(key)) claim(owner + "/" + key, nullptr, &term, bounds);
+  };
+  for (size_t i = 0; i < head.carried.size(); ++i) {
+    std::vector<z3::expr> bounds = i + 1 < body.args.size() ? boundsOf(fn_.values[body.args[i + 1]].type, false)
+                                                            : std::vector<z3::expr>{};
+    visit("c" + std::to_string(i), head.carried[i], i < yield.carried.size() ? yield.carried[i] : TagMap{}, bounds);
+  }
+  for (const auto& [buffer, slots] : yield.buffers) {
+    auto it = head.buffers.find(buffer);
+    visit("b" + std::to_string(buffer), it == head.buffers.end() ? TagMap{} : it->second, slots,
+          boundsOf(fn_.values[buffer].type, true));
+  }
+  return failing;
+}
+
+void TagFlow::walkFor(const ir::Op& op) {
+  if (op.operands.size() < 3 || op.regions.size() != 1 || op.regions[0].args.empty()) return;
+  const ir::Block& body = op.regions[0];
+  z3::expr j = loopJ_.at(&op);
+  z3::expr lb = scalar(op.operands[0]), ub = scalar(op.operands[1]), stride = scalar(op.operands[2]);
+  z3::expr lb64 = z3::sext(lb, 32), ub64 = z3::sext(ub, 32), step64 = z3::sext(stride, 32);
+  z3::expr iv64 = lb64 + step64 * z3::zext(j, 32);
+  z3::expr valid = z3::ult(j, ctx_.bv_val(static_cast<uint64_t>(0x7FFFFFFFu), 32)) && stride > 0 && iv64 < ub64;
+  z3::expr trips = z3::ite(ub64 > lb64 && step64 > 0,
+                           z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, ub64 - lb64 + step64 - 1, step64)).extract(31, 0), bv(0));
+  LoopFrame loop{&op, j, iv64.extract(31, 0), valid, trips, fn_.values[body.args[0]].name};
+  if (loop.name.empty()) loop.name = "the loop at " + position(op.range);
+
+  State entry;
+  for (size_t i = 3; i < op.operands.size(); ++i) {
+    const TagMap* t = tilesTags(op.operands[i]);
+    entry.carried.push_back(t ? *t : TagMap{});
+  }
+  entry.buffers = buffers_;
+
+  // Guess 1: unchanged. Then head(j) = entry at j = 0, else the previous guess's
+  // yield at j - 1, a few times (a double buffer settles at the second); then give up
+  // what still fails, then everything.
+  State head = entry;
+  State yield = walkBody(op, head, loop, false);
+  std::set<std::string> failing = failingClaims(head, yield, loop, op);
+  std::set<std::string> giveUp;
+  for (int round = 0; round < 5 && !failing.empty(); ++round) {
+    if (round >= 3) giveUp.insert(failing.begin(), failing.end());
+    if (round == 4) {
+      for (const State* st : {&head, &yield}) {
+        for (size_t i = 0; i < st->carried.size(); ++i)
+          for (const auto& [key, term] : st->carried[i].tags) giveUp.insert("c" + std::to_string(i) + "/" + key);
+        for (const auto& [buffer, slots] : st->buffers)
+          for (const auto& [key, term] : slots.tags) giveUp.insert("b" + std::to_string(buffer) + "/" + key);
+      }
+    }
+    head = loopHead(entry, yield, loop, giveUp, op);
+    yield = walkBody(op, head, loop, false);
+    failing = round == 4 ? std::set<std::string>{} : failingClaims(head, yield, loop, op);
+  }
+  State last = walkBody(op, head, loop, recording_);
+  State exit = loopExit(entry, last, loop, op);
+  for (size_t i = 0; i < op.results.size() && i < exit.carried.size(); ++i) tiles_[op.results[i]] = exit.carried[i];
+  buffers_ = exit.buffers;
+}
+
+}  // namespace argus::checker

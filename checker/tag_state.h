@@ -1,0 +1,134 @@
+// Tag flow (internal to the checker): what tags each register tile and each
+// shared slot carries at a program point, as Z3 terms over the element's
+// coordinates, the loop iterations and the launch (docs/checker.md, "Tags").
+//
+// A tile's tags are terms over its coordinate variables c0, c1, ...; a shared
+// buffer's over its slot variables p0, p1, ... Each tag is a pair (value,
+// known): `known` false means the checker cannot describe it there (a merge of
+// disagreeing tags, a reduction, a loop it could not summarize), and an
+// assertion that reads it is "cannot prove", never "holds".
+#pragma once
+
+#include <z3++.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "checker/checker.h"
+#include "ir/ir.h"
+
+namespace argus::checker {
+
+// Per element: `present` says whether the element carries the tag at all (a
+// slot stored without it, an accumulator before its first update); where it
+// does, `known` says whether `value` describes it.
+struct TagTerm {
+  z3::expr value;    // bv32
+  z3::expr known;    // bool
+  z3::expr present;  // bool
+  std::vector<Label> why;  // where it may have become unknown (a few)
+};
+
+struct TagMap {
+  std::map<std::string, TagTerm> tags;  // "origin[0]", "origin[1]", ..., user tag names
+  int originTensor = -1;                // parameter index of the tensor `origin` refers to; -1: none or mixed
+  std::vector<Label> trace;             // where the data was loaded and stored (a few)
+};
+
+std::string originKey(int64_t dim);
+// Simultaneous substitution of variables by terms.
+z3::expr substitute(const z3::expr& e, const std::vector<z3::expr>& from, const std::vector<z3::expr>& to);
+// Applies `f` to the value, known and present terms of every tag of `map`.
+void mapTerms(TagMap& map, const std::function<z3::expr(const z3::expr&)>& f);
+// Appends the labels not already there, up to `cap` in all.
+void addLabels(std::vector<Label>& into, const std::vector<Label>& from, size_t cap);
+
+// One For op being walked: its iteration variable j and induction value.
+struct LoopFrame {
+  const ir::Op* op = nullptr;
+  z3::expr j, iv, valid, tripCount;  // valid: 0 <= j and lb + step * j < ub
+  std::string name;                  // the loop variable as written
+};
+
+class TagFlow {
+ public:
+  // Called on each Assert op of the final walk, with the state before it.
+  using AssertHook = std::function<void(const ir::Op&)>;
+
+  TagFlow(z3::context& ctx, const ir::Function& fn, const Options& options, const SourceFile* file)
+      : ctx_(ctx), fn_(fn), options_(options), file_(file) {}
+
+  void run(const AssertHook& hook);
+
+  // State at the current program point (valid inside the hook).
+  const TagMap* tilesTags(ir::ValueId id) const;
+  const TagMap* bufferTags(ir::ValueId buffer) const;
+  const std::vector<LoopFrame>& loops() const { return loopStack_; }
+  // Launch and loop constraints every query assumes.
+  z3::expr assumptions() const;
+  z3::expr scalar(ir::ValueId id);
+  z3::expr bv(int64_t v) { return ctx_.bv_val(v, 32); }
+  z3::expr coordVar(size_t d) { return ctx_.bv_const(("c" + std::to_string(d)).c_str(), 32); }
+  z3::expr slotVar(size_t d) { return ctx_.bv_const(("p" + std::to_string(d)).c_str(), 32); }
+  // The tags of a shared view's element c (terms over the coordinate variables).
+  TagMap viewTags(ir::ValueId view);
+  // The launch parameters the encoding introduced (for counterexamples).
+  const std::vector<std::pair<std::string, z3::expr>>& launchTerms() const { return launch_; }
+  std::string position(SourceRange range) const;
+  std::string valueName(ir::ValueId id) const;  // as written, for messages
+  bool check(const z3::expr& formula);          // true when unsat (proven)
+
+ private:
+  void declareLaunch();
+  void walk(const ir::Block& block);
+  void step(const ir::Op& op);
+  void walkFor(const ir::Op& op);
+  void walkIf(const ir::Op& op);
+  void store(ir::ValueId view, const TagMap& tile, const ir::Op& op);
+  TagMap loadTags(ir::ValueId view, const ir::Op& op);
+  TagMap elementwise(const ir::Op& op);
+  TagMap dotTags(const ir::Op& op);
+  TagMap reduceTags(const TagMap& in, int64_t axis, const ir::Op& op);
+  bool independent(const z3::expr& term, const z3::expr& k, int64_t extent, const std::vector<z3::expr>& bounds);
+  z3::expr opaque(ir::ValueId id);
+
+  struct State {
+    std::vector<TagMap> carried;
+    std::map<ir::ValueId, TagMap> buffers;
+  };
+  // The components (carried tile "c<i>" or buffer "b<id>", with a tag) of a loop's state.
+  struct Component {
+    std::string key;
+    TagMap* map;
+    const std::vector<z3::expr>* bounds;  // of its coordinate variables
+  };
+  State loopHead(const State& entry, const State& yield, const LoopFrame& loop, const std::set<std::string>& giveUp,
+                 const ir::Op& op);
+  State loopExit(const State& entry, const State& last, const LoopFrame& loop, const ir::Op& op);
+  std::set<std::string> failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op);
+  State walkBody(const ir::Op& op, const State& head, const LoopFrame& loop, bool record);
+  std::vector<z3::expr> boundsOf(const ir::Type& type, bool slots);
+
+  z3::context& ctx_;
+  const ir::Function& fn_;
+  const Options& options_;
+  const SourceFile* file_;
+  AssertHook hook_;
+  bool recording_ = true;
+  std::unordered_map<ir::ValueId, TagMap> tiles_;
+  std::map<ir::ValueId, TagMap> buffers_;
+  std::vector<LoopFrame> loopStack_;
+  void prepass(const ir::Block& block, std::vector<const ir::Op*>& enclosing);
+  std::unordered_map<ir::ValueId, std::vector<const ir::Op*>> valueLoops_;  // loops enclosing a definition
+  std::unordered_map<const ir::Op*, z3::expr> loopJ_;
+  std::unordered_map<ir::ValueId, z3::expr> scalars_;
+  std::unordered_map<const ir::Op*, size_t> loopIndex_;
+  std::vector<z3::expr> launchConstraints_;
+  std::vector<std::pair<std::string, z3::expr>> launch_;
+};
+
+}  // namespace argus::checker

@@ -1,0 +1,172 @@
+// Asynchronous copies: CopyAsync, CommitGroup, WaitGroup (ir/ir.h).
+//
+// Each thread copies its chunks (ir/async.h: vec consecutive elements of the
+// last axis, 16 bytes or a whole shorter row) with one cp.async each. Chunks
+// past the tensor's edge read fewer bytes (src-size) and are zero-filled.
+//
+// cp.async needs the global source and the shared destination of every chunk
+// aligned to the chunk size. Whether the global side is depends on run-time
+// values (the tensor's base pointer, its row length, the view's origin), so the
+// copy takes a uniform branch: the cp.async path when everything is aligned,
+// else a synchronous per-element copy (predicated ld.global + st.shared) that
+// is correct for any alignment. Synchronous writes are complete at once, which
+// is what wait_group promises anyway.
+#include "codegen/async_copy.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
+
+#include "codegen/lowering.h"
+#include "ir/async.h"
+
+namespace argus::codegen {
+
+using ir::DType;
+
+std::string cpAsyncText(int64_t chunkBytes) {
+  const char* cache = chunkBytes == 16 ? "cg" : "ca";  // .cg (bypass L1) takes only 16-byte chunks
+  return std::string("@$3 cp.async.") + cache + ".shared.global [$0], [$1], " + std::to_string(chunkBytes) + ", $2;";
+}
+
+void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes, llvm::Value* pred,
+                 int64_t chunkBytes) {
+  // The 32-bit shared-window address of the destination.
+  llvm::Value* dst32 = b.CreateTrunc(b.CreatePtrToInt(dst, b.getInt64Ty()), b.getInt32Ty());
+  auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), src->getType(), b.getInt32Ty(), b.getInt1Ty()},
+                                       false);
+  auto* asmValue = llvm::InlineAsm::get(fnTy, cpAsyncText(chunkBytes), "r,l,r,b,~{memory}", /*hasSideEffects=*/true);
+  b.CreateCall(fnTy, asmValue, {dst32, src, srcBytes, pred});
+}
+
+void emitCpAsyncCommitGroup(llvm::IRBuilder<>& b) {
+  auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), false);
+  b.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, "cp.async.commit_group;", "~{memory}", true));
+}
+
+void emitCpAsyncWaitGroup(llvm::IRBuilder<>& b, int64_t n) {
+  auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), false);
+  std::string text = "cp.async.wait_group " + std::to_string(n < 0 ? 0 : n) + ";";
+  b.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, text, "~{memory}", true));
+}
+
+namespace {
+
+// Base coordinate j of view coordinate `coord` (as memory.cpp computes it).
+llvm::Value* baseCoordinateOf(llvm::IRBuilder<>& b, const Lowered& view, const std::vector<llvm::Value*>& coord,
+                              size_t j) {
+  size_t lead = view.offsets.size() - coord.size();
+  if (j < lead) return view.offsets[j];
+  return b.CreateAdd(view.offsets[j], coord[j - lead]);
+}
+
+llvm::Value* isMultipleOf(llvm::IRBuilder<>& b, llvm::Value* x, int64_t power) {
+  llvm::Value* low = b.CreateAnd(x, llvm::ConstantInt::get(x->getType(), static_cast<uint64_t>(power - 1)));
+  return b.CreateICmpEQ(low, llvm::ConstantInt::get(x->getType(), 0));
+}
+
+}  // namespace
+
+llvm::Value* KernelLowering::asyncCopyAligned(const Lowered& dst, const Lowered& src, DType t, int64_t chunkBytes) {
+  int64_t vec = chunkBytes / dtypeBytes(t);
+  std::vector<llvm::Value*> origin(src.tileShape.size(), b_.getInt32(0));
+  llvm::Value* base = b_.CreatePtrToInt(src.base, b_.getInt64Ty());
+  llvm::Value* ok = isMultipleOf(b_, base, chunkBytes);
+  ok = b_.CreateAnd(ok, isMultipleOf(b_, viewElementIndex(src, origin), vec));
+  if (src.strides.size() >= 2) ok = b_.CreateAnd(ok, isMultipleOf(b_, src.strides[src.strides.size() - 2], vec));
+  ok = b_.CreateAnd(ok, isMultipleOf(b_, viewElementIndex(dst, origin), vec));
+  if (dst.strides.size() >= 2) ok = b_.CreateAnd(ok, isMultipleOf(b_, dst.strides[dst.strides.size() - 2], vec));
+  return ok;
+}
+
+void KernelLowering::emitAsyncChunks(const Lowered& dst, const Lowered& src, DType t, const EmittedLayout& chunks,
+                                     int64_t vec) {
+  const int64_t bytes = dtypeBytes(t);
+  llvm::Value* pred = chunks.isOwner ? chunks.isOwner : b_.getTrue();
+  for (int64_t v = 0; v < chunks.map.numValues(); ++v) {
+    std::vector<llvm::Value*> coord = tileCoord(chunks, v);
+    coord.back() = b_.CreateMul(coord.back(), b_.getInt32(static_cast<uint32_t>(vec)));
+    llvm::Value* dstPtr = swizzledSharedAddress(dst, t, viewElementIndex(dst, coord));
+    // Source bytes inside the tensor: 0 when a leading coordinate is outside,
+    // else what is left of the row, at most the chunk.
+    size_t last = src.offsets.size() - 1;
+    llvm::Value* leadingInside = b_.getTrue();
+    for (size_t j = 0; j < last; ++j)
+      leadingInside = b_.CreateAnd(leadingInside, b_.CreateICmpULT(baseCoordinateOf(b_, src, coord, j), src.extents[j]));
+    llvm::Value* column = baseCoordinateOf(b_, src, coord, last);
+    llvm::Value* left = b_.CreateSub(src.extents[last], column);
+    left = b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt32(0)), b_.getInt32(0), left);
+    left = b_.CreateSelect(b_.CreateICmpSGT(left, b_.getInt32(static_cast<uint32_t>(vec))),
+                           b_.getInt32(static_cast<uint32_t>(vec)), left);
+    left = b_.CreateSelect(b_.CreateICmpSLT(column, b_.getInt32(0)), b_.getInt32(0), left);
+    llvm::Value* srcBytes = b_.CreateSelect(leadingInside, b_.CreateMul(left, b_.getInt32(static_cast<uint32_t>(bytes))),
+                                            b_.getInt32(0));
+    // A chunk that reads nothing points at the tensor's base, never past its end.
+    llvm::Value* srcPtr = globalAddress(src.base, t, viewElementIndex(src, coord));
+    srcPtr = b_.CreateSelect(b_.CreateICmpEQ(srcBytes, b_.getInt32(0)), src.base, srcPtr);
+    emitCpAsync(b_, dstPtr, srcPtr, srcBytes, pred, vec * bytes);
+  }
+}
+
+void KernelLowering::emitSyncFallback(const Lowered& dst, const Lowered& src, DType t, const EmittedLayout& chunks,
+                                      int64_t vec) {
+  llvm::Value* zero = constant(t, 0, 0.0);
+  for (int64_t v = 0; v < chunks.map.numValues(); ++v) {
+    std::vector<llvm::Value*> chunk = tileCoord(chunks, v);
+    llvm::Value* first = b_.CreateMul(chunk.back(), b_.getInt32(static_cast<uint32_t>(vec)));
+    for (int64_t e = 0; e < vec; ++e) {
+      std::vector<llvm::Value*> coord = chunk;
+      coord.back() = e == 0 ? first : b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(e)));
+      llvm::Value* value = predicatedGlobalLoad(globalAddress(src.base, t, viewElementIndex(src, coord)), t,
+                                                viewInBounds(src, coord), zero);
+      predicatedStore(ir::MemSpace::Shared, swizzledSharedAddress(dst, t, viewElementIndex(dst, coord)), t, value,
+                      chunks.isOwner);
+    }
+  }
+}
+
+bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
+  const Lowered& dst = values_[op.operands[0]];
+  const Lowered& src = values_[op.operands[1]];
+  if (dst.kind != Lowered::Kind::View || src.kind != Lowered::Kind::View || dst.space != ir::MemSpace::Shared ||
+      src.space != ir::MemSpace::Global || dst.offsets.empty() || src.offsets.empty())
+    return internalError(op.range, "copy_async needs a shared destination view and a global source view");
+  const ir::Type& type = fn_.typeOf(op.operands[0]);
+  if (!dtypeSupported(type.dtype)) return unsupported(op, std::string("copy_async of ") + ir::dtypeName(type.dtype));
+  const int64_t vec = ir::asyncCopyVectorElements(type.dtype, type.shape);
+  const int64_t chunkBytes = vec * dtypeBytes(type.dtype);
+  const EmittedLayout* chunks = layoutFor(ir::asyncCopyChunkLayout(type.dtype, type.shape), op.range);
+  if (!chunks) return false;
+  // The swizzle must keep a chunk's elements together (it moves groups of 2^M elements).
+  bool chunksStayWhole = dst.swizzle.isIdentity() || (int64_t{1} << dst.swizzle.base) % vec == 0;
+  bool cpAsyncSize = chunkBytes == 4 || chunkBytes == 8 || chunkBytes == 16;
+  if (!chunksStayWhole || !cpAsyncSize) {
+    emitSyncFallback(dst, src, type.dtype, *chunks, vec);
+    return true;
+  }
+  llvm::Value* aligned = asyncCopyAligned(dst, src, type.dtype, chunkBytes);
+  llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "copy_async.cp", kernel_);
+  llvm::BasicBlock* slow = llvm::BasicBlock::Create(ctx_, "copy_async.unaligned", kernel_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "copy_async.done", kernel_);
+  b_.CreateCondBr(aligned, fast, slow);
+  b_.SetInsertPoint(fast);
+  emitAsyncChunks(dst, src, type.dtype, *chunks, vec);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(slow);
+  emitSyncFallback(dst, src, type.dtype, *chunks, vec);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return true;
+}
+
+bool KernelLowering::lowerCommitGroup(const ir::Op&) {
+  emitCpAsyncCommitGroup(b_);
+  return true;
+}
+
+bool KernelLowering::lowerWaitGroup(const ir::Op& op) {
+  if (op.attrs.i < 0) return internalError(op.range, "wait_group with a negative count");
+  emitCpAsyncWaitGroup(b_, op.attrs.i);
+  return true;
+}
+
+}  // namespace argus::codegen

@@ -1,0 +1,28 @@
+// Inline-PTX builders for asynchronous copies (cp.async, sm_80+): the
+// instruction text, and emitters that call it from LLVM IR. Internal to codegen
+// (async_copy.cpp lowers the IR ops with them); tested on their own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <llvm/IR/IRBuilder.h>
+
+namespace argus::codegen {
+
+// "@$3 cp.async.cg.shared.global [$0], [$1], 16, $2;" for 16-byte chunks
+// (L2 only), ".ca" with 4 or 8 bytes. $2 is the number of source bytes to read
+// (0 to chunkBytes); the rest of the chunk is zero-filled. $3 predicates it.
+std::string cpAsyncText(int64_t chunkBytes);
+
+// Issues one cp.async of `chunkBytes` (4, 8 or 16) from global `src` (ptr
+// addrspace 1) to shared `dst` (ptr addrspace 3); `srcBytes` (i32) are read,
+// the rest zero-filled; only where `pred` (i1) holds.
+void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes,
+                 llvm::Value* pred, int64_t chunkBytes);
+// cp.async.commit_group;
+void emitCpAsyncCommitGroup(llvm::IRBuilder<>& b);
+// cp.async.wait_group n;  (n >= 0)
+void emitCpAsyncWaitGroup(llvm::IRBuilder<>& b, int64_t n);
+
+}  // namespace argus::codegen

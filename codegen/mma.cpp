@@ -1,0 +1,190 @@
+// Dot on tensor cores: an accumulator in the mma layout (ir/types.h,
+// LayoutKind::Mma) with 16-bit shared operands becomes, per warp and per
+// 16-wide K step, ldmatrix.x4 loads of the A fragments, ldmatrix.x4.trans (or
+// .x2.trans) loads of the B fragments, and mma.sync.m16n8k16 into f32.
+//
+// Fragment addressing, lane l of the warp (PTX ISA, "Matrix fragments for
+// mma.m16n8k16" and "ldmatrix"): ldmatrix.x4 reads four 8x8 matrices, matrix i
+// from the row addresses given by lanes 8i..8i+7.
+//   A (16 x 16 at rows r0.., cols k0..): lane l points at row r0 + l % 16,
+//     col k0 + 8 * (l / 16); the four results are a0..a3 of mma's A fragment.
+//   B (16 x 16 at rows k0.. (K), cols n0.. (N), row-major in shared memory, so
+//     .trans): lane l points at row k0 + l % 8 + 8 * ((l / 8) % 2), col
+//     n0 + 8 * (l / 16); results are b0, b1 of n-atom n0 and b0, b1 of n0 + 8.
+// Each row address covers 8 consecutive 16-bit elements (16 bytes), so the
+// path needs 16-byte aligned rows: the buffer's last extent a multiple of 8,
+// the view's column offset a known multiple of 8, and a swizzle that moves
+// whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs.
+#include <llvm/IR/InlineAsm.h>
+
+#include "codegen/lowering.h"
+
+namespace argus::codegen {
+
+using ir::DType;
+
+namespace {
+
+// True when `id` is, by construction, a multiple of `m` (constants, sums and
+// products of such).
+bool knownMultipleOf(const ir::Function& fn, ir::ValueId id, int64_t m, int depth = 0) {
+  if (m <= 1) return true;
+  if (depth > 16 || id >= fn.values.size()) return false;
+  const ir::Op* def = fn.values[id].def;
+  if (!def) return false;
+  switch (def->kind) {
+    case ir::OpKind::Const: return def->attrs.i % m == 0;
+    case ir::OpKind::Binary:
+      if (def->attrs.binary == ir::BinaryKind::Mul)
+        return knownMultipleOf(fn, def->operands[0], m, depth + 1) || knownMultipleOf(fn, def->operands[1], m, depth + 1);
+      if (def->attrs.binary == ir::BinaryKind::Add || def->attrs.binary == ir::BinaryKind::Sub)
+        return knownMultipleOf(fn, def->operands[0], m, depth + 1) && knownMultipleOf(fn, def->operands[1], m, depth + 1);
+      return false;
+    default: return false;
+  }
+}
+
+// The view's column offset (its last coordinate in the buffer) is a multiple of
+// 8 elements, and so are the row strides of the buffer.
+bool rowsAreChunkAligned(const ir::Function& fn, ir::ValueId view) {
+  const ir::Op* def = fn.values[view].def;
+  if (!def || def->kind != ir::OpKind::View || def->operands.size() < 2) return false;
+  const ir::Type& base = fn.typeOf(def->operands[0]);
+  if (base.kind != ir::TypeKind::Shared || base.shape.empty() || base.shape.back() % 8 != 0) return false;
+  return knownMultipleOf(fn, def->operands.back(), 8);
+}
+
+}  // namespace
+
+bool KernelLowering::canUseTensorCores(const ir::Op& op) const {
+  const ir::Type& aType = fn_.typeOf(op.operands[0]);
+  const ir::Type& bType = fn_.typeOf(op.operands[1]);
+  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  if (!accType.layout.isMma() || accType.dtype != DType::F32) return false;
+  if (aType.dtype != bType.dtype || (aType.dtype != DType::BF16 && aType.dtype != DType::F16)) return false;
+  if (aType.shape.size() != 2 || aType.shape[1] % 16 != 0) return false;
+  for (const ir::Type* t : {&aType, &bType})
+    if (!t->swizzle.isIdentity() && t->swizzle.base < 3) return false;
+  return rowsAreChunkAligned(fn_, op.operands[0]) && rowsAreChunkAligned(fn_, op.operands[1]);
+}
+
+llvm::Value* KernelLowering::ldmatrix(llvm::Value* sharedPtr, int count, bool transpose) {
+  std::string text = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(count) + (transpose ? ".trans" : "") +
+                     ".shared.b16 {";
+  std::string constraints;
+  for (int i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  text += "}, [$" + std::to_string(count) + "];";
+  constraints += "r,~{memory}";
+  std::vector<llvm::Type*> results(static_cast<size_t>(count), b_.getInt32Ty());
+  llvm::Type* retTy = count == 1 ? static_cast<llvm::Type*>(b_.getInt32Ty()) : llvm::StructType::get(ctx_, results);
+  auto* fnTy = llvm::FunctionType::get(retTy, {b_.getInt32Ty()}, false);
+  llvm::Value* address = b_.CreatePtrToInt(sharedPtr, b_.getInt32Ty());
+  return b_.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, text, constraints, /*hasSideEffects=*/true), {address});
+}
+
+std::vector<llvm::Value*> KernelLowering::mmaSync(DType operandType, const std::vector<llvm::Value*>& a,
+                                                  const std::vector<llvm::Value*>& b,
+                                                  const std::vector<llvm::Value*>& c) {
+  const char* ab = operandType == DType::BF16 ? "bf16" : "f16";
+  std::string text = std::string("mma.sync.aligned.m16n8k16.row.col.f32.") + ab + "." + ab +
+                     ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+  std::string constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+  llvm::Type* f = b_.getFloatTy();
+  llvm::Type* i = b_.getInt32Ty();
+  auto* retTy = llvm::StructType::get(ctx_, {f, f, f, f});
+  auto* fnTy = llvm::FunctionType::get(retTy, {i, i, i, i, i, i, f, f, f, f}, false);
+  std::vector<llvm::Value*> args = a;
+  args.insert(args.end(), b.begin(), b.end());
+  args.insert(args.end(), c.begin(), c.end());
+  llvm::Value* d = b_.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, text, constraints, /*hasSideEffects=*/false), args);
+  std::vector<llvm::Value*> out;
+  for (unsigned k = 0; k < 4; ++k) out.push_back(b_.CreateExtractValue(d, {k}));
+  return out;
+}
+
+// Address of element (row, col) of a shared view, through the buffer's swizzle.
+llvm::Value* KernelLowering::sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row,
+                                                  llvm::Value* col) {
+  llvm::Value* index = viewElementIndex(view, {row, col});
+  if (!viewType.swizzle.isIdentity()) {
+    const ir::Swizzle& s = viewType.swizzle;
+    llvm::Value* bits = b_.CreateAnd(b_.CreateLShr(index, b_.getInt64(static_cast<uint64_t>(s.base + s.shift))),
+                                     b_.getInt64((uint64_t{1} << s.bits) - 1));
+    index = b_.CreateXor(index, b_.CreateShl(bits, b_.getInt64(static_cast<uint64_t>(s.base))));
+  }
+  return sharedAddress(view.base, viewType.dtype, index);
+}
+
+bool KernelLowering::lowerMmaDot(const ir::Op& op) {
+  const Lowered& a = values_[op.operands[0]];
+  const Lowered& b = values_[op.operands[1]];
+  const ir::Type& aType = fn_.typeOf(op.operands[0]);
+  const ir::Type& bType = fn_.typeOf(op.operands[1]);
+  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const ir::Layout& layout = accType.layout;
+  const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM, colsPerWarp = layout.parent[1] / layout.warpsN;
+  const int64_t atomsM = rowsPerWarp / 16, atomsN = colsPerWarp / 8, K = aType.shape[1];
+  const size_t numValues = static_cast<size_t>(atomsM * atomsN * 4);
+  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
+  if (acc.size() != numValues) return internalError(op.range, "mma accumulator has the wrong number of values");
+
+  // The warp's place in the warp grid and the lane's row/column within a 16x16 block.
+  llvm::Value* tid = threadId();
+  llvm::Value* lane = b_.CreateAnd(tid, b_.getInt32(31));
+  llvm::Value* warp = b_.CreateLShr(tid, b_.getInt32(5));
+  llvm::Value* warpM = b_.CreateUDiv(warp, b_.getInt32(static_cast<uint32_t>(layout.warpsN)));
+  llvm::Value* warpN = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(layout.warpsN)));
+  llvm::Value* rowBase = b_.CreateMul(warpM, b_.getInt32(static_cast<uint32_t>(rowsPerWarp)));
+  llvm::Value* colBase = b_.CreateMul(warpN, b_.getInt32(static_cast<uint32_t>(colsPerWarp)));
+  llvm::Value* aRowInBlock = b_.CreateAnd(lane, b_.getInt32(15));
+  llvm::Value* aColInBlock = b_.CreateShl(b_.CreateLShr(lane, b_.getInt32(4)), b_.getInt32(3));
+  llvm::Value* bRowInBlock = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
+                                          b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, b_.getInt32(3)), b_.getInt32(1)),
+                                                       b_.getInt32(3)));
+  llvm::Value* bColInBlock = aColInBlock;
+
+  auto split = [&](llvm::Value* v, int count) {
+    std::vector<llvm::Value*> out;
+    if (count == 1) return std::vector<llvm::Value*>{v};
+    for (unsigned k = 0; k < static_cast<unsigned>(count); ++k) out.push_back(b_.CreateExtractValue(v, {k}));
+    return out;
+  };
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    std::vector<std::vector<llvm::Value*>> aFrag(static_cast<size_t>(atomsM));
+    for (int64_t m = 0; m < atomsM; ++m) {
+      llvm::Value* row = b_.CreateAdd(rowBase, b_.CreateAdd(aRowInBlock, b_.getInt32(static_cast<uint32_t>(m * 16))));
+      llvm::Value* col = b_.CreateAdd(aColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
+      aFrag[static_cast<size_t>(m)] = split(ldmatrix(sharedViewElementPtr(a, aType, row, col), 4, false), 4);
+    }
+    std::vector<std::vector<llvm::Value*>> bFrag(static_cast<size_t>(atomsN));
+    for (int64_t n = 0; n < atomsN; n += 2) {
+      bool pair = n + 1 < atomsN;
+      llvm::Value* row = b_.CreateAdd(bRowInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
+      llvm::Value* col = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));
+      // x2 reads matrices 0 and 1 only; lanes 16..31 still pass an in-bounds address.
+      col = b_.CreateAdd(col, pair ? bColInBlock : b_.getInt32(0));
+      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col), pair ? 4 : 2, true),
+                                             pair ? 4 : 2);
+      bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
+      if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
+    }
+    for (int64_t m = 0; m < atomsM; ++m)
+      for (int64_t n = 0; n < atomsN; ++n) {
+        size_t first = static_cast<size_t>((m * atomsN + n) * 4);
+        std::vector<llvm::Value*> c(acc.begin() + static_cast<std::ptrdiff_t>(first),
+                                    acc.begin() + static_cast<std::ptrdiff_t>(first + 4));
+        std::vector<llvm::Value*> d = mmaSync(aType.dtype, aFrag[static_cast<size_t>(m)],
+                                              bFrag[static_cast<size_t>(n)], c);
+        std::copy(d.begin(), d.end(), acc.begin() + static_cast<std::ptrdiff_t>(first));
+      }
+  }
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  r.values = std::move(acc);
+  return true;
+}
+
+}  // namespace argus::codegen

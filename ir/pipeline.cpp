@@ -1,0 +1,526 @@
+// The pipelining policy (see pipeline.h for the shape of the result).
+//
+// Why one barrier per iteration is enough. In steady iteration j every thread
+// runs, in this order:
+//   wait_group(S-2)  ->  barrier  ->  issue the copy of iteration j+S-1  ->  compute on stage j % S
+// * Read after copy (RAW): the compute of iteration j reads stage j % S, written
+//   by the copy of iteration j. Each thread's wait retires its own share of that
+//   copy (see the group arithmetic below); the barrier that follows makes every
+//   thread's share visible to every other thread before anyone computes.
+// * Copy after read (WAR): the copy issued in iteration j writes stage
+//   (j+S-1) % S = (j-1) % S, which the compute of iteration j-1 read. Every
+//   thread finished iteration j-1 before it reached this barrier, so no thread
+//   can overwrite a stage another thread is still reading. For j = 0 the stage
+//   written is S-1, which the prologue did not touch and no iteration read.
+// The barrier therefore has to sit after the wait (for RAW) and before the
+// issue (for WAR), and one serves both. The epilogue's wait_group(0) + barrier
+// do the same for whatever uses shared memory after the loop (and for the next
+// run of the loop when it is nested in another loop).
+//
+// Group arithmetic. Every prologue step and every steady iteration commits
+// exactly one group, even when its copy is skipped because it would start past
+// n, so group g holds the copy of iteration g: prologue step p commits group p
+// (iteration p), steady iteration i commits group S-1+i (iteration i+S-1). When
+// steady iteration j reaches its wait, S-1+j groups are committed (groups
+// 0 .. S-2+j); wait_group(S-2) leaves at most S-2 of them pending, and groups
+// retire in order, so groups 0 .. j are complete: group j, the copy of
+// iteration j, is retired, and the S-2 groups after it (iterations j+1 ..
+// j+S-2) may still be in flight. That overlap is the point of the pipeline.
+#include "ir/pipeline.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace argus::ir {
+
+namespace {
+
+// Ops that touch memory, synchronize, or contain other ops: they end the
+// leading run of a pipelined body (moving a copy above them would change what
+// they see).
+bool endsLeadingRun(OpKind k) {
+  switch (k) {
+    case OpKind::AllocShared: case OpKind::Load: case OpKind::Store: case OpKind::Dot:
+    case OpKind::Barrier: case OpKind::CommitGroup: case OpKind::WaitGroup:
+    case OpKind::For: case OpKind::If: case OpKind::Yield:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Ops the pass may recompute for another iteration: no memory access, scalar results.
+bool isPureScalar(const Function& fn, const Op& op) {
+  switch (op.kind) {
+    case OpKind::View:
+      return true;
+    case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
+    case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
+      return op.results.size() == 1 && fn.typeOf(op.results[0]).isScalar();
+    default:
+      return false;
+  }
+}
+
+bool isConstInt(const Function& fn, ValueId v, int64_t want) {
+  const Op* def = fn.values[v].def;
+  return def && def->kind == OpKind::Const && def->attrs.i == want && fn.typeOf(v).isScalar() &&
+         isInteger(fn.typeOf(v).dtype);
+}
+
+void forEachOp(const Block& block, const std::function<void(const Op&)>& visit) {
+  for (const auto& op : block.ops) {
+    visit(*op);
+    for (const Block& region : op->regions) forEachOp(region, visit);
+  }
+}
+
+// What the rewrite needs to know about one pipelined loop.
+struct LoopPlan {
+  std::vector<const Op*> copies;        // the leading copy_async ops, in order
+  std::vector<ValueId> buffers;         // the buffer each of them fills
+  std::unordered_set<const Op*> slice;  // body ops that feed the copies' views
+};
+
+class Analysis {
+ public:
+  Analysis(const Function& fn, const Op& loop) : fn_(fn), loop_(loop) {}
+
+  std::vector<PipelineProblem> run(LoopPlan& plan) {
+    if (loop_.attrs.i < 2 || loop_.operands.size() < 3 || loop_.regions.size() != 1 ||
+        loop_.regions[0].args.empty() || !isConstInt(fn_, loop_.operands[0], 0) ||
+        !isConstInt(fn_, loop_.operands[2], 1)) {
+      problem(PipelineProblem::Kind::BadLoop, loop_.range, loop_.range);
+      return std::move(problems_);
+    }
+    const Block& body = loop_.regions[0];
+    const Op* stop = nullptr;
+    for (const auto& op : body.ops) {
+      if (op->kind == OpKind::CopyAsync) plan.copies.push_back(op.get());
+      else if (endsLeadingRun(op->kind)) { stop = op.get(); break; }
+    }
+    if (plan.copies.empty()) {
+      SourceRange where = stop && stop->kind != OpKind::Yield ? stop->range : loop_.range;
+      problem(PipelineProblem::Kind::NoLeadingCopy, where, loop_.range);
+      return std::move(problems_);
+    }
+    std::unordered_set<const Op*> leading(plan.copies.begin(), plan.copies.end());
+    forEachOp(body, [&](const Op& op) {
+      if (op.kind == OpKind::CopyAsync && !leading.count(&op))
+        problem(PipelineProblem::Kind::LateCopy, op.range, plan.copies.front()->range);
+      if (op.kind == OpKind::Barrier || op.kind == OpKind::CommitGroup || op.kind == OpKind::WaitGroup)
+        problem(PipelineProblem::Kind::ExplicitSync, op.range, loop_.range);
+    });
+    for (const Op* copy : plan.copies) checkDestination(*copy, plan);
+    for (const Op* copy : plan.copies) collectSlice(*copy, plan);
+    checkBufferUses(plan);
+    std::stable_sort(problems_.begin(), problems_.end(), [](const PipelineProblem& a, const PipelineProblem& b) {
+      return a.range.begin < b.range.begin;
+    });
+    return std::move(problems_);
+  }
+
+ private:
+  void problem(PipelineProblem::Kind kind, SourceRange range, SourceRange related, ValueId value = kNoValue) {
+    problems_.push_back(PipelineProblem{kind, range, related, value, loop_.attrs.i});
+  }
+
+  // The destination must be a view of a whole shared buffer: offsets all 0, same shape.
+  void checkDestination(const Op& copy, LoopPlan& plan) {
+    ValueId buffer = kNoValue;
+    bool whole = false;
+    const Op* view = copy.operands.empty() ? nullptr : fn_.values[copy.operands[0]].def;
+    if (view && view->kind == OpKind::View && !view->operands.empty()) {
+      buffer = view->operands[0];
+      const Op* alloc = fn_.values[buffer].def;
+      const Type& bufferType = fn_.typeOf(buffer);
+      whole = alloc && alloc->kind == OpKind::AllocShared &&
+              fn_.typeOf(view->results[0]).shape == bufferType.shape;
+      for (size_t i = 1; i < view->operands.size(); ++i) whole = whole && isConstInt(fn_, view->operands[i], 0);
+    }
+    if (!whole) {
+      problem(PipelineProblem::Kind::PartialBuffer, copy.range, view ? view->range : copy.range, buffer);
+      plan.buffers.push_back(kNoValue);
+      return;
+    }
+    for (size_t i = 0; i < plan.buffers.size(); ++i)
+      if (plan.buffers[i] == buffer) {
+        problem(PipelineProblem::Kind::BufferCopiedTwice, copy.range, plan.copies[i]->range, buffer);
+        plan.buffers.push_back(kNoValue);
+        return;
+      }
+    plan.buffers.push_back(buffer);
+  }
+
+  // Everything the copy's views are computed from, back to values defined
+  // outside the loop or the loop variable.
+  void collectSlice(const Op& copy, LoopPlan& plan) {
+    const Block& body = loop_.regions[0];
+    std::vector<ValueId> work(copy.operands.begin(), copy.operands.end());
+    while (!work.empty()) {
+      ValueId v = work.back();
+      work.pop_back();
+      if (v == body.args[0] || !visited_.insert(v).second) continue;
+      if (std::find(body.args.begin() + 1, body.args.end(), v) != body.args.end()) {
+        problem(PipelineProblem::Kind::SourceNotComputable, copy.range, fn_.values[v].range, v);
+        continue;
+      }
+      const Op* def = fn_.values[v].def;
+      bool inBody = def && std::any_of(body.ops.begin(), body.ops.end(),
+                                       [&](const std::unique_ptr<Op>& op) { return op.get() == def; });
+      if (!inBody) continue;  // defined before the loop: the same in every iteration
+      if (!isPureScalar(fn_, *def)) {
+        problem(PipelineProblem::Kind::SourceNotComputable, def->range, copy.range, v);
+        continue;
+      }
+      plan.slice.insert(def);
+      work.insert(work.end(), def->operands.begin(), def->operands.end());
+    }
+  }
+
+  // A staged buffer lives only in this loop: its views elsewhere would not know the stage.
+  void checkBufferUses(const LoopPlan& plan) {
+    std::unordered_set<ValueId> staged;
+    for (ValueId b : plan.buffers)
+      if (b != kNoValue) staged.insert(b);
+    std::unordered_set<ValueId> reported;
+    std::function<void(const Block&, bool)> walk = [&](const Block& block, bool inside) {
+      for (const auto& op : block.ops) {
+        if (!inside)
+          for (ValueId v : op->operands)
+            if (staged.count(v) && reported.insert(v).second)
+              problem(PipelineProblem::Kind::BufferUsedOutside, op->range, loop_.range, v);
+        for (const Block& region : op->regions) walk(region, inside || op.get() == &loop_);
+      }
+    };
+    walk(fn_.body, false);
+  }
+
+  const Function& fn_;
+  const Op& loop_;
+  std::vector<PipelineProblem> problems_;
+  std::unordered_set<ValueId> visited_;  // values already looked at
+};
+
+// Rewrites one loop whose plan has no problems.
+class Rewriter {
+ public:
+  Rewriter(Function& fn, Op& loop, const LoopPlan& plan)
+      : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), range_(loop.range) {}
+
+  // Returns the ops that go before and after the loop in its block.
+  void run(std::vector<std::unique_ptr<Op>>& before, std::vector<std::unique_ptr<Op>>& after) {
+    for (ValueId b : plan_.buffers) {
+      staged_.insert(b);
+      std::vector<int64_t>& shape = fn_.values[b].type.shape;
+      shape.insert(shape.begin(), stages_);
+    }
+    buildPrologue(before);
+    buildSteadyBody();
+    Block epilogue;
+    Builder b(fn_, &epilogue);
+    b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(0));
+    b.create(OpKind::Barrier, {}, {}, range_);
+    after = std::move(epilogue.ops);
+    loop_.attrs.i = 0;
+  }
+
+ private:
+  static Attrs intAttrs(int64_t i) {
+    Attrs a;
+    a.i = i;
+    return a;
+  }
+  static Attrs binaryAttrs(BinaryKind k) {
+    Attrs a;
+    a.binary = k;
+    return a;
+  }
+
+  ValueId i32(Builder& b, int64_t v) { return b.constInt(v, DType::I32, range_); }
+
+  // The copies of iteration `iteration` into stage `stage`: the slice cloned
+  // with the loop variable replaced, then the copy_async ops.
+  void emitCopies(Builder& b, ValueId iteration, ValueId stage) {
+    const Block& body = loop_.regions[0];
+    std::unordered_map<ValueId, ValueId> map{{body.args[0], iteration}};
+    auto mapped = [&](ValueId v) {
+      auto it = map.find(v);
+      return it == map.end() ? v : it->second;
+    };
+    for (const auto& op : body.ops) {
+      if (!plan_.slice.count(op.get())) continue;
+      std::vector<ValueId> operands;
+      for (ValueId v : op->operands) operands.push_back(mapped(v));
+      if (op->kind == OpKind::View && staged_.count(operands[0])) operands.insert(operands.begin() + 1, stage);
+      std::vector<Type> types;
+      for (ValueId r : op->results) types.push_back(fn_.typeOf(r));
+      Op& clone = b.create(op->kind, std::move(operands), std::move(types), op->range, op->attrs);
+      for (size_t i = 0; i < op->results.size(); ++i) {
+        map[op->results[i]] = clone.results[i];
+        fn_.values[clone.results[i]].name = fn_.values[op->results[i]].name;
+      }
+    }
+    for (const Op* copy : plan_.copies) {
+      std::vector<ValueId> operands;
+      for (ValueId v : copy->operands) operands.push_back(mapped(v));
+      b.create(OpKind::CopyAsync, std::move(operands), {}, copy->range, copy->attrs);
+    }
+  }
+
+  // `if cond: <copies of iteration, stage>` (both regions end in yield).
+  void emitGuardedCopies(Builder& b, ValueId cond, ValueId iteration, bool stageFromIteration,
+                         ValueId stage) {
+    Op& guard = b.create(OpKind::If, {cond}, {}, range_);
+    Builder inner(fn_, &guard.regions[0]);
+    if (stageFromIteration)
+      stage = inner.make(OpKind::Binary, {iteration, i32(inner, stages_)}, Type::scalar(DType::I32), range_,
+                         binaryAttrs(BinaryKind::Rem));
+    emitCopies(inner, iteration, stage);
+    inner.create(OpKind::Yield, {}, {}, range_);
+    inner.setBlock(&guard.regions[1]);
+    inner.create(OpKind::Yield, {}, {}, range_);
+  }
+
+  ValueId less(Builder& b, ValueId x, ValueId y) {
+    Attrs a;
+    a.cmp = CmpKind::Lt;
+    return b.make(OpKind::Compare, {x, y}, Type::scalar(DType::Bool), range_, a);
+  }
+
+  // Iterations 0 .. S-2 into stages 0 .. S-2, each guarded by p < n and
+  // committed as its own group (folded when n is a constant).
+  void buildPrologue(std::vector<std::unique_ptr<Op>>& out) {
+    Block prologue;
+    Builder b(fn_, &prologue);
+    ValueId n = loop_.operands[1];
+    const Op* nDef = fn_.values[n].def;
+    bool nKnown = nDef && nDef->kind == OpKind::Const;
+    for (int64_t p = 0; p + 1 < stages_; ++p) {
+      if (!nKnown || p < nDef->attrs.i) {
+        ValueId iteration = i32(b, p);
+        if (nKnown) emitCopies(b, iteration, iteration);  // stage p = p % S
+        else emitGuardedCopies(b, less(b, iteration, n), iteration, false, iteration);
+      }
+      b.create(OpKind::CommitGroup, {}, {}, range_);
+    }
+    out = std::move(prologue.ops);
+  }
+
+  // Views of a staged buffer in the body read stage `stage`.
+  void addStage(Block& block, ValueId stage) {
+    for (auto& op : block.ops) {
+      if (op->kind == OpKind::View && !op->operands.empty() && staged_.count(op->operands[0]))
+        op->operands.insert(op->operands.begin() + 1, stage);
+      for (Block& region : op->regions) addStage(region, stage);
+    }
+  }
+
+  static void countUses(const Block& block, std::unordered_map<ValueId, int>& uses) {
+    for (const auto& op : block.ops) {
+      for (ValueId v : op->operands) ++uses[v];
+      for (const Block& region : op->regions) countUses(region, uses);
+    }
+  }
+
+  void buildSteadyBody() {
+    Block& body = loop_.regions[0];
+    ValueId j = body.args[0];
+    Block steady;
+    steady.args = body.args;
+    Builder b(fn_, &steady);
+    b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(stages_ - 2));
+    b.create(OpKind::Barrier, {}, {}, range_);
+    ValueId ahead = b.make(OpKind::Binary, {j, i32(b, stages_ - 1)}, Type::scalar(DType::I32), range_,
+                           binaryAttrs(BinaryKind::Add));
+    emitGuardedCopies(b, less(b, ahead, loop_.operands[1]), ahead, true, kNoValue);
+    b.create(OpKind::CommitGroup, {}, {}, range_);
+    ValueId stage = b.make(OpKind::Binary, {j, i32(b, stages_)}, Type::scalar(DType::I32), range_,
+                           binaryAttrs(BinaryKind::Rem));
+    fn_.values[stage].name = "stage";
+
+    // The rest of the body, reading stage j % S.
+    std::unordered_set<const Op*> copies(plan_.copies.begin(), plan_.copies.end());
+    size_t firstMoved = steady.ops.size();
+    for (auto& op : body.ops)
+      if (!copies.count(op.get())) steady.ops.push_back(std::move(op));
+    std::vector<std::unique_ptr<Op>> moved(std::make_move_iterator(steady.ops.begin() + firstMoved),
+                                           std::make_move_iterator(steady.ops.end()));
+    steady.ops.resize(firstMoved);
+    Block rest;
+    rest.ops = std::move(moved);
+    addStage(rest, stage);
+
+    // The slice stays only where the rest of the body still uses it.
+    std::unordered_map<ValueId, int> uses;
+    countUses(rest, uses);
+    for (size_t i = rest.ops.size(); i-- > 0;) {
+      Op* op = rest.ops[i].get();
+      if (!plan_.slice.count(op)) continue;
+      bool dead = std::all_of(op->results.begin(), op->results.end(), [&](ValueId r) { return uses[r] == 0; });
+      if (!dead) continue;
+      for (ValueId v : op->operands) --uses[v];
+      for (ValueId r : op->results) fn_.values[r].def = nullptr;
+      rest.ops.erase(rest.ops.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    for (auto& op : rest.ops) steady.ops.push_back(std::move(op));
+    body = std::move(steady);
+  }
+
+  Function& fn_;
+  Op& loop_;
+  const LoopPlan& plan_;
+  int64_t stages_;
+  SourceRange range_;
+  std::unordered_set<ValueId> staged_;
+};
+
+void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& problems) {
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    Op& op = *block.ops[i];
+    for (Block& region : op.regions) pipelineBlock(fn, region, problems);
+    if (op.kind != OpKind::For || op.attrs.i <= 0) continue;
+    LoopPlan plan;
+    std::vector<PipelineProblem> found = Analysis(fn, op).run(plan);
+    if (!found.empty()) {
+      problems.insert(problems.end(), found.begin(), found.end());
+      continue;
+    }
+    std::vector<std::unique_ptr<Op>> before, after;
+    Rewriter(fn, op, plan).run(before, after);
+    size_t count = before.size(), tail = after.size();
+    block.ops.insert(block.ops.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                     std::make_move_iterator(after.begin()), std::make_move_iterator(after.end()));
+    block.ops.insert(block.ops.begin() + static_cast<std::ptrdiff_t>(i),
+                     std::make_move_iterator(before.begin()), std::make_move_iterator(before.end()));
+    i += count + tail;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+PipelineMessage describe(const Function& fn, const PipelineProblem& p, const SourceFile* file) {
+  using Kind = PipelineProblem::Kind;
+  auto quoted = [&](SourceRange r, const char* fallback) {
+    if (!file || r.empty()) return std::string(fallback);
+    std::string out = "'";
+    out += file->slice(r);
+    return out + "'";
+  };
+  auto line = [&](SourceRange r) { return file ? std::to_string(file->lineCol(r.begin).line) : std::string("?"); };
+  auto bufferName = [&]() {
+    return p.value != kNoValue && !fn.values[p.value].name.empty() ? fn.values[p.value].name : std::string("shared buffer");
+  };
+  SourceRange forKeyword{p.related.begin, p.related.begin + 3};
+  PipelineMessage m{DiagId::SemaInternalError, p.range, {}, {}};
+  switch (p.kind) {
+    case Kind::NoLeadingCopy:
+      m.id = DiagId::PipelineNoLeadingCopy;
+      m.args = {p.range == p.related ? std::string("nothing to copy") : quoted(p.range, "another statement")};
+      break;
+    case Kind::LateCopy:
+      m.id = DiagId::PipelineLateCopy;
+      m.labels.push_back({p.related, "the pipelined copies"});
+      break;
+    case Kind::ExplicitSync:
+      m.id = DiagId::PipelineExplicitSync;
+      m.args = {quoted(p.range, "a wait or barrier")};
+      break;
+    case Kind::PartialBuffer: {
+      m.id = DiagId::PipelinePartialBuffer;
+      const Op* view = nullptr;
+      for (ValueId v = 0; v < fn.values.size() && p.value != kNoValue; ++v) {
+        const Op* def = fn.values[v].def;
+        if (def && def->kind == OpKind::View && def->range == p.related && !def->operands.empty() &&
+            def->operands[0] == p.value)
+          view = def;
+      }
+      std::string what = quoted(p.related, "the destination");
+      if (p.value == kNoValue) {
+        m.args = {what + " is not a buffer from shared(...)"};
+      } else {
+        std::string covers = view ? " covers " + shapeText(fn.typeOf(view->results[0]).shape) + " of" : " is part of";
+        m.args = {what + covers + " buffer '" + bufferName() + "' of shape " + shapeText(fn.typeOf(p.value).shape)};
+      }
+      break;
+    }
+    case Kind::BufferCopiedTwice:
+      m.id = DiagId::PipelineBufferTwice;
+      m.args = {bufferName(), line(p.related)};
+      m.labels.push_back({p.related, "first filled here"});
+      break;
+    case Kind::BufferUsedOutside:
+      m.id = DiagId::PipelineBufferOutside;
+      m.args = {bufferName(), line(p.related)};
+      m.labels.push_back({forKeyword, "the pipelined loop"});
+      break;
+    case Kind::SourceNotComputable: {
+      m.id = DiagId::PipelineSourceAhead;
+      int64_t ahead = p.stages - 1;
+      std::string what;
+      const Value* v = p.value != kNoValue ? &fn.values[p.value] : nullptr;
+      if (v && !v->def) {  // a loop-carried value: point at the copy, label where it changes
+        what = "the loop-carried value '" + v->name + "'";
+        m.labels.push_back({p.related, "'" + v->name + "' changes here, in every iteration"});
+      } else {
+        what = quoted(p.range, "a value computed in the loop");
+        m.labels.push_back({p.related, "this copy"});
+      }
+      m.args = {std::to_string(ahead), ahead == 1 ? "" : "s", what};
+      break;
+    }
+    case Kind::BadLoop:
+      m.args = {fn.name, "a pipelined loop must run from 0 with step 1 and have at least 2 stages"};
+      break;
+  }
+  return m;
+}
+
+std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op& forOp) {
+  LoopPlan plan;
+  return Analysis(fn, forOp).run(plan);
+}
+
+std::vector<PipelineProblem> applyPipelining(Function& fn) {
+  std::vector<PipelineProblem> problems;
+  pipelineBlock(fn, fn.body, problems);
+  return problems;
+}
+
+std::vector<PipelineProblem> applyPipelining(Module& module) {
+  std::vector<PipelineProblem> problems;
+  for (auto& fn : module.functions) {
+    if (!fn) continue;
+    std::vector<PipelineProblem> found = applyPipelining(*fn);
+    problems.insert(problems.end(), found.begin(), found.end());
+  }
+  return problems;
+}
+
+void applyPipelining(Module& module, const SourceFile* file, DiagnosticSink& diags) {
+  for (auto& fn : module.functions) {
+    if (!fn) continue;
+    std::vector<PipelineProblem> problems = applyPipelining(*fn);
+    for (const PipelineProblem& problem : problems) {
+      PipelineMessage m = describe(*fn, problem, file);
+      Diagnostic& d = diags.report(m.id, m.range, m.args);
+      d.labels = m.labels;
+    }
+    if (!problems.empty()) fn.reset();  // like a kernel with sema errors: no IR
+  }
+  std::erase(module.functions, nullptr);
+}
+
+}  // namespace argus::ir

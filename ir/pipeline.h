@@ -1,0 +1,78 @@
+// The `pipelined(n, stages=S)` policy: the compiler builds the prologue, the
+// steady state and the epilogue of a software pipeline of asynchronous copies.
+//
+// A pipelined loop (For with attrs.i = S >= 2, lb = 0, step = 1) whose body
+// starts with copy_async(B, src(kt)) statements, each filling a whole shared
+// buffer B, becomes
+//
+//   B gets S stages: shared<dt, [S, ...]>; each view of B in the body reads stage kt % S
+//   for p in 0 .. S-2 (unrolled):  if p < n: copy_async(B[p], src(p))      ; commit_group
+//   for j in 0 .. n:
+//     wait_group(S-2); barrier
+//     if j+S-1 < n: copy_async(B[(j+S-1) % S], src(j+S-1))                 ; commit_group
+//     <the rest of the body, B -> B[j % S]>
+//   wait_group(0); barrier
+//
+// The checker and codegen only ever see the rewritten loop. Why it is correct
+// is argued in pipeline.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "support/diagnostic.h"
+
+namespace argus::ir {
+
+// Why a pipelined loop cannot be rewritten. Sema reports these (with the
+// user's text) as soon as the loop's body is built; the pass finds the same
+// problems again and leaves such loops alone.
+struct PipelineProblem {
+  enum class Kind : uint8_t {
+    NoLeadingCopy,     // the body does not start with copy_async; `range` is the first statement
+    LateCopy,          // a copy_async after the leading ones (or nested in a branch or loop)
+    ExplicitSync,      // a barrier, commit_group or wait_group in the body
+    PartialBuffer,     // a leading copy fills part of a buffer; `value` is the buffer (if any),
+                       // `related` the destination view
+    BufferCopiedTwice, // two leading copies fill one buffer; `related` is the first
+    BufferUsedOutside, // a staged buffer is also used outside the loop; `value` is the buffer
+    SourceNotComputable, // a leading copy's views depend on a value it cannot recompute ahead;
+                         // `value` is that value: an op's result (`range` is the op, `related`
+                         // the copy) or a loop-carried block argument (`range` is the copy,
+                         // `related` where the value is assigned)
+    BadLoop,           // not a loop from 0 with step 1, or S < 2 (sema never builds one)
+  };
+  Kind kind;
+  SourceRange range;    // what the user wrote that causes it
+  SourceRange related;  // the copy or the loop it conflicts with
+  ValueId value = kNoValue;
+  int64_t stages = 0;   // of the loop
+};
+
+// The user-facing diagnostic for a problem (codes AG4032-AG4038), quoting
+// what the user wrote when `file` is given. Sema adds the fix-its it can.
+struct PipelineMessage {
+  DiagId id;
+  SourceRange range;
+  std::vector<std::string> args;
+  std::vector<Label> labels;
+};
+PipelineMessage describe(const Function& fn, const PipelineProblem& problem, const SourceFile* file);
+
+// The problems of one pipelined loop of `fn` (forOp.attrs.i > 0), in source
+// order. Works on partial functions too: sema calls it while the kernel is
+// still being built (then uses of a buffer after the loop are not seen yet).
+std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op& forOp);
+
+// Rewrites every pipelined loop of `fn` (innermost first) and resets its
+// attrs.i to 0. Loops with problems are left as they are and their problems
+// returned; an empty result means every pipelined loop was rewritten.
+std::vector<PipelineProblem> applyPipelining(Function& fn);
+std::vector<PipelineProblem> applyPipelining(Module& module);
+// The same for every kernel, reporting the problems (see describe()); a
+// kernel with problems is removed from the module, as sema does with kernels
+// that have errors.
+void applyPipelining(Module& module, const SourceFile* file, DiagnosticSink& diags);
+
+}  // namespace argus::ir

@@ -1,0 +1,277 @@
+// Tags and tag assertions: correct choreographies are proven, wrong ones get a
+// counterexample that really fails when replayed (with the thread distribution
+// of ir/types.h, with the view arithmetic, or by running the interpreter on
+// inputs whose values encode their coordinates), and what the checker cannot
+// describe is "cannot prove", never "holds".
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "checker/checker.h"
+#include "driver/compilation.h"
+#include "ir/ir.h"
+#include "runtime/interp/interpreter.h"
+
+namespace fs = std::filesystem;
+using argus::Compilation;
+using argus::CompileOptions;
+using argus::Diagnostic;
+using argus::DiagnosticSink;
+using argus::SourceFile;
+using argus::ir::Distribution;
+using argus::ir::Layout;
+
+namespace {
+
+std::string readSource(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Checked {
+  std::unique_ptr<Compilation> compilation;
+  DiagnosticSink diags;
+};
+
+// Sema, then only the checker, so that the diagnostics are the checker's.
+std::unique_ptr<Checked> check(const std::string& source) {
+  auto out = std::make_unique<Checked>();
+  out->compilation = std::make_unique<Compilation>(SourceFile("test.ag", source), CompileOptions{});
+  const argus::ir::Module& module = out->compilation->ir();
+  EXPECT_FALSE(out->compilation->hasErrors()) << "the test kernel must pass sema";
+  argus::checker::check(module, out->diags, &out->compilation->source());
+  return out;
+}
+
+std::string describe(const DiagnosticSink& diags) {
+  std::string s;
+  for (const Diagnostic& d : diags.diagnostics()) s += std::string(d.code()) + ": " + d.message + "\n";
+  return s;
+}
+
+std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const char* code) {
+  std::vector<const Diagnostic*> out;
+  for (const Diagnostic& d : diags.diagnostics())
+    if (std::string(d.code()) == code) out.push_back(&d);
+  return out;
+}
+
+std::vector<std::string> facts(const Diagnostic& d, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : d.counterexample->facts)
+    if (key == name) out.push_back(value);
+  return out;
+}
+
+std::vector<int64_t> numbersIn(const std::string& text, const std::string& pattern) {
+  std::smatch m;
+  std::vector<int64_t> out;
+  if (!std::regex_search(text, m, std::regex(pattern))) return out;
+  for (size_t i = 1; i < m.size(); ++i) out.push_back(std::stoll(m[i]));
+  return out;
+}
+
+std::string slice(const Checked& c, const Diagnostic& d) { return std::string(c.compilation->source().slice(d.range)); }
+
+const char* kDoubleBuffer = R"(@kernel(grid=(1,), warps=4)
+def k(x: Tensor[f32, (N, 128)], y: Tensor[f32, (N, 128)]):
+    buf = shared(f32, (2, 128))
+    store(buf[0], tag(load(x.tile((128,))[0, 0]), stage=0))
+    for i in range(1, N):
+        store(buf[i % 2], tag(load(x.tile((128,))[i, 0]), stage=i))
+        barrier()
+        t = load(buf[(i + 1) % 2])
+        assert STAGE_CONDITION
+        y.tile((128,))[i, 0] = t
+        barrier()
+)";
+
+std::string doubleBuffer(const std::string& condition) {
+  std::string s = kDoubleBuffer;
+  return s.replace(s.find("STAGE_CONDITION"), 15, condition);
+}
+
+TEST(CheckerTags, ExamplesAndCorrectChoreographiesAreProven) {
+  for (const char* name : {"gemm.ag", "softmax.ag"}) {
+    std::string source = readSource(fs::path(ARGUS_SOURCE_DIR) / "examples" / name);
+    ASSERT_NE(source.find("assert "), std::string::npos) << name << " documents its choreography with assertions";
+    auto c = check(source);
+    EXPECT_TRUE(c->diags.diagnostics().empty()) << name << "\n" << describe(c->diags);
+  }
+  auto c = check(doubleBuffer("t.stage == i - 1 and t.origin[0] == i - 1"));
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerTags, TileCounterexampleReplaysWithTheDistribution) {
+  auto c = check(R"(@kernel(grid=(cdiv(M, 8),), warps=4)
+def k(x: Tensor[f32, (M, 64)], y: Tensor[f32, (M, 64)]):
+    t = load(x.tile((8, 64))[program_id(0), 0])
+    u = exp(t)
+    assert u.origin.col < 32
+    y.tile((8, 64))[program_id(0), 0] = u
+)");
+  auto errors = withCode(c->diags, "AG2010");
+  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
+  const Diagnostic& d = *errors[0];
+  EXPECT_EQ(slice(*c, d), "u.origin.col < 32");
+  ASSERT_TRUE(d.counterexample && d.counterexample->thread && d.counterexample->value);
+  const auto& cx = *d.counterexample;
+  EXPECT_EQ(*cx.warp * 32 + *cx.lane, *cx.thread);
+  std::vector<int64_t> element = numbersIn(facts(d, "element").at(0), R"(u\[([0-9]+), ([0-9]+)\])");
+  ASSERT_EQ(element.size(), 2u);
+  // Replay: the thread's value index holds that element, and its column breaks the assertion.
+  Distribution dist = Distribution::of(Layout::canonical({8, 64}), 4);
+  EXPECT_EQ(dist.coordinate(*cx.thread, *cx.value), element);
+  EXPECT_GE(element[1], 32);
+  std::vector<int64_t> found = numbersIn(facts(d, "tags found").at(0), R"(u\.origin\.col = ([0-9]+))");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], element[1]);  // the tile starts at column 0
+  EXPECT_NE(d.message.find("thread " + std::to_string(*cx.thread)), std::string::npos) << d.message;
+}
+
+TEST(CheckerTags, DotPairingCounterexampleReplaysWithTheViews) {
+  auto c = check(readSource(fs::path(ARGUS_SOURCE_DIR) / "tests/golden/diagnostics/tag_gemm_swapped_index.ag"));
+  auto errors = withCode(c->diags, "AG2010");
+  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
+  const Diagnostic& d = *errors[0];
+  EXPECT_EQ(slice(*c, d), "a_s.origin.col == b_s.origin.row");
+  const auto& cx = *d.counterexample;
+  ASSERT_EQ(cx.iteration.size(), 1u);
+  EXPECT_EQ(cx.iteration[0].first, "kt");
+  int64_t kt = cx.iteration[0].second;
+  std::vector<std::string> elements = facts(d, "element");
+  ASSERT_EQ(elements.size(), 2u);
+  std::vector<int64_t> a = numbersIn(elements[0], R"(a_s\[([0-9]+), ([0-9]+)\])");
+  std::vector<int64_t> b = numbersIn(elements[1], R"(b_s\[([0-9]+), ([0-9]+)\])");
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(a[1], b[0]);  // paired as the dot pairs them: a[m, k] with b[k, n]
+  std::vector<int64_t> pid = numbersIn(facts(d, "launch").at(0), R"(program_id\(1\) = ([0-9]+))");
+  ASSERT_EQ(pid.size(), 1u);
+  // Replay with the views: a_s holds A.tile((64, 16))[pid0, kt], b_s holds B.tile((16, 64))[pid1, kt].
+  int64_t aCol = kt * 16 + a[1], bRow = pid[0] * 16 + b[0];
+  EXPECT_NE(aCol, bRow);
+  EXPECT_EQ(numbersIn(facts(d, "tags found").at(0), R"(a_s\.origin\.col = ([0-9]+), b_s\.origin\.row = ([0-9]+))"),
+            (std::vector<int64_t>{aCol, bRow}));
+  EXPECT_FALSE(cx.trace.empty());
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_EQ(d.notes[0], "the assertion says: A and B meet at one K");
+}
+
+// x[r, c] = 1000 * r + c: every value says where it came from, so the
+// interpreter's output shows which row (stage) each iteration really read.
+TEST(CheckerTags, StaleStageCounterexampleReplaysInTheInterpreter) {
+  auto c = check(doubleBuffer("t.stage == i"));
+  auto errors = withCode(c->diags, "AG2010");
+  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
+  const Diagnostic& d = *errors[0];
+  const auto& cx = *d.counterexample;
+  ASSERT_EQ(cx.iteration.size(), 1u);
+  int64_t i = cx.iteration[0].second;
+  std::vector<int64_t> n = numbersIn(facts(d, "launch").at(0), R"(N = ([0-9]+))");
+  ASSERT_EQ(n.size(), 1u);
+  ASSERT_GT(n[0], i);
+  std::vector<int64_t> element = numbersIn(facts(d, "element").at(0), R"(t\[([0-9]+)\])");
+  ASSERT_EQ(element.size(), 1u);
+  std::vector<int64_t> stage = numbersIn(facts(d, "tags found").at(0), R"(t\.stage = ([0-9]+))");
+  ASSERT_EQ(stage.size(), 1u);
+
+  auto x = argus::interp::HostTensor::zeros(argus::ir::DType::F32, {n[0], 128});
+  auto y = argus::interp::HostTensor::zeros(argus::ir::DType::F32, {n[0], 128});
+  for (int64_t r = 0; r < n[0]; ++r)
+    for (int64_t col = 0; col < 128; ++col) x.set(static_cast<size_t>(r * 128 + col), static_cast<double>(1000 * r + col));
+  std::vector<argus::interp::ArgValue> args{x, y};
+  auto error = argus::interp::run(*c->compilation->ir().functions.at(0), args);
+  ASSERT_FALSE(error) << error->message;
+  // Row r of x was tagged stage r; iteration i wrote what it read into row i of y.
+  double got = y.get(static_cast<size_t>(i * 128 + element[0]));
+  int64_t rowRead = static_cast<int64_t>(got) / 1000;
+  EXPECT_EQ(static_cast<int64_t>(got) % 1000, element[0]);
+  EXPECT_EQ(rowRead, stage[0]);
+  EXPECT_NE(rowRead, i);  // the assertion t.stage == i really fails there
+}
+
+TEST(CheckerTags, LaterIterationsAreCovered) {
+  auto c = check(doubleBuffer("t.stage == 0"));  // true at i = 1 only
+  auto errors = withCode(c->diags, "AG2010");
+  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
+  EXPECT_GE(errors[0]->counterexample->iteration.at(0).second, 2);
+}
+
+TEST(CheckerTags, UnknownTagsAreCannotProveNeverHolds) {
+  auto c = check(R"(@kernel(grid=(cdiv(M, 16),), warps=4)
+def k(x: Tensor[f32, (M, K)], y: Tensor[f32, (M, 64)]):
+    acc = zeros(f32, (16, 64))
+    for kt in range(cdiv(K, 64)):
+        acc = acc + load(x.tile((16, 64))[program_id(0), kt])
+        assert acc.origin.row // 16 == program_id(0)
+        assert acc.origin.col // 64 == kt
+    assert acc.origin.row // 16 == program_id(0)
+    s = sum(acc, axis=1)
+    assert s.origin.col == 0
+    y.tile((16, 64))[program_id(0), 0] = acc
+)");
+  // Rows agree in every iteration: proven. Columns of different iterations are
+  // mixed, a loop that runs zero times leaves no origin, a row sum has no column.
+  auto warnings = withCode(c->diags, "AG2004");
+  EXPECT_TRUE(withCode(c->diags, "AG2010").empty()) << describe(c->diags);
+  ASSERT_EQ(warnings.size(), 3u) << describe(c->diags);
+  EXPECT_EQ(slice(*c, *warnings[0]), "acc.origin.col // 64 == kt");
+  EXPECT_EQ(slice(*c, *warnings[1]), "acc.origin.row // 16 == program_id(0)");
+  EXPECT_NE(warnings[1]->message.find("carries no tag"), std::string::npos) << warnings[1]->message;
+  EXPECT_EQ(slice(*c, *warnings[2]), "s.origin.col == 0");
+  for (const Diagnostic* w : warnings) EXPECT_EQ(w->severity, argus::Severity::Warning);
+}
+
+TEST(CheckerTags, BranchesMergeAndDisagree) {
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)], n: i32):
+    t = tag(load(x), stage=1)
+    if n > 0:
+        t = tag(t * 2.0, stage=1)
+    else:
+        t = tag(t, stage=2)
+    assert t.stage >= 1 and t.origin[0] < 64
+    u = tag(load(x), stage=3)
+    if n > 1:
+        u = tag(u, stage=3)
+    assert u.stage == 3
+    y.tile((64,))[0] = t + u
+)");
+  auto warnings = withCode(c->diags, "AG2004");
+  ASSERT_EQ(warnings.size(), 1u) << describe(c->diags);
+  EXPECT_EQ(slice(*c, *warnings[0]), "t.stage >= 1 and t.origin[0] < 64");
+  EXPECT_TRUE(withCode(c->diags, "AG2010").empty()) << describe(c->diags);
+}
+
+TEST(CheckerTags, TagsReachNeitherTheIrRunNorTheCode) {
+  const char* source = R"(@kernel(grid=(1,), warps=4)
+def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)]):
+    t = tag(load(x), stage=7)
+    assert t.stage == 7 and t.origin[0] < 64, "stage 7"
+    y.tile((64,))[0] = t + 1.0
+)";
+  Compilation c(SourceFile("test.ag", source), CompileOptions{});
+  const auto& fn = *c.ir().functions.at(0);
+  EXPECT_TRUE(argus::ir::verify(fn).empty());
+  std::string printed = argus::ir::print(fn);
+  EXPECT_NE(printed.find("tag stage"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("assert ((%"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\"stage 7\""), std::string::npos) << printed;
+  EXPECT_FALSE(c.ptx().empty());
+  EXPECT_FALSE(c.hasErrors()) << c.diagnostics().size();
+  auto x = argus::interp::HostTensor::zeros(argus::ir::DType::F32, {64});
+  auto y = argus::interp::HostTensor::zeros(argus::ir::DType::F32, {64});
+  for (size_t i = 0; i < 64; ++i) x.set(i, static_cast<double>(i));
+  std::vector<argus::interp::ArgValue> args{x, y};
+  auto error = argus::interp::run(fn, args);
+  ASSERT_FALSE(error) << error->message;
+  for (size_t i = 0; i < 64; ++i) EXPECT_EQ(y.get(i), static_cast<double>(i) + 1.0);
+}
+
+}  // namespace
