@@ -1,8 +1,9 @@
 // Checker benchmark: the time of checker::check alone (the IR is built once,
 // outside the timing) for every example kernel, every kernel of the checker
 // corpus (tests/checker/, where the solver finds counterexamples) and
-// examples/broken/; the median of N runs, plus the built-in invariants
-// (checker/invariant_check.h) on their own. Reported, never asserted.
+// examples/broken/; the median of N runs, and the median of each phase on its
+// own (synchronization, async copies, tags, built-in invariants), so that a
+// slow kernel shows which check to look at. Reported, never asserted.
 //
 //   checker_bench [--runs N] [--json FILE]
 // prints a Markdown table; bench/checker_report.py writes bench/results/checker.md.
@@ -15,8 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "checker/async_check.h"
 #include "checker/checker.h"
 #include "checker/invariant_check.h"
+#include "checker/sync_check.h"
+#include "checker/tag_check.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
 
@@ -33,7 +37,8 @@ std::string readFile(const fs::path& p) {
 
 struct Row {
   std::string group, name;
-  double checkMs = 0, checkMinMs = 0, invariantsMs = 0;
+  double checkMs = 0, checkMinMs = 0;
+  double phaseMs[4] = {0, 0, 0, 0};  // sync, async, tags, invariants
   size_t diagnostics = 0;
   bool skipped = false;
 };
@@ -69,14 +74,18 @@ Row measure(const std::string& group, const fs::path& path, int runs) {
     argus::checker::check(module, diags, &file);
     row.diagnostics = diags.diagnostics().size();
   });
-  std::vector<double> invariants = timeRuns(runs, [&] {
-    argus::DiagnosticSink diags;
-    for (const auto& fn : module.functions)
-      if (fn) argus::checker::checkBuiltinInvariants(*fn, diags, &file, argus::checker::Options{});
-  });
+  using Phase = void (*)(const argus::ir::Function&, argus::DiagnosticSink&, const argus::SourceFile*,
+                         const argus::checker::Options&);
+  const Phase phases[4] = {argus::checker::checkSharedSync, argus::checker::checkAsyncCopies,
+                           argus::checker::checkTagAssertions, argus::checker::checkBuiltinInvariants};
+  for (int p = 0; p < 4; ++p)
+    row.phaseMs[p] = median(timeRuns(runs, [&] {
+      argus::DiagnosticSink diags;
+      for (const auto& fn : module.functions)
+        if (fn) phases[p](*fn, diags, &file, argus::checker::Options{});
+    }));
   row.checkMs = median(check);
   row.checkMinMs = *std::min_element(check.begin(), check.end());
-  row.invariantsMs = median(invariants);
   return row;
 }
 
@@ -112,15 +121,16 @@ int main(int argc, char** argv) {
         rows.push_back(measure(e.path().filename() == "broken" ? "broken" : "example", p, runs));
   for (const fs::path& p : agFiles(root / "tests" / "checker")) rows.push_back(measure("corpus", p, runs));
 
-  std::printf("| group | kernel | checker::check median | min | built-in invariants median | diagnostics |\n");
-  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  std::printf("| group | kernel | checker::check median | min | sync | async | tags | invariants | diagnostics |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const Row& r : rows) {
     if (r.skipped) {
-      std::printf("| %s | %s | (sema rejects it) | | | |\n", r.group.c_str(), r.name.c_str());
+      std::printf("| %s | %s | (sema rejects it) | | | | | | |\n", r.group.c_str(), r.name.c_str());
       continue;
     }
-    std::printf("| %s | %s | %.3f ms | %.3f ms | %.3f ms | %zu |\n", r.group.c_str(), r.name.c_str(), r.checkMs,
-                r.checkMinMs, r.invariantsMs, r.diagnostics);
+    std::printf("| %s | %s | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %zu |\n", r.group.c_str(),
+                r.name.c_str(), r.checkMs, r.checkMinMs, r.phaseMs[0], r.phaseMs[1], r.phaseMs[2], r.phaseMs[3],
+                r.diagnostics);
   }
   if (!json.empty()) {
     std::ofstream out(json);
@@ -129,7 +139,9 @@ int main(int argc, char** argv) {
       const Row& r = rows[i];
       out << "  {\"group\": \"" << r.group << "\", \"name\": \"" << r.name << "\", \"skipped\": "
           << (r.skipped ? "true" : "false") << ", \"check_median_ms\": " << r.checkMs
-          << ", \"check_min_ms\": " << r.checkMinMs << ", \"invariants_median_ms\": " << r.invariantsMs
+          << ", \"check_min_ms\": " << r.checkMinMs << ", \"sync_median_ms\": " << r.phaseMs[0]
+          << ", \"async_median_ms\": " << r.phaseMs[1] << ", \"tags_median_ms\": " << r.phaseMs[2]
+          << ", \"invariants_median_ms\": " << r.phaseMs[3]
           << ", \"diagnostics\": " << r.diagnostics << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     out << "]}\n";

@@ -23,9 +23,11 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -70,6 +72,27 @@ std::string describeThread(int64_t t) {
   return "thread " + std::to_string(t) + " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) + ")";
 }
 
+// Where a statement that fixes the read goes: the start of the read's line,
+// when the read starts a statement there (only indentation and an assignment
+// target before it, and the previous line does not continue onto it).
+std::optional<std::pair<uint32_t, std::string>> statementStart(const SourceFile* file, SourceRange read) {
+  if (!file) return std::nullopt;
+  LineCol lc = file->lineCol(read.begin);
+  std::string_view line = file->lineText(lc.line);
+  std::string_view before = line.substr(0, std::min<size_t>(lc.column - 1, line.size()));
+  for (char c : before)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ' || c == '=' || c == ',')) return std::nullopt;
+  if (lc.line > 1) {
+    std::string_view prev = file->lineText(lc.line - 1);
+    while (!prev.empty() && (prev.back() == ' ' || prev.back() == '\t')) prev.remove_suffix(1);
+    if (!prev.empty() && (prev.back() == '\\' || prev.back() == ',' || prev.back() == '(' || prev.back() == '['))
+      return std::nullopt;
+  }
+  size_t indent = 0;
+  while (indent < line.size() && line[indent] == ' ') ++indent;
+  return std::make_pair(file->offsetOf(lc.line, 1), std::string(line.substr(0, indent)));
+}
+
 class AsyncChecker {
  public:
   AsyncChecker(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options)
@@ -83,7 +106,7 @@ class AsyncChecker {
       if (op.kind == OpKind::WaitGroup) maxWait = std::max(maxWait, op.attrs.i);
     });
     if (!hasCopies) return;
-    commitCap_ = maxWait + 2;
+    commitCap_ = maxWait + 3;
     exactWalks_ = std::max<int64_t>(3, maxWait + 3);
     fa_ = collectAccesses(fn_);
     for (size_t i = 0; i < fa_.accesses.size(); ++i) accessesOf_[fa_.accesses[i].op].push_back(static_cast<int>(i));
@@ -239,7 +262,7 @@ class AsyncChecker {
   void query(const InFlight& item, int read) {
     const Access& copy = fa_.accesses[static_cast<size_t>(item.copy.access)];
     const Access& reader = fa_.accesses[static_cast<size_t>(read)];
-    auto pairKey = std::make_pair(copy.op, reader.op);
+    auto pairKey = std::make_pair(reader.op, copy.buffer);  // one report per read and buffer
     if (reported_.count(pairKey)) return;
     Pending earlier = item.copy;
     earlier.acrossBarriers = true;
@@ -365,9 +388,18 @@ class AsyncChecker {
       cx.facts.emplace_back("wait needed", need);
       d.notes.push_back("add " + need + " and then barrier() before this read: " + groups +
                         ", and wait_group(n) waits until at most n groups are pending");
+      if (auto at = statementStart(file_, reader.op->range)) {
+        std::string text;
+        if (item.commits == 0) text += at->second + "commit_group()\n" + at->second + "wait_group(0)\n";
+        else text += at->second + "wait_group(" + std::to_string(item.commits - 1) + ")\n";
+        d.fixits.push_back(FixIt{{at->first, at->first}, text + at->second + "barrier()\n",
+                                 "insert " + need + " and barrier() before the read"});
+      }
     } else {
       d.notes.push_back("add barrier() between the wait_group() and this read: a thread's wait_group() covers only "
                         "the copies that thread issued");
+      if (auto at = statementStart(file_, reader.op->range))
+        d.fixits.push_back(FixIt{{at->first, at->first}, at->second + "barrier()\n", "insert barrier() before the read"});
     }
     d.counterexample = std::move(cx);
   }
@@ -394,13 +426,13 @@ class AsyncChecker {
   std::unordered_map<const Op*, std::vector<int>> accessesOf_;
   std::unordered_map<const Op*, int> loopOf_;
   std::vector<IterationPin> pins_;
-  int64_t commitCap_ = 2;
+  int64_t commitCap_ = 3;
   int64_t exactWalks_ = 3;
   std::unique_ptr<z3::context> ctx_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::set<std::tuple<int, int, std::vector<IterRelation>, int64_t, bool, std::vector<std::tuple<int, int64_t, bool>>>>
       asked_;
-  std::set<std::pair<const Op*, const Op*>> reported_;
+  std::set<std::pair<const Op*, ir::ValueId>> reported_;
   std::set<const Op*> reportedLoops_;
 };
 

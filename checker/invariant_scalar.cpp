@@ -2,6 +2,8 @@
 #include "checker/invariant_scalar.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
 namespace argus::checker {
 
@@ -27,7 +29,87 @@ z3::expr compare(CmpKind kind, const z3::expr& x, const z3::expr& y) {
   return x == y;
 }
 
+constexpr int64_t kI32Min = INT32_MIN, kI32Max = INT32_MAX;
+
+std::optional<ScalarRange> fits(int64_t lo, int64_t hi) {
+  if (lo < kI32Min || hi > kI32Max || lo > hi) return std::nullopt;
+  return ScalarRange{lo, hi};
+}
+
+// The result of an op that wraps: its exact range when no value overflows, else any i32.
+ScalarRange wrapped(int64_t lo, int64_t hi) {
+  if (lo < kI32Min || hi > kI32Max || lo > hi) return ScalarRange{kI32Min, kI32Max};
+  return ScalarRange{lo, hi};
+}
+
+std::optional<ScalarRange> rangeOf(const ir::Function& fn, const ScalarScope& scope, ir::ValueId id, int depth) {
+  if (depth > 64 || id >= fn.values.size() || !isI32(fn.values[id].type)) return std::nullopt;
+  const ir::Op* def = fn.values[id].def;
+  if (!def) {
+    for (const ir::Op* loop : scope.loops) {
+      if (loop->regions.empty() || loop->regions[0].args.empty() || loop->regions[0].args[0] != id) continue;
+      if (loop->operands.size() < 3) return std::nullopt;
+      auto lb = rangeOf(fn, scope, loop->operands[0], depth + 1);
+      auto step = rangeOf(fn, scope, loop->operands[2], depth + 1);
+      if (!lb || !step || step->lo <= 0) return std::nullopt;
+      int64_t hi = kI32Max - 1;  // iv < ub <= 2^31 - 1
+      if (auto ub = rangeOf(fn, scope, loop->operands[1], depth + 1)) hi = std::min(hi, ub->hi - 1);
+      return fits(lb->lo, std::max(lb->lo, hi));
+    }
+    for (const ir::Param& p : fn.params)
+      if (p.value == id && p.kind == ir::ParamKind::Size) return ScalarRange{0, kI32Max};
+    return std::nullopt;
+  }
+  auto operand = [&](size_t i) { return rangeOf(fn, scope, def->operands[i], depth + 1); };
+  switch (def->kind) {
+    case OpKind::Const: return fits(def->attrs.i, def->attrs.i);
+    case OpKind::ProgramId: {
+      const ir::LaunchExpr& grid = fn.grid[def->attrs.i >= 0 && def->attrs.i < 3 ? def->attrs.i : 0];
+      if (grid.kind == LK::Const && grid.value >= 1) return ScalarRange{0, grid.value - 1};
+      return ScalarRange{0, kI32Max - 1};
+    }
+    case OpKind::Binary: {
+      if (def->operands.size() != 2) return std::nullopt;
+      auto x = operand(0), y = operand(1);
+      if (!x || !y) return std::nullopt;
+      switch (def->attrs.binary) {
+        case BinaryKind::Add: return wrapped(x->lo + y->lo, x->hi + y->hi);
+        case BinaryKind::Sub: return wrapped(x->lo - y->hi, x->hi - y->lo);
+        case BinaryKind::Mul: {
+          int64_t p[] = {x->lo * y->lo, x->lo * y->hi, x->hi * y->lo, x->hi * y->hi};  // |x|, |y| <= 2^31
+          return wrapped(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+        }
+        case BinaryKind::Div: {
+          // Truncating division by a positive divisor is monotone in each operand: the corners bound it.
+          if (y->lo <= 0) return std::nullopt;
+          int64_t q[] = {x->lo / y->lo, x->lo / y->hi, x->hi / y->lo, x->hi / y->hi};
+          return fits(*std::min_element(q, q + 4), *std::max_element(q, q + 4));
+        }
+        case BinaryKind::Rem:
+          if (y->lo <= 0) return std::nullopt;
+          if (x->lo >= 0 && x->hi < y->lo) return *x;  // never reaches the divisor
+          if (x->lo >= 0) return fits(0, std::min(x->hi, y->hi - 1));
+          return fits(-(y->hi - 1), x->hi < 0 ? 0 : y->hi - 1);  // takes the dividend's sign
+        case BinaryKind::Min: return fits(std::min(x->lo, y->lo), std::min(x->hi, y->hi));
+        case BinaryKind::Max: return fits(std::max(x->lo, y->lo), std::max(x->hi, y->hi));
+        default: return std::nullopt;
+      }
+    }
+    case OpKind::Select: {
+      if (def->operands.size() != 3) return std::nullopt;
+      auto a = operand(1), b = operand(2);
+      if (!a || !b) return std::nullopt;
+      return fits(std::min(a->lo, b->lo), std::max(a->hi, b->hi));
+    }
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::optional<ScalarRange> scalarRange(const ir::Function& fn, const ScalarScope& scope, ir::ValueId id) {
+  return rangeOf(fn, scope, id, 0);
+}
 
 ScalarEncoder::ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope)
     : ctx_(ctx), fn_(fn), scope_(scope) {

@@ -24,6 +24,16 @@ struct ScalarScope {
   std::vector<std::pair<ir::ValueId, bool>> conditions;   // enclosing If conditions and the branch taken
 };
 
+// A cheap first pass before Z3: the range [lo, hi] of an i32 scalar at the
+// program point of `scope` by interval arithmetic, or nothing. Sound under the
+// IR's wrapping: an add, subtract or multiply that may overflow gives the whole
+// i32 range. Loop variables lie in [lb, ub - 1] (at most 2^31 - 2), sizes in
+// [0, 2^31 - 1], program ids below a constant grid; if conditions are ignored.
+struct ScalarRange {
+  int64_t lo, hi;
+};
+std::optional<ScalarRange> scalarRange(const ir::Function& fn, const ScalarScope& scope, ir::ValueId id);
+
 class ScalarEncoder {
  public:
   ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope);

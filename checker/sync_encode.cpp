@@ -200,9 +200,10 @@ void PairEncoder::encodeAccess(Side& side, const Access& access) {
   } else if (rank == 2 && viewShape.size() == 2) {
     z3::expr kk = ctx_.bv_const(("k" + side.suffix).c_str(), 32);
     side.k = kk;
-    int64_t extent = access.role == AccessRole::DotA ? viewShape[1] : viewShape[0];
+    int64_t extent = access.role == AccessRole::DotB ? viewShape[0] : viewShape[1];
     constraints_.push_back(z3::ult(kk, bv(extent)));
     if (access.role == AccessRole::DotA) tileCoord = {c[0], kk};
+    else if (access.role == AccessRole::DotBTransposed) tileCoord = {c[1], kk};
     else tileCoord = {kk, c[1]};
   }
   const std::vector<int64_t>& bufferShape = fn_.values[access.buffer].type.shape;

@@ -96,8 +96,10 @@ class Collector {
         return;
       case OpKind::Dot:
         if (op.operands.size() == 3 && type(op.operands[2]) && type(op.operands[2])->isTile()) {
-          addAccess(op, AccessRole::DotA, op.operands[0], type(op.operands[2])->layout);
-          addAccess(op, AccessRole::DotB, op.operands[1], type(op.operands[2])->layout);
+          if (!type(op.operands[0])->isTile())  // a register operand touches no shared memory
+            addAccess(op, AccessRole::DotA, op.operands[0], type(op.operands[2])->layout);
+          addAccess(op, (op.attrs.i & ir::kDotTransB) ? AccessRole::DotBTransposed : AccessRole::DotB, op.operands[1],
+                    type(op.operands[2])->layout);
         }
         return;
       case OpKind::For: {

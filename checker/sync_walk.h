@@ -17,7 +17,7 @@ struct LoopInfo {
 
 // AsyncCopy: a copy_async's writes, by the threads of ir/async.h (attributed
 // to the point of issue; async_check.cpp checks when they become visible).
-enum class AccessRole : uint8_t { Load, Store, DotA, DotB, AsyncCopy };
+enum class AccessRole : uint8_t { Load, Store, DotA, DotB, DotBTransposed, AsyncCopy };
 
 struct Access {
   const ir::Op* op = nullptr;

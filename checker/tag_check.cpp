@@ -195,8 +195,8 @@ class AssertionChecker {
             case ir::BinaryKind::Add: stack.push_back(x + y); break;
             case ir::BinaryKind::Sub: stack.push_back(x - y); break;
             case ir::BinaryKind::Mul: stack.push_back(x * y); break;
-            case ir::BinaryKind::Div: stack.push_back(z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y))); break;
-            default: stack.push_back(z3::srem(x, y)); break;
+            case ir::BinaryKind::Div: stack.push_back(flow_.divide(x, y, false)); break;
+            default: stack.push_back(flow_.divide(x, y, true)); break;
           }
           pc += 2;
           break;
@@ -232,6 +232,8 @@ class AssertionChecker {
     z3::expr context = flow_.assumptions();
     for (const z3::expr& c : constraints) context = context && c;
 
+    // The common case first: one query proves the assertion outright.
+    if (flow_.check(context && (!allKnown || !cond))) return;
     z3::solver solver(ctx_, "QF_BV");
     z3::params params(ctx_);
     params.set("timeout", options_.queryTimeoutMs);

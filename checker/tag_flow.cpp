@@ -3,6 +3,7 @@
 // Straight-line ops are exact; `if` merges (disagreement: unknown); loops are
 // summarized by induction (tag_loops.cpp).
 #include <algorithm>
+#include <optional>
 
 #include "checker/tag_state.h"
 
@@ -68,13 +69,17 @@ z3::expr TagFlow::assumptions() const {
   return all;
 }
 
+// Walks of a loop body repeat the same queries: each formula is asked once.
 bool TagFlow::check(const z3::expr& formula) {
+  if (auto it = proven_.find(formula.id()); it != proven_.end()) return it->second.second;
   z3::solver solver(ctx_, "QF_BV");
   z3::params params(ctx_);
   params.set("timeout", options_.queryTimeoutMs);
   solver.set(params);
   solver.add(formula);
-  return solver.check() == z3::unsat;
+  bool unsat = solver.check() == z3::unsat;
+  proven_.emplace(formula.id(), std::make_pair(formula, unsat));
+  return unsat;
 }
 
 void TagFlow::prepass(const ir::Block& block, std::vector<const ir::Op*>& enclosing) {
@@ -106,6 +111,21 @@ z3::expr TagFlow::opaque(ir::ValueId id) {
     args.push_back(j);
   }
   return ctx_.function(name.c_str(), domain, ctx_.bv_sort(32))(args);
+}
+
+// C division (truncating) of i32 terms. By a power of two it is a shift with a
+// rounding correction for negative dividends, which the solver decides far
+// faster than a divider circuit.
+z3::expr TagFlow::divide(const z3::expr& x, const z3::expr& y, bool remainder) {
+  uint64_t bits = 0;
+  if (y.is_numeral() && y.is_numeral_u64(bits) && bits > 1 && bits < (uint64_t{1} << 30) && (bits & (bits - 1)) == 0) {
+    int k = 0;
+    while ((uint64_t{1} << k) != bits) ++k;
+    z3::expr bias = z3::ashr(x, bv(31)) & bv(static_cast<int64_t>(bits) - 1);
+    z3::expr q = z3::ashr(x + bias, bv(k));
+    return remainder ? x - z3::shl(q, bv(k)) : q;
+  }
+  return remainder ? z3::srem(x, y) : z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y));
 }
 
 z3::expr TagFlow::scalar(ir::ValueId id) {
@@ -152,8 +172,8 @@ z3::expr TagFlow::scalar(ir::ValueId id) {
           case ir::BinaryKind::Add: result = x + y; break;
           case ir::BinaryKind::Sub: result = x - y; break;
           case ir::BinaryKind::Mul: result = x * y; break;
-          case ir::BinaryKind::Div: result = z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); break;
-          case ir::BinaryKind::Rem: result = z3::srem(x, y); break;
+          case ir::BinaryKind::Div: result = divide(x, y, false); break;
+          case ir::BinaryKind::Rem: result = divide(x, y, true); break;
           case ir::BinaryKind::Min: result = z3::ite(x < y, x, y); break;
           case ir::BinaryKind::Max: result = z3::ite(x > y, x, y); break;
           case ir::BinaryKind::And: result = x & y; break;
@@ -348,7 +368,7 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     // One summary of (present, known, value) that must not change along k.
     z3::expr summary = z3::ite(present, z3::ite(known, value, bv(-1)), bv(-2));
     z3::expr flags = z3::ite(present, bv(2), bv(0)) + z3::ite(known, bv(1), bv(0));
-    if (!independent(summary, k, aShape[1], bounds) || !independent(flags, k, aShape[1], bounds)) {
+    if (!independent(z3::concat(summary, flags), k, aShape[1], bounds)) {
       term.present = ctx_.bool_val(true);
       term.known = ctx_.bool_val(false);
       addLabels(term.why, {Label{op.range, std::string("the ") + (side ? "B" : "A") + " operand's origin." + names[side] +
@@ -379,9 +399,25 @@ void TagFlow::declareLaunch() {
       case K::Add: return operand(0) + operand(1);
       case K::Sub: return operand(0) - operand(1);
       case K::Mul: return operand(0) * operand(1);
-      case K::FloorDiv: return sdiv(operand(0), operand(1));
-      case K::CeilDiv: return sdiv(operand(0) + operand(1) - 1, operand(1));
-      case K::Mod: return z3::srem(operand(0), operand(1));
+      case K::FloorDiv:
+      case K::CeilDiv:
+      case K::Mod: {
+        // By a positive constant (the usual cdiv(M, BM)): a fresh quotient bounded by
+        // multiplications, which the solver handles far better than a 64-bit division.
+        z3::expr x = operand(0), y = operand(1);
+        if (e.operands.size() == 2 && e.operands[1].kind == K::Const && e.operands[1].value > 0) {
+          z3::expr q = ctx_.bv_const(("launch_quotient" + std::to_string(launchConstraints_.size())).c_str(), 64);
+          z3::expr c = ctx_.bv_val(e.operands[1].value, 64);
+          bool ceil = e.kind == K::CeilDiv;
+          launchConstraints_.push_back(ceil ? (q * c >= x && q * c - c < x) : (q * c <= x && x < q * c + c));
+          z3::expr limit = ctx_.bv_val(int64_t{1} << 40, 64);  // no product above overflows
+          launchConstraints_.push_back(q >= -limit && q <= limit);
+          return e.kind == K::Mod ? x - q * c : q;
+        }
+        if (e.kind == K::FloorDiv) return sdiv(x, y);
+        if (e.kind == K::CeilDiv) return sdiv(x + y - 1, y);
+        return z3::srem(x, y);
+      }
       case K::Min: return z3::ite(operand(0) < operand(1), operand(0), operand(1));
       case K::Max: return z3::ite(operand(0) > operand(1), operand(0), operand(1));
       case K::Lt: return z3::ite(operand(0) < operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
@@ -486,7 +522,40 @@ void TagFlow::step(const ir::Op& op) {
   }
 }
 
-// Both branches from the same state; a tag the branches disagree on is unknown.
+// A bool scalar the encoding understands: comparisons of i32 scalars, and/or/not
+// of those, and constants.
+std::optional<z3::expr> TagFlow::truth(ir::ValueId id) {
+  const ir::Op* def = id < fn_.values.size() ? fn_.values[id].def : nullptr;
+  if (!def || !fn_.values[id].type.isScalar() || fn_.values[id].type.dtype != ir::DType::Bool) return std::nullopt;
+  if (def->kind == OpKind::Const) return ctx_.bool_val(def->attrs.i != 0);
+  if (def->kind == OpKind::Compare && def->operands.size() == 2) {
+    const ir::Type& t = fn_.values[def->operands[0]].type;
+    if (!t.isScalar() || t.dtype != ir::DType::I32) return std::nullopt;
+    z3::expr x = scalar(def->operands[0]), y = scalar(def->operands[1]);
+    switch (def->attrs.cmp) {
+      case ir::CmpKind::Eq: return x == y;
+      case ir::CmpKind::Ne: return x != y;
+      case ir::CmpKind::Lt: return x < y;
+      case ir::CmpKind::Le: return x <= y;
+      case ir::CmpKind::Gt: return x > y;
+      case ir::CmpKind::Ge: return x >= y;
+    }
+  }
+  if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
+      (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or)) {
+    std::optional<z3::expr> x = truth(def->operands[0]), y = truth(def->operands[1]);
+    if (!x || !y) return std::nullopt;
+    return def->attrs.binary == ir::BinaryKind::And ? (*x && *y) : (*x || *y);
+  }
+  if (def->kind == OpKind::Unary && def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1) {
+    std::optional<z3::expr> x = truth(def->operands[0]);
+    if (x) return !*x;
+  }
+  return std::nullopt;
+}
+
+// Both branches from the same state. With a condition the encoding understands
+// the merge is exact; otherwise a tag the branches may disagree on is unknown.
 void TagFlow::walkIf(const ir::Op& op) {
   if (op.regions.size() != 2) return;
   auto beforeBuffers = buffers_;
@@ -506,9 +575,25 @@ void TagFlow::walkIf(const ir::Op& op) {
   walk(op.regions[1]);
   std::vector<TagMap> elseYields = yields(op.regions[1]);
   // Per element: carried on both paths and equal, or on neither; else unknown.
+  std::optional<z3::expr> condition = op.operands.empty() ? std::nullopt : truth(op.operands[0]);
   auto merge = [&](const TagMap& a, const TagMap& b) {
     TagMap out = a;
     z3::expr no = ctx_.bool_val(false);
+    if (condition) {  // exact: the branch the condition takes
+      for (const auto& [key, term] : b.tags)
+        if (!out.tags.count(key)) out.tags.emplace(key, TagTerm{term.value, no, no, {}});
+      for (auto& [key, term] : out.tags) {
+        auto other = b.tags.find(key);
+        TagTerm t = other != b.tags.end() ? other->second : TagTerm{term.value, no, no, {}};
+        term.value = z3::ite(*condition, term.value, t.value);
+        term.known = z3::ite(*condition, term.known, t.known);
+        term.present = z3::ite(*condition, term.present, t.present);
+        addLabels(term.why, t.why, 3);
+      }
+      if (a.originTensor != b.originTensor) out.originTensor = -1;
+      addLabels(out.trace, b.trace, 4);
+      return out;
+    }
     for (const auto& [key, term] : b.tags)
       if (!out.tags.count(key)) out.tags.emplace(key, TagTerm{term.value, no, no, {}});
     for (auto& [key, term] : out.tags) {

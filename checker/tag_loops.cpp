@@ -118,11 +118,14 @@ TagFlow::State TagFlow::loopExit(const State& entry, const State& last, const Lo
 
 // The components whose claim head(j) == yield(j - 1), for every j > 0, is not
 // proven. A head that says "carried, unknown" covers anything.
-std::set<std::string> TagFlow::failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op) {
+std::set<std::string> TagFlow::failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op,
+                                             bool which) {
   std::set<std::string> failing;
   std::vector<z3::expr> from{loop.j}, to{loop.j - 1};
   z3::expr context = assumptions() && loop.valid && z3::ugt(loop.j, bv(0));
   z3::expr no = ctx_.bool_val(false);
+  // One query for all claims first; only when it fails, one per claim to find the culprits.
+  std::vector<std::pair<std::string, z3::expr>> claims;
   auto claim = [&](const std::string& key, const TagTerm* h, const TagTerm* y, const std::vector<z3::expr>& bounds) {
     TagTerm headTerm = h ? *h : TagTerm{bv(0), no, no, {}};
     TagTerm previous = y ? *y : TagTerm{bv(0), no, no, {}};
@@ -130,9 +133,9 @@ std::set<std::string> TagFlow::failingClaims(const State& head, const State& yie
              yPresent = substitute(previous.present, from, to);
     z3::expr violation = (!headTerm.present && yPresent) || (headTerm.present && headTerm.known && !yPresent) ||
                          (headTerm.present && headTerm.known && yPresent && !(yKnown && yValue == headTerm.value));
-    z3::expr formula = context && violation;
+    z3::expr formula = violation;
     for (const z3::expr& b : bounds) formula = formula && b;
-    if (!check(formula)) failing.insert(key);
+    claims.emplace_back(key, formula);
   };
   const ir::Block& body = op.regions[0];
   auto visit = [&](const std::string& owner, const TagMap& h, const TagMap& y, const std::vector<z3::expr>& bounds) {
@@ -153,6 +156,13 @@ std::set<std::string> TagFlow::failingClaims(const State& head, const State& yie
     visit("b" + std::to_string(buffer), it == head.buffers.end() ? TagMap{} : it->second, slots,
           boundsOf(fn_.values[buffer].type, true));
   }
+  if (claims.empty()) return failing;
+  z3::expr any = ctx_.bool_val(false);
+  for (const auto& [key, formula] : claims) any = any || formula;
+  if (check(context && any)) return failing;
+  if (!which) return {"*"};  // some claim fails; which ones only matters when giving up
+  for (const auto& [key, formula] : claims)
+    if (!check(context && formula)) failing.insert(key);
   return failing;
 }
 
@@ -181,7 +191,7 @@ void TagFlow::walkFor(const ir::Op& op) {
   // what still fails, then everything.
   State head = entry;
   State yield = walkBody(op, head, loop, false);
-  std::set<std::string> failing = failingClaims(head, yield, loop, op);
+  std::set<std::string> failing = failingClaims(head, yield, loop, op, false);
   std::set<std::string> giveUp;
   for (int round = 0; round < 5 && !failing.empty(); ++round) {
     if (round >= 3) giveUp.insert(failing.begin(), failing.end());
@@ -195,7 +205,7 @@ void TagFlow::walkFor(const ir::Op& op) {
     }
     head = loopHead(entry, yield, loop, giveUp, op);
     yield = walkBody(op, head, loop, false);
-    failing = round == 4 ? std::set<std::string>{} : failingClaims(head, yield, loop, op);
+    failing = round == 4 ? std::set<std::string>{} : failingClaims(head, yield, loop, op, round >= 2);
   }
   State last = walkBody(op, head, loop, recording_);
   State exit = loopExit(entry, last, loop, op);

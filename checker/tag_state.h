@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -71,6 +72,7 @@ class TagFlow {
   // Launch and loop constraints every query assumes.
   z3::expr assumptions() const;
   z3::expr scalar(ir::ValueId id);
+  z3::expr divide(const z3::expr& x, const z3::expr& y, bool remainder);  // C semantics
   z3::expr bv(int64_t v) { return ctx_.bv_val(v, 32); }
   z3::expr coordVar(size_t d) { return ctx_.bv_const(("c" + std::to_string(d)).c_str(), 32); }
   z3::expr slotVar(size_t d) { return ctx_.bv_const(("p" + std::to_string(d)).c_str(), 32); }
@@ -95,6 +97,7 @@ class TagFlow {
   TagMap reduceTags(const TagMap& in, int64_t axis, const ir::Op& op);
   bool independent(const z3::expr& term, const z3::expr& k, int64_t extent, const std::vector<z3::expr>& bounds);
   z3::expr opaque(ir::ValueId id);
+  std::optional<z3::expr> truth(ir::ValueId id);
 
   struct State {
     std::vector<TagMap> carried;
@@ -109,7 +112,9 @@ class TagFlow {
   State loopHead(const State& entry, const State& yield, const LoopFrame& loop, const std::set<std::string>& giveUp,
                  const ir::Op& op);
   State loopExit(const State& entry, const State& last, const LoopFrame& loop, const ir::Op& op);
-  std::set<std::string> failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op);
+  // The failing claims; with `which` false, only whether some claim fails ({"*"}).
+  std::set<std::string> failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op,
+                                      bool which);
   State walkBody(const ir::Op& op, const State& head, const LoopFrame& loop, bool record);
   std::vector<z3::expr> boundsOf(const ir::Type& type, bool slots);
 
@@ -128,6 +133,7 @@ class TagFlow {
   std::unordered_map<ir::ValueId, z3::expr> scalars_;
   std::unordered_map<const ir::Op*, size_t> loopIndex_;
   std::vector<z3::expr> launchConstraints_;
+  std::unordered_map<unsigned, std::pair<z3::expr, bool>> proven_;  // formula id -> unsat (the expr keeps the id alive)
   std::vector<std::pair<std::string, z3::expr>> launch_;
 };
 

@@ -9,7 +9,7 @@
 
 #include "support/diagnostic.h"
 
-namespace argus::ir { struct Module; }
+namespace argus::ir { struct Module; struct Function; }
 
 namespace argus::codegen {
 
@@ -22,6 +22,12 @@ bool isSupportedTarget(const std::string& arch);
 
 // Static shared memory one block may use without opting in to more (sm_80, sm_90).
 constexpr int64_t kStaticSharedLimitBytes = 48 * 1024;
+// The most shared memory one block may opt in to on `arch`.
+int64_t maxSharedBytesPerBlock(const std::string& arch);
+// Shared memory a kernel uses (its buffers, 16-byte aligned, plus codegen's scratch), and the
+// dynamic shared memory a launch must pass: that total when it exceeds 48 KiB, else 0 (static).
+int64_t sharedMemoryBytes(const ir::Function& fn);
+int64_t dynamicSharedBytes(const ir::Function& fn);
 
 // Lowers every function of `module` to one NVPTX kernel and prints the module
 // as it is handed to the backend (after the O3 pipeline). On failure reports

@@ -15,6 +15,12 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   const Lowered& b = values_[op.operands[1]];
   const ir::Type& aType = fn_.typeOf(op.operands[0]);
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  if (aType.isTile()) {
+    if (canUseTensorCores(op)) return lowerMmaDot(op);
+    return unsupported(op, "dot with a register operand that tensor cores cannot take",
+                       "the operand b must be a 16-bit shared view whose rows are 16-byte aligned");
+  }
   if (a.kind != Lowered::Kind::View || b.kind != Lowered::Kind::View || a.space != ir::MemSpace::Shared ||
       b.space != ir::MemSpace::Shared)
     return unsupported(op, "dot on operands that are not shared-memory views",
@@ -47,7 +53,7 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   std::vector<llvm::Value*> next;
   for (size_t v = 0; v < phis.size(); ++v) {
     auto* aLoad = b_.CreateLoad(memType(aType.dtype), sharedAddress(a.base, aType.dtype, viewElementIndex(a, {coords[v][0], k})));
-    auto* bLoad = b_.CreateLoad(memType(aType.dtype), sharedAddress(b.base, aType.dtype, viewElementIndex(b, {k, coords[v][1]})));
+    auto* bLoad = b_.CreateLoad(memType(aType.dtype), sharedAddress(b.base, aType.dtype, viewElementIndex(b, transB ? std::vector<llvm::Value*>{coords[v][1], k} : std::vector<llvm::Value*>{k, coords[v][1]})));
     aLoad->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(aType.dtype))));
     bLoad->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(aType.dtype))));
     llvm::Value* x = emitCast(aType.dtype, DType::F32, fromMemory(aLoad, aType.dtype));

@@ -77,7 +77,32 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op) {
   }
 }
 
+// Over 48 KiB a block must opt in to dynamic shared memory: one extern array,
+// the buffers at 16-byte aligned offsets in op order, the scratch last. The
+// launcher passes sharedMemoryBytes(fn) (in the metadata) at launch.
+bool KernelLowering::planDynamicSharedMemory(const std::vector<std::pair<const ir::Op*, int64_t>>& buffers) {
+  const char* kName = "argus_dynamic_smem";
+  llvm::GlobalVariable* base = module_.getGlobalVariable(kName, true);
+  if (!base) {
+    auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), 0);
+    base = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, kName,
+                                    nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    base->setAlignment(llvm::Align(16));
+  }
+  int64_t offset = 0;
+  auto at = [&](int64_t bytes) {
+    llvm::Constant* p = llvm::ConstantExpr::getInBoundsGetElementPtr(
+        llvm::Type::getInt8Ty(ctx_), base, llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx_), offset));
+    offset += alignTo16(bytes);
+    return p;
+  };
+  for (const auto& [op, bytes] : buffers) sharedBuffers_[op] = at(bytes);
+  if (scratchBytes_ > 0) scratch_ = at(scratchBytes_);
+  return true;
+}
+
 bool KernelLowering::planSharedMemory() {
+  const int64_t limit = maxSharedBytesPerBlock(arch_);
   int64_t total = 0;
   const ir::Op* overflowAt = nullptr;
   std::vector<std::pair<const ir::Op*, int64_t>> buffers;
@@ -91,14 +116,14 @@ bool KernelLowering::planSharedMemory() {
       }
       int64_t bytes = product(t.shape) * dtypeBytes(t.dtype);
       buffers.push_back({&op, bytes});
-      total += bytes;
-      if (total > kStaticSharedLimitBytes && !overflowAt) overflowAt = &op;
+      total += alignTo16(bytes);
+      if (total > limit && !overflowAt) overflowAt = &op;
     }
     scratchBytes_ = std::max(scratchBytes_, scratchBytesFor(fn_, op));
   });
   if (!ok) return false;
   total += scratchBytes_;
-  if (total > kStaticSharedLimitBytes) {
+  if (total > limit) {
     std::string parts;
     for (const auto& [op, bytes] : buffers) {
       const std::string& name = fn_.value(op->results[0]).name;
@@ -108,14 +133,15 @@ bool KernelLowering::planSharedMemory() {
     if (scratchBytes_ > 0) parts += std::string(parts.empty() ? "" : ", ") + "reduction/layout scratch " + std::to_string(scratchBytes_);
     SourceRange where = overflowAt ? overflowAt->range : fn_.range;
     Diagnostic& d = diags_.report(DiagId::SharedMemoryTooLarge, where,
-                                  {fn_.name, std::to_string(total), parts, arch_,
-                                   std::to_string(kStaticSharedLimitBytes)});
+                                  {fn_.name, std::to_string(total), parts, arch_, std::to_string(limit)});
     for (const auto& [op, bytes] : buffers)
       if (op != overflowAt)
         d.labels.push_back({op->range, std::to_string(bytes) + " bytes allocated here"});
-    d.notes.push_back("make the shared buffers smaller (smaller tiles, fewer stages) so that they fit in 48 KiB");
+    d.notes.push_back("make the shared buffers smaller (smaller tiles, fewer stages) so that they fit in " +
+                      std::to_string(limit / 1024) + " KiB");
     return false;
   }
+  if (total > kStaticSharedLimitBytes) return planDynamicSharedMemory(buffers);
   for (const auto& [op, bytes] : buffers) {
     const ir::Type& t = fn_.typeOf(op->results[0]);
     auto* arrayTy = llvm::ArrayType::get(memType(t.dtype), static_cast<uint64_t>(product(t.shape)));
@@ -129,12 +155,34 @@ bool KernelLowering::planSharedMemory() {
   }
   if (scratchBytes_ > 0) {
     auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), static_cast<uint64_t>(scratchBytes_));
-    scratch_ = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::InternalLinkage,
+    auto* gv = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::InternalLinkage,
                                         llvm::UndefValue::get(arrayTy), fn_.name + "_smem_scratch", nullptr,
                                         llvm::GlobalValue::NotThreadLocal, 3);
-    scratch_->setAlignment(llvm::Align(16));
+    gv->setAlignment(llvm::Align(16));
+    scratch_ = gv;
   }
   return true;
+}
+
+int64_t maxSharedBytesPerBlock(const std::string& arch) {
+  return arch == "sm_80" ? 163 * 1024 : 227 * 1024;  // opt-in maximum per block (CUDA occupancy tables)
+}
+
+int64_t sharedMemoryBytes(const ir::Function& fn) {
+  int64_t total = 0, scratch = 0;
+  forEachOp(fn.body, [&](const ir::Op& op) {
+    if (op.kind == OpKind::AllocShared && !op.results.empty()) {
+      const ir::Type& t = fn.typeOf(op.results[0]);
+      total += alignTo16(product(t.shape) * dtypeBytes(t.dtype));
+    }
+    scratch = std::max(scratch, scratchBytesFor(fn, op));
+  });
+  return total + scratch;
+}
+
+int64_t dynamicSharedBytes(const ir::Function& fn) {
+  int64_t total = sharedMemoryBytes(fn);
+  return total > kStaticSharedLimitBytes ? total : 0;
 }
 
 // ---------------------------------------------------------------- signature
@@ -274,7 +322,7 @@ llvm::Value* KernelLowering::gatherTidBits(uint32_t mask) {
 }
 
 const EmittedLayout* KernelLowering::layoutFor(const ir::Layout& layout, SourceRange range) {
-  auto key = std::make_pair(layout.parent, layout.reducedMask);
+  std::string key = ir::layoutStr(layout);  // names kind, parent, warps and reduced axes
   auto it = layouts_.find(key);
   if (it != layouts_.end()) return it->second.get();
   auto emitted = std::make_unique<EmittedLayout>();

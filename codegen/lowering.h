@@ -67,6 +67,7 @@ class KernelLowering {
  private:
   // ---- kernel.cpp
   bool planSharedMemory();
+  bool planDynamicSharedMemory(const std::vector<std::pair<const ir::Op*, int64_t>>& buffers);
   bool declareKernel();
   bool lowerBlock(const ir::Block& block);
   bool lowerOp(const ir::Op& op);
@@ -162,6 +163,8 @@ class KernelLowering {
   // mma.sync.aligned.m16n8k16.row.col.f32.{bf16|f16}: a 4 x b32, b 2 x b32, c 4 x f32 -> d 4 x f32.
   std::vector<llvm::Value*> mmaSync(ir::DType operandType, const std::vector<llvm::Value*>& a,
                                     const std::vector<llvm::Value*>& b, const std::vector<llvm::Value*>& c);
+  std::vector<llvm::Value*> registerAFragment(const std::vector<llvm::Value*>& values, ir::DType dtype, int64_t m,
+                                             int64_t kb8, int64_t blocks);
   llvm::Value* sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row, llvm::Value* col);
 
   // ---- async_copy.cpp (CopyAsync, CommitGroup, WaitGroup)
@@ -189,17 +192,18 @@ class KernelLowering {
   llvm::IRBuilder<> b_;      // the current insertion point
   llvm::IRBuilder<> entry_;  // the entry block, before its terminator: thread-id arithmetic
   std::vector<Lowered> values_;
-  std::map<std::pair<std::vector<int64_t>, uint32_t>, std::unique_ptr<EmittedLayout>> layouts_;
+  std::map<std::string, std::unique_ptr<EmittedLayout>> layouts_;  // by ir::layoutStr
   std::map<uint32_t, llvm::Value*> zeroBitTests_;
   llvm::Value* tid_ = nullptr;
   // Static shared memory: one array per AllocShared (in op order) and one scratch array.
-  std::map<const ir::Op*, llvm::GlobalVariable*> sharedBuffers_;
-  llvm::GlobalVariable* scratch_ = nullptr;
+  std::map<const ir::Op*, llvm::Value*> sharedBuffers_;  // a global array, or an offset into the dynamic one
+  llvm::Value* scratch_ = nullptr;
   int64_t scratchBytes_ = 0;
 };
 
 // Scratch bytes an op needs (0 for most); used to size the scratch array up front.
 int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
 int64_t dtypeBytes(ir::DType t);
+inline int64_t alignTo16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 
 }  // namespace argus::codegen

@@ -65,6 +65,13 @@ bool KernelLowering::canUseTensorCores(const ir::Op& op) const {
   if (aType.shape.size() != 2 || aType.shape[1] % 16 != 0) return false;
   for (const ir::Type* t : {&aType, &bType})
     if (!t->swizzle.isIdentity() && t->swizzle.base < 3) return false;
+  if (aType.isTile()) {  // the P @ V case: a's accumulator-layout values are repacked as A fragments
+    const ir::Layout& al = aType.layout;
+    if (!al.isMma() || al.warpsN != 1 || accType.layout.warpsN != 1 || al.warpsM != accType.layout.warpsM ||
+        al.reducedMask != 0)
+      return false;
+    return rowsAreChunkAligned(fn_, op.operands[1]);
+  }
   return rowsAreChunkAligned(fn_, op.operands[0]) && rowsAreChunkAligned(fn_, op.operands[1]);
 }
 
@@ -105,17 +112,27 @@ std::vector<llvm::Value*> KernelLowering::mmaSync(DType operandType, const std::
   return out;
 }
 
-// Address of element (row, col) of a shared view, through the buffer's swizzle.
+// Address of element (row, col) of a shared view; swizzledSharedAddress
+// applies the buffer's swizzle, as for every other shared access.
 llvm::Value* KernelLowering::sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row,
                                                   llvm::Value* col) {
-  llvm::Value* index = viewElementIndex(view, {row, col});
-  if (!viewType.swizzle.isIdentity()) {
-    const ir::Swizzle& s = viewType.swizzle;
-    llvm::Value* bits = b_.CreateAnd(b_.CreateLShr(index, b_.getInt64(static_cast<uint64_t>(s.base + s.shift))),
-                                     b_.getInt64((uint64_t{1} << s.bits) - 1));
-    index = b_.CreateXor(index, b_.CreateShl(bits, b_.getInt64(static_cast<uint64_t>(s.base))));
-  }
-  return sharedAddress(view.base, viewType.dtype, index);
+  return swizzledSharedAddress(view, viewType.dtype, viewElementIndex(view, {row, col}));
+}
+
+// The A fragment of atom row `m`, K block `kb8` (8 columns per block, two per
+// 16-wide step) from a tile in the accumulator layout (value index
+// ((m * blocks + n) * 2 + h) * 2 + e, n an 8-wide column block): the C layout
+// of one 16x8 atom is exactly half an A fragment, so each register packs the
+// pair (e = 0, 1) of one row half h.
+std::vector<llvm::Value*> KernelLowering::registerAFragment(const std::vector<llvm::Value*>& values, DType,
+                                                            int64_t m, int64_t kb8, int64_t blocks) {
+  auto pack = [&](int64_t n, int64_t h) {
+    size_t first = static_cast<size_t>(((m * blocks + n) * 2 + h) * 2);
+    llvm::Value* lo = b_.CreateZExt(b_.CreateBitCast(values[first], b_.getInt16Ty()), b_.getInt32Ty());
+    llvm::Value* hi = b_.CreateZExt(b_.CreateBitCast(values[first + 1], b_.getInt16Ty()), b_.getInt32Ty());
+    return b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
+  };
+  return {pack(kb8, 0), pack(kb8, 1), pack(kb8 + 1, 0), pack(kb8 + 1, 1)};
 }
 
 bool KernelLowering::lowerMmaDot(const ir::Op& op) {
@@ -152,15 +169,37 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
     for (unsigned k = 0; k < static_cast<unsigned>(count); ++k) out.push_back(b_.CreateExtractValue(v, {k}));
     return out;
   };
+  const bool registerA = aType.isTile();
+  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  // B with trans_b is stored (N, K): plain ldmatrix, lane l at row n0 + l % 8 + 8 * (l / 16), col k0 + 8 * ((l / 8) % 2).
+  llvm::Value* tRowInBlock = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
+                                          b_.CreateShl(b_.CreateLShr(lane, b_.getInt32(4)), b_.getInt32(3)));
+  llvm::Value* tColInBlock = b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, b_.getInt32(3)), b_.getInt32(1)), b_.getInt32(3));
+  std::vector<llvm::Value*> aValues;
+  if (registerA) aValues = elementsOf(op.operands[0], static_cast<size_t>(atomsM * (K / 8) * 4));
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     std::vector<std::vector<llvm::Value*>> aFrag(static_cast<size_t>(atomsM));
     for (int64_t m = 0; m < atomsM; ++m) {
+      if (registerA) {
+        aFrag[static_cast<size_t>(m)] = registerAFragment(aValues, aType.dtype, m, k0 / 8, K / 8);
+        continue;
+      }
       llvm::Value* row = b_.CreateAdd(rowBase, b_.CreateAdd(aRowInBlock, b_.getInt32(static_cast<uint32_t>(m * 16))));
       llvm::Value* col = b_.CreateAdd(aColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
       aFrag[static_cast<size_t>(m)] = split(ldmatrix(sharedViewElementPtr(a, aType, row, col), 4, false), 4);
     }
     std::vector<std::vector<llvm::Value*>> bFrag(static_cast<size_t>(atomsN));
-    for (int64_t n = 0; n < atomsN; n += 2) {
+    for (int64_t n = 0; n < atomsN && transB; n += 2) {
+      bool pair = n + 1 < atomsN;
+      llvm::Value* row = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));
+      row = b_.CreateAdd(row, pair ? tRowInBlock : b_.CreateAnd(lane, b_.getInt32(7)));
+      llvm::Value* col = b_.CreateAdd(tColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
+      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col), pair ? 4 : 2, false),
+                                             pair ? 4 : 2);
+      bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
+      if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
+    }
+    for (int64_t n = 0; n < atomsN && !transB; n += 2) {
       bool pair = n + 1 < atomsN;
       llvm::Value* row = b_.CreateAdd(bRowInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
       llvm::Value* col = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));

@@ -168,6 +168,15 @@ bool KernelLowering::lowerReduceAll(const ir::Op& op) {
   return true;
 }
 
+// True when both layouts hold every element under the same thread bits and
+// value index (and the same owners), so converting is a no-op.
+bool sameDistribution(const ThreadLayout& a, const ThreadLayout& b) {
+  if (a.shape != b.shape || a.numValues() != b.numValues() || a.ownerMask != b.ownerMask) return false;
+  for (size_t i = 0; i < a.bits.size() && i < b.bits.size(); ++i)
+    if (a.bits[i].dim != b.bits[i].dim || a.bits[i].step != b.bits[i].step) return false;
+  return a.bits.size() == b.bits.size() && a.valueCoord == b.valueCoord;
+}
+
 bool KernelLowering::lowerConvertLayout(const ir::Op& op) {
   const ir::Type& in = fn_.typeOf(op.operands[0]);
   const ir::Type& out = fn_.typeOf(op.results[0]);
@@ -181,6 +190,10 @@ bool KernelLowering::lowerConvertLayout(const ir::Op& op) {
   const EmittedLayout* from = layoutFor(in.layout, op.range);
   const EmittedLayout* to = layoutFor(out.layout, op.range);
   if (!from || !to) return false;
+  if (sameDistribution(from->map, to->map)) {  // e.g. row statistics of two mma tiles of one warp grid
+    r.values = src.values;
+    return true;
+  }
   if (!scratch_) return internalError(op.range, "layout scratch was not planned");
   if (src.values.size() != static_cast<size_t>(from->map.numValues()))
     return internalError(op.range, "convert_layout operand has the wrong number of values");

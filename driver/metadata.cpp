@@ -1,6 +1,8 @@
 // Launch metadata as JSON (see metadata.h for the format).
 #include "driver/metadata.h"
 
+#include "codegen/codegen.h"
+
 #include <nlohmann/json.hpp>
 
 #include "ir/ir.h"
@@ -107,6 +109,7 @@ json kernelJson(const ir::Function& fn) {
               {"grid_text", std::move(gridText)},
               {"requirements", std::move(requirements)},
               {"static_shared_bytes", staticSharedBytes(fn)},
+              {"dynamic_shared_bytes", codegen::dynamicSharedBytes(fn)},
               {"constants", std::move(constants)}};
 }
 

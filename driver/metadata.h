@@ -15,6 +15,8 @@
 //     "requirements": [{"condition": expr, "condition_text": "N <= 1024",
 //                       "text": "message or the condition as written"}],
 //     "static_shared_bytes": 8192,
+//     "dynamic_shared_bytes": 0,   // > 0: pass this at launch, after raising the kernel's
+//                                  // MAX_DYNAMIC_SHARED_SIZE_BYTES attribute to it
 //     "constants": {"BLOCK": 1024}}]}
 // where expr is {"const": 4} | {"size": "N"} | {"op": "cdiv", "args": [expr, ...]}
 // with op one of add sub mul floordiv cdiv mod min max lt le gt ge eq ne and or not

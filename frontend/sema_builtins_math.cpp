@@ -283,11 +283,25 @@ Val Analyzer::builtinCast(const ast::CallExpr& call, const std::vector<const ast
 Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
   const char* names[] = {"a", "b"};
   Val ops[2];
+  bool transB = false;
+  if (a[3]) {
+    Val flag = eval(*a[3]->value);
+    if (flag.isError()) return Val::error();
+    if (flag.kind != Val::Kind::Const || flag.c.kind != Constant::Kind::Bool) {
+      report(DiagId::BadArgument, a[3]->value->range, {"trans_b", "dot", "True or False", describe(flag)});
+      return Val::error();
+    }
+    transB = flag.c.i != 0;
+  }
   for (int k = 0; k < 2; ++k) {
     SourceRange r = a[k]->value->range;
     Val v = eval(*a[k]->value);
     if (v.isError()) return Val::error();
     const ir::Type* t = typeOf(v);
+    if (k == 0 && t && t->isTile()) {  // a register operand (P @ V): checked against acc below
+      ops[k] = v;
+      continue;
+    }
     bool sharedish = t && (t->kind == ir::TypeKind::Shared ||
                            (t->kind == ir::TypeKind::View && t->space == ir::MemSpace::Shared));
     if (!sharedish) {
@@ -308,9 +322,10 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
     ops[k] = v;
   }
   const ir::Type at = fn_->values[ops[0].id].type, bt = fn_->values[ops[1].id].type;
-  if (at.shape[1] != bt.shape[0]) {
-    report(DiagId::DotKMismatch, a[1]->value->range, {describe(ops[0]), std::to_string(at.shape[1]), describe(ops[1]),
-                                                      std::to_string(bt.shape[0])});
+  const int64_t bK = transB ? bt.shape[1] : bt.shape[0], bN = transB ? bt.shape[0] : bt.shape[1];
+  if (at.shape.size() != 2 || at.shape[1] != bK) {
+    report(DiagId::DotKMismatch, a[1]->value->range, {describe(ops[0]), std::to_string(at.shape.size() == 2 ? at.shape[1] : 0),
+                                                      describe(ops[1]), std::to_string(bK)});
     return Val::error();
   }
   if (at.dtype != bt.dtype) {
@@ -320,13 +335,24 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
   }
   Val acc = eval(*a[2]->value);
   if (acc.isError()) return Val::error();
-  std::vector<int64_t> mn{at.shape[0], bt.shape[1]};
+  std::vector<int64_t> mn{at.shape[0], bN};
   const ir::Type* ct = typeOf(acc);
   if (!ct || !ct->isTile() || ct->dtype != ir::DType::F32 || ct->shape != mn) {
     report(DiagId::DotAccumulator, a[2]->value->range, {shapeText(mn), describe(acc)});
     return Val::error();
   }
-  return Val::value(b().make(ir::OpKind::Dot, {ops[0].id, ops[1].id, acc.id}, *ct, call.range));
+  if (at.isTile()) {
+    bool ok = at.layout.isMma() && ct->layout.isMma() && at.layout.warpsN == 1 && ct->layout.warpsN == 1 &&
+              at.layout.warpsM == ct->layout.warpsM && at.layout.reducedMask == 0 && at.shape[1] % 16 == 0 &&
+              (at.dtype == ir::DType::BF16 || at.dtype == ir::DType::F16);
+    if (!ok) {
+      report(DiagId::DotRegisterOperand, a[0]->value->range, {describe(ops[0]), describe(acc)});
+      return Val::error();
+    }
+  }
+  ir::Attrs attrs;
+  attrs.i = transB ? ir::kDotTransB : 0;
+  return Val::value(b().make(ir::OpKind::Dot, {ops[0].id, ops[1].id, acc.id}, *ct, call.range, attrs));
 }
 
 }  // namespace argus::sema::detail

@@ -182,7 +182,13 @@ std::optional<Analyzer::PipelinedIterator> Analyzer::analyzePipelinedIterator(co
 // Reports why a pipelined loop cannot be rewritten, with fix-its where there is one.
 void Analyzer::reportPipeliningProblems(const ast::ForStmt& s, const ir::Op& loop) {
   const auto& call = static_cast<const ast::CallExpr&>(*s.iter);
-  std::string byHand = "range(" + (call.args.empty() || !call.args[0].value ? std::string("n") : text(call.args[0].value->range)) + ")";
+  std::string n = "n";
+  for (const ast::Argument& a : call.args)
+    if (a.value && (!a.keyword || *a.keyword == "n")) {
+      n = text(a.value->range);
+      break;
+    }
+  std::string byHand = "range(" + n + ")";
   for (const ir::PipelineProblem& problem : ir::findPipeliningProblems(*fn_, loop)) {
     ir::PipelineMessage m = ir::describe(*fn_, problem, &file_);
     Diagnostic* d = report(m.id, m.range, m.args);

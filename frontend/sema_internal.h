@@ -185,6 +185,7 @@ class Analyzer {
   bool broadcast(std::vector<ir::ValueId>& values, const std::string& opName, SourceRange range,
                  const ir::Layout* target = nullptr);
   ir::ValueId toLayout(ir::ValueId v, const ir::Layout& target, SourceRange range);
+  ir::ValueId rematerialize(ir::ValueId v, const ir::Layout& target, int depth = 0);
   ir::ValueId coerceTo(ir::ValueId v, const ir::Type& want, SourceRange range);
   std::optional<std::vector<ir::ValueId>> elementwiseOperands(std::vector<Operand*> ops, const std::string& opName,
                                                                SourceRange range, ir::DType& dtype);

@@ -83,12 +83,44 @@ std::optional<ir::DType> Analyzer::unifyDTypes(std::vector<Operand*>& ops, const
   return target;
 }
 
+// A tile computed from coordinates and scalars alone (iota, splat, and
+// elementwise ops of them, e.g. a column mask) is rebuilt in the target layout
+// instead of being moved through shared memory. Returns kNoValue when `v` is
+// not such a tile.
+ir::ValueId Analyzer::rematerialize(ir::ValueId v, const ir::Layout& target, int depth) {
+  const ir::Value& value = fn_->values[v];
+  const ir::Op* def = value.def;
+  if (!value.type.isTile() || !def || depth > 6 || value.type.shape != target.shape()) return ir::kNoValue;
+  switch (def->kind) {
+    case ir::OpKind::Iota: case ir::OpKind::Splat: case ir::OpKind::Binary: case ir::OpKind::Compare:
+    case ir::OpKind::Unary: case ir::OpKind::Select: case ir::OpKind::Cast: case ir::OpKind::Fma: break;
+    default: return ir::kNoValue;
+  }
+  std::vector<ir::ValueId> operands;
+  for (ir::ValueId o : def->operands) {
+    if (fn_->values[o].type.isScalar()) {
+      operands.push_back(o);
+      continue;
+    }
+    ir::ValueId again = rematerialize(o, target, depth + 1);
+    if (again == ir::kNoValue) return ir::kNoValue;
+    operands.push_back(again);
+  }
+  ir::Type type = value.type;
+  type.layout = target;
+  return b().make(def->kind, std::move(operands), type, def->range, def->attrs);
+}
+
 ir::ValueId Analyzer::toLayout(ir::ValueId v, const ir::Layout& target, SourceRange range) {
   const ir::Type t = fn_->values[v].type;
   if (t.isScalar()) return b().make(ir::OpKind::Splat, {v}, ir::Type::tile(t.dtype, target), range);
   if (t.layout == target) return v;
   std::vector<int64_t> want = target.shape();
-  if (t.shape == want) return b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, target), range);
+  if (t.shape == want) {
+    ir::ValueId rebuilt = rematerialize(v, target);
+    if (rebuilt != ir::kNoValue) return rebuilt;
+    return b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, target), range);
+  }
   if (t.layout.parent != target.parent || (target.reducedMask & ~t.layout.reducedMask) != 0) {
     // Bring the operand into the target's parent, its extent-1 axes reduced.
     ir::Layout mid = target;
@@ -132,13 +164,16 @@ bool Analyzer::broadcast(std::vector<ir::ValueId>& values, const std::string& op
   if (target) {
     layout = *target;
   } else {
+    // The first full-shape operand's layout, but an mma layout wins: tensor-core
+    // accumulators are the values elementwise code should leave in place.
     layout = ir::Layout::canonical(shape);
+    bool found = false;
     for (ir::ValueId v : values) {
       const ir::Type& t = fn_->values[v].type;
-      if (t.isTile() && t.shape == shape) {
-        layout = t.layout;
-        break;
-      }
+      if (!t.isTile() || t.shape != shape) continue;
+      if (!found || t.layout.isMma()) layout = t.layout;
+      found = true;
+      if (t.layout.isMma()) break;
     }
   }
   for (ir::ValueId& v : values) v = toLayout(v, layout, range);

@@ -52,6 +52,9 @@ enum class OpKind : uint8_t {
                 // Only the primary owner of each element writes it.
   Dot,          // (a: View (M,K) shared, b: View (K,N) shared, acc: tile (M,N)) -> acc's type.
                 // c[m,n] = acc[m,n] + sum over k ascending of f32(a[m,k]) * f32(b[k,n]) (fma each step).
+                // attrs.i & kDotTransB: b is a view of shape (N,K) and b[k,n] means b_view[n,k].
+                // a may instead be a register tile (M,K) in an mma layout with warps (WM, 1) when acc
+                // has the same mma warp grid (a P @ V product of attention); codegen then uses tensor cores.
   Barrier,      // block-wide barrier with shared-memory visibility (bar.sync 0)
   // --- asynchronous copies (cp.async); see docs/language.md
   CopyAsync,    // (dst: View shared, src: View global) -> nothing; same shape and dtype. Issues this
@@ -90,6 +93,8 @@ enum class AssertCode : int64_t {
   Not = 7,      // pop a truth, push its negation
   Neg = 8,      // pop x, push -x
 };
+
+constexpr int64_t kDotTransB = 1;  // Dot attrs.i flag
 
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
 enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };

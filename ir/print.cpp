@@ -142,6 +142,8 @@ class Printer {
       case OpKind::TagSet:
         return "tag " + (a.names.empty() ? std::string("?") : a.names[0]) + " " + operands;
       case OpKind::Assert: return "assert " + assertCondition(op);
+      case OpKind::Dot:
+        return std::string("dot ") + operands + ((a.i & kDotTransB) ? ", trans_b" : "");
       default:
         return std::string(opKindName(op.kind)) + (operands.empty() ? "" : " " + operands);
     }

@@ -485,11 +485,16 @@ class Verifier {
     const Type& b = type(op.operands[1]);
     const Type& acc = type(op.operands[2]);
     auto sharedView2 = [](const Type& t) { return t.kind == TypeKind::View && t.space == MemSpace::Shared && t.shape.size() == 2; };
-    if (!sharedView2(a) || !sharedView2(b)) { error("a and b must be rank-2 shared views, got " + a.str() + " and " + b.str()); return; }
+    bool registerA = a.isTile() && a.shape.size() == 2 && a.layout.isMma();
+    if ((!registerA && !sharedView2(a)) || !sharedView2(b)) { error("a and b must be rank-2 shared views (a may be an mma-layout tile), got " + a.str() + " and " + b.str()); return; }
     if (!acc.isTile() || acc.shape.size() != 2) { error("acc must be a rank-2 tile, got " + acc.str()); return; }
     if (!isFloat(acc.dtype)) error("acc must be a float tile, got " + acc.str());
+    if (registerA && (!acc.layout.isMma() || acc.layout.warpsN != 1 || a.layout.warpsN != 1 || a.layout.warpsM != acc.layout.warpsM))
+      error("a register operand a needs mma layouts with warps (WM, 1) on a and acc, got " + a.str() + " and " + acc.str());
     if (a.dtype != b.dtype) error("a and b have different dtypes: " + a.str() + " and " + b.str());
-    if (a.shape[1] != b.shape[0] || a.shape[0] != acc.shape[0] || b.shape[1] != acc.shape[1])
+    const bool transB = (op.attrs.i & kDotTransB) != 0;
+    const int64_t bK = transB ? b.shape[1] : b.shape[0], bN = transB ? b.shape[0] : b.shape[1];
+    if (a.shape[1] != bK || a.shape[0] != acc.shape[0] || bN != acc.shape[1])
       error("shapes do not compose: " + a.str() + " x " + b.str() + " -> " + acc.str() + " (want (M,K) x (K,N) -> (M,N))");
     expectSameType(op.results[0], acc, "result");
   }

@@ -42,6 +42,7 @@ def lib():
             "cuModuleGetFunction": [ctypes.POINTER(vp), vp, ctypes.c_char_p],
             "cuModuleUnload": [vp],
             "cuFuncGetAttribute": [ctypes.POINTER(i), i, vp],
+            "cuFuncSetAttribute": [vp, i, i],
             "cuLaunchKernel": [vp, u, u, u, u, u, u, u, vp, ctypes.POINTER(vp), ctypes.POINTER(vp)],
         }
         for name, argtypes in signatures.items():
@@ -133,8 +134,16 @@ def function_attributes(function):
     return out
 
 
-def launch(function, grid, block, stream, values, what):
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+
+def allow_dynamic_shared(function, nbytes, what):
+    check(f"cuFuncSetAttribute({what}, MAX_DYNAMIC_SHARED_SIZE_BYTES={nbytes})",
+          lib().cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes))
+
+
+def launch(function, grid, block, stream, values, what, shared_bytes=0):
     params = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
     check(f"cuLaunchKernel({what})",
           lib().cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                               0, stream, params, None))
+                               shared_bytes, stream, params, None))

@@ -118,6 +118,7 @@ class KernelSpec:
             self.grid_text = [str(t) for t in raw.get("grid_text", ["?"] * 3)]
             self.requirements = list(raw.get("requirements", []))
             self.static_shared_bytes = int(raw.get("static_shared_bytes", 0))
+            self.dynamic_shared_bytes = int(raw.get("dynamic_shared_bytes", 0))
             self.constants = dict(raw.get("constants", {}))
         except (KeyError, TypeError, ValueError) as e:
             raise MetadataError(f"malformed kernel entry ({type(e).__name__}: {e})") from None

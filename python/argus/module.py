@@ -18,6 +18,8 @@ class Kernel:
         self.spec = spec
         self.name = spec.name
         self._function = function
+        if spec.dynamic_shared_bytes > 0:
+            cuda.allow_dynamic_shared(function, spec.dynamic_shared_bytes, spec.name)
         self.attributes = cuda.function_attributes(function)
         limit = self.attributes["max_threads_per_block"]
         if limit < spec.threads:
@@ -39,7 +41,8 @@ class Kernel:
         elif hasattr(stream, "cuda_stream"):
             stream = stream.cuda_stream
         cuda.ensure_current(self._module.context)
-        cuda.launch(self._function, plan.grid, plan.block, stream, plan.values, self.name)
+        cuda.launch(self._function, plan.grid, plan.block, stream, plan.values, self.name,
+                    self.spec.dynamic_shared_bytes)
 
     def __repr__(self):
         return f"<argus kernel {self.spec.signature()}>"

@@ -227,6 +227,14 @@ bool GpuRuntime::launch(const GpuKernel& kernel, Dim3 grid, Dim3 block, unsigned
     return false;
   }
   if (!state_->makeCurrent(error)) return false;
+  // Over 48 KiB the kernel must opt in; the attribute is per function and cheap to set.
+  if (dynamicSharedBytes > 48 * 1024 &&
+      !state_->api->check(state_->api->funcSetAttribute(kernel.handle(), cu::kFuncAttrMaxDynamicSharedSizeBytes,
+                                                        static_cast<int>(dynamicSharedBytes)),
+                          "kernel '" + kernel.name() + "' cannot get " + std::to_string(dynamicSharedBytes) +
+                              " bytes of shared memory",
+                          error))
+    return false;
   return state_->api->check(state_->api->launchKernel(kernel.handle(), grid.x, grid.y, grid.z, block.x, block.y,
                                                       block.z, dynamicSharedBytes, nullptr, args.pointers(),
                                                       nullptr),

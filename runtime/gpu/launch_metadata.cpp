@@ -1,6 +1,7 @@
 // Parsing NAME.meta.json and launching from it (see launch_metadata.h).
 #include "launch_metadata.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace argus::gpu {
@@ -125,6 +126,8 @@ KernelMeta parseKernel(const json& j) {
     }
   }
   if (j.contains("static_shared_bytes")) k.staticSharedBytes = integer(j.at("static_shared_bytes"), where + ".static_shared_bytes");
+  if (j.contains("dynamic_shared_bytes"))
+    k.dynamicSharedBytes = integer(j.at("dynamic_shared_bytes"), where + ".dynamic_shared_bytes");
   return k;
 }
 
@@ -213,6 +216,7 @@ bool planLaunch(const KernelMeta& kernel, const std::map<std::string, int64_t>& 
     *extents[d] = static_cast<unsigned>(v);
   }
   plan.block = Dim3{static_cast<unsigned>(kernel.threads), 1, 1};
+  plan.dynamicSharedBytes = static_cast<unsigned>(kernel.dynamicSharedBytes);
   for (const MetaParam& p : kernel.params) {
     std::vector<int64_t> shape;
     size_t bytes = 0;
@@ -303,6 +307,32 @@ bool launchFromMetadata(GpuRuntime& runtime, const GpuKernel& gpuKernel, const K
   KernelArgs args;
   return planLaunch(kernel, sizes, plan, error) && packArguments(kernel, plan, tensors, scalars, args, error) &&
          runtime.launch(gpuKernel, plan.grid, plan.block, plan.dynamicSharedBytes, args, error);
+}
+
+std::unique_ptr<MetadataLauncher> MetadataLauncher::create(GpuRuntime& runtime, const std::string& moduleImage,
+                                                           const std::string& metadataJson,
+                                                           const std::string& kernelName, std::string& error) {
+  std::vector<KernelMeta> kernels;
+  if (!parseKernelMetadata(metadataJson, kernels, error)) return nullptr;
+  auto it = std::find_if(kernels.begin(), kernels.end(), [&](const KernelMeta& k) { return k.name == kernelName; });
+  if (it == kernels.end()) {
+    error = "the metadata has no kernel '" + kernelName + "'";
+    return nullptr;
+  }
+  std::shared_ptr<GpuModule> module = runtime.loadModule(moduleImage, error);
+  if (!module) return nullptr;
+  std::unique_ptr<GpuKernel> kernel = module->kernel(kernelName, error);
+  if (!kernel) return nullptr;
+  return std::unique_ptr<MetadataLauncher>(new MetadataLauncher(runtime, std::move(*it), std::move(kernel)));
+}
+
+bool MetadataLauncher::launch(const std::map<std::string, int64_t>& sizes,
+                              const std::map<std::string, const DeviceBuffer*>& tensors,
+                              const std::map<std::string, std::vector<uint8_t>>& scalars, std::string& error) {
+  std::map<std::string, TensorBinding> bindings;
+  for (const auto& [name, buffer] : tensors)
+    if (buffer) bindings[name] = TensorBinding{buffer->address(), buffer->bytes()};
+  return launchFromMetadata(runtime_, *kernel_, meta_, sizes, bindings, scalars, error);
 }
 
 }  // namespace argus::gpu

@@ -69,6 +69,7 @@ struct KernelMeta {
   std::vector<std::string> gridText;
   std::vector<MetaRequirement> requirements;
   long long staticSharedBytes = 0;
+  long long dynamicSharedBytes = 0;  // passed at every launch when > 0
 };
 
 // Every kernel of a metadata document; false with `error` on malformed JSON or
@@ -107,5 +108,26 @@ bool launchFromMetadata(GpuRuntime& runtime, const GpuKernel& gpuKernel, const K
                         const std::map<std::string, int64_t>& sizes,
                         const std::map<std::string, TensorBinding>& tensors,
                         const std::map<std::string, std::vector<uint8_t>>& scalars, std::string& error);
+
+// A kernel ready to launch from its metadata: the module image (PTX or cubin)
+// and the NAME.meta.json text in, launches by size values and buffers out.
+class MetadataLauncher {
+ public:
+  static std::unique_ptr<MetadataLauncher> create(GpuRuntime& runtime, const std::string& moduleImage,
+                                                  const std::string& metadataJson, const std::string& kernelName,
+                                                  std::string& error);
+  const KernelMeta& metadata() const { return meta_; }
+  const GpuKernel& kernel() const { return *kernel_; }
+  // `tensors` by parameter name; `scalars` as raw little-endian bytes of their dtype.
+  bool launch(const std::map<std::string, int64_t>& sizes, const std::map<std::string, const DeviceBuffer*>& tensors,
+              const std::map<std::string, std::vector<uint8_t>>& scalars, std::string& error);
+
+ private:
+  MetadataLauncher(GpuRuntime& runtime, KernelMeta meta, std::unique_ptr<GpuKernel> kernel)
+      : runtime_(runtime), meta_(std::move(meta)), kernel_(std::move(kernel)) {}
+  GpuRuntime& runtime_;
+  KernelMeta meta_;
+  std::unique_ptr<GpuKernel> kernel_;
+};
 
 }  // namespace argus::gpu

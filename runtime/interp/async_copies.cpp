@@ -50,7 +50,7 @@ void BlockExecutor::checkAsyncRead(const Op& op, const SharedBuffer& buf, const 
          "shared-memory race on " + sharedSlotName(buf, linear) + ": " + describeThread(thread) +
              " reads it before the async copy completed (issued by " + describeThread(slot.asyncIssuer) +
              "): add " + advice + " between the copy_async and this read",
-         thread, slot.asyncIssuer, std::move(at));
+         thread, slot.asyncIssuer != thread ? std::optional<int64_t>(slot.asyncIssuer) : std::nullopt, std::move(at));
   }
   if (slot.asyncLanded && slot.writeEpoch == epoch_ && slot.writer != thread)
     fail(DiagId::RunSharedRace, op,

@@ -9,7 +9,7 @@ using ir::Type;
 using ir::ValueId;
 
 const TileMap& LayoutCache::get(const ir::Layout& layout) {
-  auto key = std::make_pair(layout.parent, layout.reducedMask);
+  std::string key = ir::layoutStr(layout);  // names kind, parent, warps and reduced axes
   auto it = maps_.find(key);
   if (it != maps_.end()) return *it->second;
   auto map = std::make_unique<TileMap>();

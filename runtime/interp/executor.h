@@ -42,7 +42,7 @@ class LayoutCache {
 
  private:
   int64_t numWarps_;
-  std::map<std::pair<std::vector<int64_t>, uint32_t>, std::unique_ptr<TileMap>> maps_;
+  std::map<std::string, std::unique_ptr<TileMap>> maps_;  // by ir::layoutStr
 };
 
 // Shared memory of one AllocShared, with per-element access history for race checks.

@@ -103,11 +103,11 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
   if (!baseIndex(view, c, linear)) sharedOutOfBounds(op, view, c, thread);
   SharedBuffer& buf = shared_[static_cast<size_t>(view.sharedIndex)];
   SharedBuffer::Slot& slot = buf.slots[static_cast<size_t>(linear)];
+  checkAsyncRead(op, buf, slot, linear, thread);  // a copy in flight explains an unwritten slot best
   if (!slot.written && opts_.checkUninitializedShared)
     fail(DiagId::RunUninitializedShared, op,
          describeThread(thread) + " reads " + slotName(buf, linear) + ", which no thread has written",
          thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
-  checkAsyncRead(op, buf, slot, linear, thread);
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
     fail(DiagId::RunSharedRace, op,
          "shared-memory race on " + slotName(buf, linear) + ": " + describeThread(thread) + " reads it after " +
@@ -203,12 +203,25 @@ void BlockExecutor::execStore(const Op& op) {
 // computed by every thread that holds (m, n) of the accumulator. Each thread reads
 // the rows of a and the columns of b its accumulator values need (once each).
 void BlockExecutor::execDot(const Op& op) {
+  const bool registerA = typeOf(op.operands[0]).isTile();
+  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
   const ViewValue& a = value(op.operands[0]).view;
   const ViewValue& b = value(op.operands[1]).view;
   const RtValue& acc = value(op.operands[2]);
   const Type& accType = typeOf(op.operands[2]);
   const TileMap& map = layouts_.get(accType.layout);
-  const int64_t kExtent = a.shape[1];
+  const int64_t kExtent = registerA ? typeOf(op.operands[0]).shape[1] : a.shape[1];
+  // A register operand: the element (m, k) as its primary owner holds it.
+  auto registerElement = [&](int64_t m, int64_t k) {
+    const Type& at = typeOf(op.operands[0]);
+    const TileMap& amap = layouts_.get(at.layout);
+    const RtValue& tile = value(op.operands[0]);
+    for (int64_t t = 0; t < numThreads_; ++t) {
+      int64_t v = amap.dist.valueIndexOf(t, {m, k});
+      if (v >= 0) return num::toDouble(at.dtype, tile.tile[static_cast<size_t>(t * amap.valuesPerThread + v)]);
+    }
+    return 0.0;
+  };
   const size_t kSize = static_cast<size_t>(kExtent);
   RtValue r;
   r.kind = ir::TypeKind::Tile;
@@ -228,11 +241,12 @@ void BlockExecutor::execDot(const Op& op) {
     for (size_t i = 0; i < rows.size(); ++i)
       for (int64_t k = 0; k < kExtent; ++k) {
         int64_t c[2] = {rows[i], k};
-        aRows[i * kSize + static_cast<size_t>(k)] = static_cast<float>(num::toDouble(a.dtype, readShared(op, a, c, t)));
+        aRows[i * kSize + static_cast<size_t>(k)] = static_cast<float>(
+            registerA ? registerElement(rows[i], k) : num::toDouble(a.dtype, readShared(op, a, c, t)));
       }
     for (size_t i = 0; i < cols.size(); ++i)
       for (int64_t k = 0; k < kExtent; ++k) {
-        int64_t c[2] = {k, cols[i]};
+        int64_t c[2] = {transB ? cols[i] : k, transB ? k : cols[i]};
         bCols[i * kSize + static_cast<size_t>(k)] = static_cast<float>(num::toDouble(b.dtype, readShared(op, b, c, t)));
       }
     for (int64_t v = 0; v < map.valuesPerThread; ++v) {

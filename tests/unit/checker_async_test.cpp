@@ -48,12 +48,17 @@ struct Checked {
   DiagnosticSink diags;
 };
 
+// A generous per-query timeout: the build machines are shared and busy, and a
+// timeout would turn a proof into AG2004.
 std::unique_ptr<Checked> check(const std::string& source) {
+  argus::checker::Options options;
+  options.queryTimeoutMs = 20000;
+  options.kernelBudgetMs = 120000;
   auto out = std::make_unique<Checked>();
   out->compilation = std::make_unique<Compilation>(SourceFile("test.ag", source), CompileOptions{});
   const argus::ir::Module& module = out->compilation->ir();
   EXPECT_FALSE(out->compilation->hasErrors()) << "the test kernel must pass sema";
-  argus::checker::check(module, out->diags, &out->compilation->source());
+  argus::checker::check(module, out->diags, &out->compilation->source(), options);
   return out;
 }
 

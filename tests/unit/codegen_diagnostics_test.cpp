@@ -34,14 +34,14 @@ const Diagnostic& only(const Result& r) {
 }
 
 TEST(CodegenDiagnostics, SharedMemoryOverTheStaticLimit) {
-  auto r = compile(makeGemm(DType::F32, 128, 128, 64));  // two 32 KiB buffers
+  auto r = compile(makeGemm(DType::F32, 128, 128, 256));  // two 128 KiB buffers
   ASSERT_FALSE(r->ok);
   const Diagnostic& d = only(*r);
   EXPECT_STREQ(d.code(), "AG5001");
   EXPECT_EQ(d.severity, Severity::Error);
-  EXPECT_NE(d.message.find("kernel 'gemm' needs 65536 bytes"), std::string::npos) << d.message;
-  EXPECT_NE(d.message.find("'a_s' 32768"), std::string::npos) << d.message;
-  EXPECT_NE(d.message.find("sm_90 allows at most 49152 bytes"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("kernel 'gemm' needs 262144 bytes"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("'a_s' 131072"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("sm_90 allows at most 232448 bytes"), std::string::npos) << d.message;
   EXPECT_EQ(d.range, (SourceRange{200, 210}));  // b_s crossed the limit
   ASSERT_EQ(d.labels.size(), 1u);
   EXPECT_EQ(d.labels[0].range, (SourceRange{100, 110}));
@@ -59,19 +59,33 @@ TEST(CodegenDiagnostics, ExactlyFortyEightKibFits) {
   EXPECT_TRUE(compile(std::move(k.fn))->ok);
 }
 
-TEST(CodegenDiagnostics, ReductionScratchCountsTowardsTheLimit) {
+TEST(CodegenDiagnostics, OverFortyEightKibMovesToDynamicSharedMemory) {
   KernelBuilder k("almost", 4);
   ValueId x = k.tensor("X", DType::F32, {"N"});
   ValueId out = k.tensor("Out", DType::F32, {"1"});
   k.sizeParams();
-  k.shared(DType::F32, {12286}, "buf");  // 49144 bytes; the cross-warp sum needs 16 more
+  k.shared(DType::F32, {12286}, "buf");  // 49144 bytes, padded to 49152; the cross-warp sum needs 16 more
+  ValueId total = k.reduceAll(ReduceKind::Sum, k.load(k.view(x, {k.i32(0)}, {1024})));
+  k.store(k.view(out, {k.i32(0)}, {1}), k.splat(total, Layout::canonical({1})));
+  EXPECT_EQ(dynamicSharedBytes(*k.fn), 49168);
+  auto r = compile(std::move(k.fn));
+  ASSERT_TRUE(r->ok);
+  EXPECT_NE(r->ptx.find(".extern .shared .align 16 .b8 argus_dynamic_smem[]"), std::string::npos) << r->ptx;
+}
+
+TEST(CodegenDiagnostics, ScratchCountsTowardsTheLimit) {
+  KernelBuilder k("over", 4);
+  ValueId x = k.tensor("X", DType::F32, {"N"});
+  ValueId out = k.tensor("Out", DType::F32, {"1"});
+  k.sizeParams();
+  k.shared(DType::F32, {58112}, "buf");  // 232448 bytes, the sm_90 maximum; the cross-warp sum needs 16 more
   ValueId total = k.reduceAll(ReduceKind::Sum, k.load(k.view(x, {k.i32(0)}, {1024})));
   k.store(k.view(out, {k.i32(0)}, {1}), k.splat(total, Layout::canonical({1})));
   auto r = compile(std::move(k.fn));
   ASSERT_FALSE(r->ok);
   const Diagnostic& d = only(*r);
   EXPECT_STREQ(d.code(), "AG5001");
-  EXPECT_NE(d.message.find("needs 49160 bytes"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("needs 232464 bytes"), std::string::npos) << d.message;
   EXPECT_NE(d.message.find("scratch 16"), std::string::npos) << d.message;
 }
 

@@ -65,7 +65,7 @@ Compiled compile(const std::string& source, const std::string& arch = "sm_80") {
   return out;
 }
 
-std::string describe(const argus::Compilation& c) {
+std::string describe(argus::Compilation& c) {
   std::string s;
   for (const argus::Diagnostic& d : c.diagnostics()) s += std::string(d.code()) + ": " + d.message + "\n";
   return s;

@@ -26,6 +26,12 @@ constexpr const char* kVaddMeta = R"json({"version": 1, "kernels": [{
   "grid": [{"op": "cdiv", "args": [{"size": "N"}, {"const": 1024}]}, {"const": 1}, {"const": 1}],
   "requirements": []}]})json";
 
+std::vector<uint8_t> floats(const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
 std::unique_ptr<GpuRuntime> openFake() {
   std::string error;
   OpenOptions options;
@@ -138,6 +144,61 @@ TEST(FakeDriver, LaunchErrorsAreReported) {
   outcome = benchmarkKernel(*runtime, ".entry vadd(", vaddMeta(), {{"N", 5000}}, tensors, {}, BenchOptions{});
   EXPECT_FALSE(outcome.ok);
   EXPECT_EQ(outcome.error, "the data for tensor 'x' does not have the kernel's dtype and shape");
+}
+
+TEST(FakeDriver, LaunchesFromMetadataText) {
+  std::unique_ptr<GpuRuntime> runtime = openFake();
+  ASSERT_TRUE(runtime);
+  std::string error;
+  EXPECT_FALSE(MetadataLauncher::create(*runtime, ".entry vadd(", kVaddMeta, "gemm", error));
+  EXPECT_EQ(error, "the metadata has no kernel 'gemm'");
+  std::unique_ptr<MetadataLauncher> launcher = MetadataLauncher::create(*runtime, ".entry vadd(", kVaddMeta, "vadd", error);
+  ASSERT_TRUE(launcher) << error;
+  const size_t n = 50;
+  std::vector<float> x(n, 1.5f), y(n, 2.0f), out(n, 0.0f);
+  auto xb = runtime->allocate(n * 4, error), yb = runtime->allocate(n * 4, error), ob = runtime->allocate(n * 4, error);
+  ASSERT_TRUE(xb && yb && ob) << error;
+  ASSERT_TRUE(xb->upload(x.data(), n * 4, error) && yb->upload(y.data(), n * 4, error)) << error;
+  std::map<std::string, const DeviceBuffer*> tensors{{"x", xb.get()}, {"y", yb.get()}, {"out", ob.get()}};
+  ASSERT_TRUE(launcher->launch({{"N", static_cast<int64_t>(n)}}, tensors, {}, error)) << error;
+  ASSERT_TRUE(runtime->synchronize(error) && ob->download(out.data(), n * 4, error)) << error;
+  EXPECT_EQ(out, std::vector<float>(n, 3.5f));
+  // A buffer smaller than the sizes say is refused before anything runs.
+  EXPECT_FALSE(launcher->launch({{"N", 51}}, tensors, {}, error));
+  EXPECT_EQ(error, "the buffer for tensor 'x' holds 200 bytes; the tensor needs 204");
+}
+
+TEST(FakeDriver, InOutTensorsAreRestoredBeforeEveryRun) {
+  std::unique_ptr<GpuRuntime> runtime = openFake();
+  ASSERT_TRUE(runtime);
+  std::vector<KernelMeta> kernels;
+  std::string error;
+  ASSERT_TRUE(parseKernelMetadata(R"({"version": 1, "kernels": [{"name": "double_in_place", "threads": 128,
+      "params": [{"name": "x", "kind": "tensor", "dtype": "f32", "dims": [{"size": "N"}]},
+                 {"name": "N", "kind": "size", "dtype": "i32"}],
+      "sizes": ["N"], "grid": [{"const": 1}, {"const": 1}, {"const": 1}]}]})",
+                                  kernels, error))
+      << error;
+  BenchTensor x;
+  x.name = "x";
+  x.dtype = *hostDTypeFromName("f32");
+  x.shape = {4};
+  x.role = TensorRole::InOut;
+  x.input = floats({1, 2, 3, 4});
+  std::vector<BenchTensor> tensors{x};
+  std::shared_ptr<GpuModule> module = runtime->loadModule(".entry double_in_place(", error);
+  ASSERT_TRUE(module) << error;
+  std::shared_ptr<GpuKernel> kernel = module->kernel("double_in_place", error);
+  ASSERT_TRUE(kernel) << error;
+  std::unique_ptr<BenchRun> run = BenchRun::create(*runtime, kernel, kernels[0], {{"N", 4}}, tensors, {}, error);
+  ASSERT_TRUE(run) << error;
+  EXPECT_EQ(run->bytesMoved(), 32.0);  // read and written: twice
+  std::vector<float> ms;
+  ASSERT_TRUE(run->time(2, 3, ms, error)) << error;
+  EXPECT_EQ(ms.size(), 3u);
+  std::vector<std::vector<uint8_t>> results;
+  ASSERT_TRUE(run->runOnce(results, error)) << error;
+  EXPECT_EQ(results.at(0), floats({2, 4, 6, 8}));  // not 2^6 times the input
 }
 
 struct Result {

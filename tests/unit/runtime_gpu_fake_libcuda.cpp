@@ -3,7 +3,7 @@
 // still drives every host-side path of the GPU runtime and of `argusc run`:
 // device memory is host memory, events read a host clock, and launching runs a
 // host version of the few kernels it knows ("vadd": out = x + y over f32, as
-// examples/vadd.ag). Any other kernel does nothing, so its outputs stay
+// examples/vadd.ag; "double_in_place": x *= 2 over f32). Any other kernel does nothing, so its outputs stay
 // poisoned. A module image containing FAKE_JIT_ERROR fails to load.
 #include <chrono>
 #include <cstdint>
@@ -92,6 +92,10 @@ Result cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, uns
     auto out = *static_cast<float**>(params[2]);
     int32_t n = *static_cast<int32_t*>(params[3]);
     for (int32_t i = 0; i < n; ++i) out[i] = x[i] + y[i];
+  } else if (name == "double_in_place") {
+    auto x = *static_cast<float**>(params[0]);
+    int32_t n = *static_cast<int32_t*>(params[1]);
+    for (int32_t i = 0; i < n; ++i) x[i] *= 2;
   }
   return kSuccess;
 }

@@ -1,0 +1,308 @@
+// The built-in invariants (checker/invariant_*.cpp): what they must not report
+// (safe kernels that look like the corpus bugs), the edges of the budgets, and
+// an independent recomputation of every bank-conflict claim of the corpus.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "checker/checker.h"
+#include "checker_corpus_util.h"
+#include "driver/compilation.h"
+#include "ir/ir.h"
+
+namespace argus {
+namespace {
+
+struct Checked {
+  std::unique_ptr<Compilation> compilation;
+  DiagnosticSink diags;
+};
+
+// Sema, then the whole checker; the kernel must pass sema.
+std::unique_ptr<Checked> check(const std::string& source, checker::Options options = {}) {
+  auto out = std::make_unique<Checked>();
+  out->compilation = std::make_unique<Compilation>(SourceFile("test.ag", source), CompileOptions{});
+  const ir::Module& module = out->compilation->ir();
+  for (const Diagnostic& d : out->compilation->diagnostics()) ADD_FAILURE() << "sema: " << d.code() << " " << d.message;
+  checker::check(module, out->diags, &out->compilation->source(), options);
+  return out;
+}
+
+std::string describe(const DiagnosticSink& diags) {
+  std::string s;
+  for (const Diagnostic& d : diags.diagnostics()) s += std::string(d.code()) + ": " + d.message + "\n";
+  return s;
+}
+
+std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const std::string& code) {
+  std::vector<const Diagnostic*> out;
+  for (const Diagnostic& d : diags.diagnostics())
+    if (code == d.code()) out.push_back(&d);
+  return out;
+}
+
+// ---- bounds
+
+TEST(CheckerBounds, GuardedPrefetchIsClean) {
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def prefetch(x: Tensor[f32, (4, 128)], y: Tensor[f32, (4, 128)]):
+    s = shared(f32, (4, 128))
+    s[0] = load(x.tile((128,))[0, 0])
+    for kt in range(4):
+        if kt + 1 < 4:
+            s[kt + 1] = load(x.tile((128,))[kt + 1, 0])
+        barrier()
+        y.tile((128,))[kt, 0] = load(s[kt])
+        barrier()
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBounds, RingIndexModuloStagesIsClean) {
+  auto c = check(R"(@kernel(grid=(cdiv(N, 128),), warps=4)
+def ring(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)]):
+    s = shared(f32, (3, 128))
+    for kt in range(cdiv(N, 128)):
+        s[(kt + 2) % 3] = load(x.tile((128,))[kt])
+        barrier()
+        y.tile((128,))[kt] = load(s[(kt + 2) % 3])
+        barrier()
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBounds, ConstantGridBoundsTheProgramId) {
+  auto c = check(R"(@kernel(grid=(4,), warps=4)
+def slots(x: Tensor[f32, (512,)], y: Tensor[f32, (512,)]):
+    s = shared(f32, (4, 128))
+    s[program_id(0)] = load(x.tile((128,))[program_id(0)])
+    barrier()
+    y.tile((128,))[program_id(0)] = load(s[program_id(0)])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBounds, RequirementsAreAssumed) {
+  const char* kernel = R"(@kernel(grid=(1,), warps=4)
+def tail(x: Tensor[f32, (N,)], y: Tensor[f32, (64,)]):
+    require(N >= 64, "at least one tile")
+    require(N <= LIMIT, "N fits the staging buffer")
+    s = shared(f32, (1, 128))
+    s.tile((64,))[0, 0] = load(x.tile((64,))[0])
+    s.tile((64,))[0, 1] = load(x.tile((64,))[1])
+    barrier()
+    y.tile((64,))[0] = load(s.tile((64,))[0, N // 64 - 1])
+)";
+  std::string safe = std::string(kernel);
+  safe.replace(safe.find("LIMIT"), 5, "191");
+  auto c = check(safe);
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+  std::string unsafe = std::string(kernel);
+  unsafe.replace(unsafe.find("LIMIT"), 5, "192");
+  auto u = check(unsafe);
+  ASSERT_EQ(withCode(u->diags, "AG2030").size(), 1u) << describe(u->diags);
+  EXPECT_NE(withCode(u->diags, "AG2030")[0]->message.find("when N = 192"), std::string::npos);
+}
+
+TEST(CheckerBounds, OffsetsFromScalarArgumentsAreLeftToTheInterpreter) {
+  // Documented limit: launch data the encoding does not model is not reported either way.
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def pick(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)], i: i32):
+    s = shared(f32, (4, 128))
+    s[i] = load(x)
+    barrier()
+    y.tile((128,))[0] = load(s[i])
+)");
+  EXPECT_TRUE(withCode(c->diags, "AG2030").empty()) << describe(c->diags);
+  EXPECT_TRUE(withCode(c->diags, "AG2034").empty()) << describe(c->diags);
+}
+
+TEST(CheckerBounds, TheFirstFailingIterationIsReported) {
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def deep(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
+    s = shared(f32, (5, 128))
+    for i in range(8):
+        for j in range(8):
+            s[i + j] = load(x.tile((128,))[i * 8 + j, 0])
+            barrier()
+)");
+  auto found = withCode(c->diags, "AG2030");
+  ASSERT_EQ(found.size(), 1u) << describe(c->diags);
+  ASSERT_TRUE(found[0]->counterexample);
+  // Lexicographically first: i = 0, then the first j that reaches row 5.
+  std::vector<std::pair<std::string, int64_t>> want = {{"i", 0}, {"j", 5}};
+  EXPECT_EQ(found[0]->counterexample->iteration, want);
+}
+
+// ---- shared-memory budget
+
+TEST(CheckerBudget, ExactlyFortyEightKibFits) {
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def fits(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)]):
+    a = shared(f32, (64, 128))
+    b = shared(f32, (32, 128))
+    a[0] = load(x)
+    b[0] = load(x)
+    barrier()
+    y.tile((128,))[0] = load(a[0]) + load(b[0])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBudget, OneBufferTooManyIsReportedOnceAndStopsCodegen) {
+  std::string source = R"(@kernel(grid=(1,), warps=4)
+def over(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)]):
+    a = shared(f32, (64, 128))
+    b = shared(f32, (32, 129))
+    a[0] = load(x)
+    b.tile((128,))[0, 0] = load(x)
+    barrier()
+    y.tile((128,))[0] = load(a[0]) + load(b.tile((128,))[0, 0])
+)";
+  Compilation c(SourceFile("over.ag", source), CompileOptions{});
+  EXPECT_TRUE(c.ptx().empty());
+  ASSERT_EQ(c.diagnostics().size(), 1u);  // AG2031 only: codegen's AG5001 never sees the kernel
+  const Diagnostic& d = c.diagnostics()[0];
+  EXPECT_STREQ(d.code(), "AG2031");
+  EXPECT_EQ(c.source().lineCol(d.range.begin).line, 4u);  // 'b' passes the limit
+  EXPECT_EQ(d.labels.size(), 1u);
+  EXPECT_NE(d.message.find("49280 bytes"), std::string::npos) << d.message;
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes[0].find("shrink the buffers by 128 bytes"), std::string::npos) << d.notes[0];
+}
+
+// ---- bank conflicts
+
+TEST(CheckerBanks, PaddingRemovesTheColumnConflict) {
+  auto c = check(R"(@kernel(grid=(1,), warps=1)
+def columns(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 32)]):
+    s = shared(f32, (32, 33))
+    copy(s.tile((32, 32))[0, 0], x)
+    barrier()
+    for j in range(32):
+        y.tile((32, 1))[0, j] = load(s.tile((32, 1))[0, j])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBanks, ASwizzleRemovesTheColumnConflict) {
+  auto c = check(R"(@kernel(grid=(1,), warps=1)
+def columns(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 32)]):
+    s = shared(f32, (32, 32), swizzle=(5, 0, 5))
+    copy(s, x)
+    barrier()
+    for j in range(32):
+        y.tile((32, 1))[0, j] = load(s.tile((32, 1))[0, j])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBanks, OutsideLoopsNothingIsReported) {
+  auto c = check(R"(@kernel(grid=(1,), warps=1)
+def column(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 1)]):
+    s = shared(f32, (32, 32))
+    copy(s, x)
+    barrier()
+    y.tile((32, 1))[0, 0] = load(s.tile((32, 1))[0, 0])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerBanks, BroadcastReadsDoNotConflict) {
+  // Every lane reads the same row of a (1, 32) view: distinct words, distinct banks.
+  auto c = check(R"(@kernel(grid=(1,), warps=1)
+def rows(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 32)]):
+    s = shared(f32, (32, 32))
+    copy(s, x)
+    barrier()
+    for i in range(32):
+        y.tile((1, 32))[i, 0] = load(s.tile((1, 32))[i, 0])
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+// Recomputes every AG2032 of the corpus from the IR with ir::Distribution: the
+// named bank receives exactly `replay` distinct words from the lanes of warp 0.
+TEST(CheckerBanks, CorpusReplayFactorsAreRecomputed) {
+  int checked = 0;
+  for (const auto& path : corpus::corpusFiles()) {
+    std::string text = corpus::readFile(path);
+    if (text.find("AG2032") == std::string::npos) continue;
+    Compilation c(SourceFile(path.filename().string(), text), CompileOptions{});
+    c.check();
+    for (const Diagnostic& d : c.diagnostics()) {
+      if (std::string(d.code()) != "AG2032") continue;
+      std::map<std::string, std::string> facts(d.counterexample->facts.begin(), d.counterexample->facts.end());
+      int64_t bank = std::stoll(facts["bank"]), replay = std::stoll(facts["replay"]);
+      const ir::Function& fn = *c.ir().functions.at(0);
+      // The access: a load or store at the diagnostic's range, on a shared view.
+      std::function<const ir::Op*(const ir::Block&)> find = [&](const ir::Block& block) -> const ir::Op* {
+        for (const auto& op : block.ops) {
+          if ((op->kind == ir::OpKind::Load || op->kind == ir::OpKind::Store) && op->range == d.range &&
+              fn.typeOf(op->operands[0]).space == ir::MemSpace::Shared)
+            return op.get();
+          for (const ir::Block& r : op->regions)
+            if (const ir::Op* f = find(r)) return f;
+        }
+        return nullptr;
+      };
+      const ir::Op* op = find(fn.body);
+      ASSERT_TRUE(op) << path.filename();
+      bool store = op->kind == ir::OpKind::Store;
+      const ir::Layout& layout = store ? fn.typeOf(op->operands[1]).layout : fn.typeOf(op->results[0]).layout;
+      ir::Distribution dist = ir::Distribution::of(layout, fn.numWarps);
+      const ir::Op* view = fn.values[op->operands[0]].def;
+      const ir::Type& buffer = fn.typeOf(view->operands[0]);
+      int64_t bytes = ir::dtypeBits(buffer.dtype) / 8;
+      std::set<int64_t> words;
+      for (int64_t lane = 0; lane < 32; ++lane) {
+        if (store && !dist.isPrimaryOwner(lane)) continue;
+        std::vector<int64_t> coord = dist.coordinate(lane, 0);
+        int64_t linear = 0;
+        size_t rank = buffer.shape.size(), k = coord.size();
+        for (size_t dim = 0; dim < rank; ++dim) {
+          const ir::Op* o = fn.values[view->operands[dim + 1]].def;
+          int64_t offset = o && o->kind == ir::OpKind::Const ? o->attrs.i : 0;
+          linear = linear * buffer.shape[dim] + offset + (dim + k >= rank ? coord[dim + k - rank] : 0);
+        }
+        int64_t word = buffer.swizzle.apply(linear) * bytes / 4;
+        if (word % 32 == bank) words.insert(word);
+      }
+      EXPECT_EQ(static_cast<int64_t>(words.size()), replay) << path.filename();
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 3);
+}
+
+// ---- register budget
+
+TEST(CheckerRegisters, EightWarpsBringTheAccumulatorUnderTheLimit) {
+  auto c = check(R"(@kernel(grid=(1,), warps=8)
+def acc(x: Tensor[f32, (128, 128)], y: Tensor[f32, (128, 128)]):
+    t = load(x)
+    y.tile((128, 128))[0, 0] = t * 2.0
+)");
+  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+}
+
+TEST(CheckerRegisters, TheLargestLiveTilesAreLabelled) {
+  auto c = check(R"(@kernel(grid=(1,), warps=1)
+def pressure(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
+    a = load(x)
+    b = exp(a)
+    y.tile((64, 128))[0, 0] = a + b
+)");
+  auto found = withCode(c->diags, "AG2033");
+  ASSERT_EQ(found.size(), 1u) << describe(c->diags);
+  EXPECT_EQ(found[0]->severity, Severity::Warning);
+  EXPECT_NE(found[0]->message.find("about 512 registers"), std::string::npos) << found[0]->message;
+  ASSERT_GE(found[0]->labels.size(), 2u);
+  EXPECT_NE(found[0]->labels[0].message.find("'a', a (64, 128) f32 tile, takes 256 registers"), std::string::npos)
+      << found[0]->labels[0].message;
+}
+
+}  // namespace
+}  // namespace argus
