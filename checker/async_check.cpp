@@ -160,6 +160,7 @@ class AsyncChecker {
         state.erase(std::remove_if(state.begin(), state.end(), [](const InFlight& i) { return i.retired; }), state.end());
         return;
       case OpKind::Load:
+      case OpKind::Store:
       case OpKind::Dot:
         for (int r : accessesOf(op))
           for (const InFlight& item : state)
@@ -360,10 +361,14 @@ class AsyncChecker {
     int64_t value = second.value ? valueOf(model, *second.value) : 0;
     std::string elem = element(reader, model, second);
     auto copyIts = iterations(copy, model, first), readIts = iterations(reader, model, second);
+    const bool write = reader.isWrite();
     std::string why = item.retired ? "its wait_group() is not followed by a barrier(), so this thread may not see "
                                      "another thread's copy yet"
                                    : "no wait_group() has waited for it";
-    Diagnostic& d = diags_.report(DiagId::AsyncReadBeforeComplete, reader.op->range, {bufferName(copy.buffer), why});
+    if (write) why = item.retired ? "the copy landed in another thread's wait_group(), and no barrier() orders it before this write"
+                                  : "no wait_group() has waited for it, so it may land after this write";
+    Diagnostic& d = diags_.report(write ? DiagId::AsyncWriteBeforeComplete : DiagId::AsyncReadBeforeComplete,
+                                  reader.op->range, {bufferName(copy.buffer), why});
     d.labels.push_back(Label{copy.op->range, describeThread(copier) + " copies " + element(copy, model, first) +
                                                  iterationText(copyIts) + " here"});
     Counterexample cx;
@@ -373,8 +378,9 @@ class AsyncChecker {
     cx.value = value;
     cx.iteration = readIts;
     cx.facts.emplace_back("element", elem);
-    cx.facts.emplace_back("this read", describeThread(readerThread) + " reads " + elem + iterationText(readIts) +
-                                           " (value " + std::to_string(value) + ")");
+    cx.facts.emplace_back(write ? "this write" : "this read", describeThread(readerThread) + (write ? " writes " : " reads ") +
+                                                                  elem + iterationText(readIts) + " (value " +
+                                                                  std::to_string(value) + ")");
     cx.facts.emplace_back("the copy", describeThread(copier) + " issues the copy_async of " + elem +
                                           iterationText(copyIts) + " at " + position(file_, copy.op->range));
     std::string groups = item.commits == 0 ? "its group is not committed yet"
@@ -386,27 +392,27 @@ class AsyncChecker {
       std::string need = item.commits == 0 ? "commit_group() and wait_group(0)"
                                            : "wait_group(" + std::to_string(item.commits - 1) + ")";
       cx.facts.emplace_back("wait needed", need);
-      d.notes.push_back("add " + need + " and then barrier() before this read: " + groups +
+      d.notes.push_back("add " + need + " and then barrier() before this " + (write ? "write: " : "read: ") + groups +
                         ", and wait_group(n) waits until at most n groups are pending");
       if (auto at = statementStart(file_, reader.op->range)) {
         std::string text;
         if (item.commits == 0) text += at->second + "commit_group()\n" + at->second + "wait_group(0)\n";
         else text += at->second + "wait_group(" + std::to_string(item.commits - 1) + ")\n";
         d.fixits.push_back(FixIt{{at->first, at->first}, text + at->second + "barrier()\n",
-                                 "insert " + need + " and barrier() before the read"});
+                                 "insert " + need + " and barrier() before this statement"});
       }
     } else {
-      d.notes.push_back("add barrier() between the wait_group() and this read: a thread's wait_group() covers only "
-                        "the copies that thread issued");
+      d.notes.push_back(std::string("add barrier() between the wait_group() and this ") + (write ? "write" : "read") +
+                        ": a thread's wait_group() covers only the copies that thread issued");
       if (auto at = statementStart(file_, reader.op->range))
-        d.fixits.push_back(FixIt{{at->first, at->first}, at->second + "barrier()\n", "insert barrier() before the read"});
+        d.fixits.push_back(FixIt{{at->first, at->first}, at->second + "barrier()\n", "insert barrier() before this statement"});
     }
     d.counterexample = std::move(cx);
   }
 
   void cannotProveRead(const Access& copy, const Access& reader, const std::string& reason) {
     std::string what = "the copy_async at " + position(file_, copy.op->range) + " has completed and is visible before "
-                       "this read of shared buffer '" + bufferName(copy.buffer) + "'";
+                       "this access to shared buffer '" + bufferName(copy.buffer) + "'";
     Diagnostic& d = diags_.report(DiagId::CheckerCannotProve, reader.op->range, {what, reason});
     d.labels.push_back(Label{copy.op->range, "the copy_async"});
     d.notes.push_back("wait_group(0) and barrier() before the read make it safe");

@@ -4,8 +4,10 @@
 // store and dot operand inside a loop (where it matters), the lanes of warp 0
 // are placed with their value 0 by the access's layout (ir::Distribution), the
 // element becomes a byte address (through the buffer's swizzle), and the replay
-// factor is the largest number of distinct words any bank receives. Lanes that
-// read one word share it (a broadcast), and stores count only primary owners.
+// factor is the largest number of distinct words any bank receives (per
+// half-warp for 64-bit elements, which the hardware serves in two halves).
+// Lanes that read one word share it (a broadcast), and stores count only
+// primary owners.
 // View offsets that are not constants shift every lane by the same amount, so
 // they are taken as 0.
 #include <algorithm>
@@ -41,18 +43,25 @@ bool isSharedView(const ir::Function& fn, ir::ValueId id) {
          !def->operands.empty();
 }
 
-Conflict worstBank(const std::vector<LaneAccess>& accesses) {
-  std::map<int64_t, std::set<int64_t>> wordsPerBank;
-  for (const LaneAccess& a : accesses) wordsPerBank[((a.word % kBanks) + kBanks) % kBanks].insert(a.word);
+// 64-bit elements are served one half-warp at a time: lanes 0-15 and 16-31 never conflict with each other.
+Conflict worstBank(const std::vector<LaneAccess>& accesses, int64_t elementBytes) {
+  int64_t groupLanes = elementBytes >= 8 ? 16 : 32;
+  std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> wordsPerBank;  // (lane group, bank) -> words
+  auto keyOf = [&](const LaneAccess& a) {
+    return std::make_pair(a.lane / groupLanes, ((a.word % kBanks) + kBanks) % kBanks);
+  };
+  for (const LaneAccess& a : accesses) wordsPerBank[keyOf(a)].insert(a.word);
   Conflict worst;
-  for (const auto& [bank, words] : wordsPerBank)
+  std::pair<int64_t, int64_t> worstKey{0, 0};
+  for (const auto& [key, words] : wordsPerBank)
     if (static_cast<int64_t>(words.size()) > worst.replay) {
       worst.replay = static_cast<int64_t>(words.size());
-      worst.bank = bank;
+      worst.bank = key.second;
+      worstKey = key;
     }
   std::set<int64_t> seen;
   for (const LaneAccess& a : accesses)
-    if (((a.word % kBanks) + kBanks) % kBanks == worst.bank && seen.insert(a.word).second) worst.lanes.push_back(&a);
+    if (keyOf(a) == worstKey && seen.insert(a.word).second) worst.lanes.push_back(&a);
   return worst;
 }
 
@@ -70,7 +79,7 @@ class BankCheck {
     ir::Distribution dist = ir::Distribution::of(layout, fn_.numWarps);
     std::vector<LaneAccess> lanes = placeLanes(viewOp, bufferType, viewShape, bufferType.shape, dist, store,
                                                dotOperand, bufferType.swizzle);
-    Conflict worst = worstBank(lanes);
+    Conflict worst = worstBank(lanes, elementBytes(bufferType.dtype));
     if (worst.replay < 2) return;
     report(op, buffer, what, worst, viewOp, viewShape, dist, store, dotOperand);
   }
@@ -153,7 +162,8 @@ class BankCheck {
       int64_t pad = std::max<int64_t>(1, 4 / elementBytes(bufferType.dtype));
       padded.back() += pad;
       Conflict after = worstBank(placeLanes(viewOp, bufferType, viewShape, padded, dist, store, dotOperand,
-                                            bufferType.swizzle));
+                                            bufferType.swizzle),
+                                 elementBytes(bufferType.dtype));
       if (after.replay < worst.replay)
         d.notes.push_back("padding the last axis, shared(" + std::string(ir::dtypeName(bufferType.dtype)) + ", " +
                           shapeText(padded) + "), leaves " + (after.replay < 2 ? std::string("no conflict") :

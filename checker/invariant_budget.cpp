@@ -1,8 +1,9 @@
 // The shared-memory budget (AG2031): the kernel's shared buffers together fit
-// the target's static shared memory. Code generation adds scratch for layout
-// conversions and cross-warp reductions on top and keeps AG5001 for a total
-// that only the scratch pushes over the limit; a kernel that fails here never
-// reaches code generation, so nothing is reported twice.
+// the shared memory a block can have (227 KiB, sm_90's opt-in maximum). Code
+// generation adds scratch for layout conversions and cross-warp reductions on
+// top and keeps AG5001 for a total that only the scratch, or sm_80's smaller
+// limit, pushes over; a kernel that fails here never reaches code generation,
+// so nothing is reported twice.
 #include <algorithm>
 
 #include "checker/invariant_check.h"

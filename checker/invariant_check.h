@@ -2,7 +2,7 @@
 // docs/checker.md, "Built-in invariants"):
 //   AG2030/AG2034  every shared view stays inside its buffer, for every loop
 //                  iteration, program id and launch size (Z3);
-//   AG2031         the shared buffers fit the target's static shared memory;
+//   AG2031         the shared buffers fit the shared memory of a block (227 KiB);
 //   AG2032         bank conflicts of shared accesses in loops (a warning);
 //   AG2033         the live register tiles fit 255 registers per thread (a warning).
 #pragma once
@@ -28,8 +28,9 @@ inline void checkBuiltinInvariants(const ir::Function& fn, DiagnosticSink& diags
   checkRegisterBudget(fn, diags);
 }
 
-// Static shared memory a kernel may allocate without opting in (48 KiB).
-constexpr int64_t kStaticSharedBytes = 227 * 1024;  // the most a block can opt in to on sm_90 (sm_80: 163 KiB, checked by codegen)
+// Shared memory a block can have: the opt-in maximum of sm_90 (227 KiB). Code
+// generation opts in above 48 KiB and checks sm_80's smaller limit (163 KiB).
+constexpr int64_t kStaticSharedBytes = 227 * 1024;
 // Registers a thread can address.
 constexpr int64_t kRegistersPerThread = 255;
 

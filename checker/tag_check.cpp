@@ -156,14 +156,26 @@ class AssertionChecker {
     std::vector<std::string> missing;
     z3::expr allKnown = ctx_.bool_val(true);
     std::vector<Label> why;
-    bool lastWasCompare = false;
+    bool lastWasCompare = false, malformed = false;
     for (size_t pc = 0; pc < code.size();) {
       auto arg = [&](size_t i) { return pc + i < code.size() ? code[pc + i] : int64_t{0}; };
       auto pop = [&] {
+        if (stack.empty()) {  // malformed code (the verifier rejects it): prove nothing
+          malformed = true;
+          return flow_.bv(0);
+        }
         z3::expr top = stack.back();
         stack.pop_back();
         return top;
       };
+      int64_t k = arg(1), n = arg(2);
+      bool badOperand = k < 0 || static_cast<size_t>(k) >= op.operands.size();
+      if (static_cast<ir::AssertCode>(code[pc]) == ir::AssertCode::Tag &&
+          (static_cast<size_t>(k) >= subjects.size() || n < 0 || static_cast<size_t>(n) >= names.size()))
+        badOperand = true;
+      bool readsOperand = static_cast<ir::AssertCode>(code[pc]) == ir::AssertCode::Tag ||
+                          static_cast<ir::AssertCode>(code[pc]) == ir::AssertCode::Scalar;
+      if (readsOperand && badOperand) return;
       switch (static_cast<ir::AssertCode>(code[pc])) {
         case ir::AssertCode::Const: stack.push_back(flow_.bv(arg(1))); pc += 2; break;
         case ir::AssertCode::Scalar: stack.push_back(flow_.scalar(op.operands[static_cast<size_t>(arg(1))])); pc += 2; break;
@@ -191,6 +203,7 @@ class AssertionChecker {
         }
         case ir::AssertCode::Binary: {
           z3::expr y = pop(), x = pop();
+          if (!x.is_bv() || !y.is_bv()) return;  // malformed
           switch (static_cast<ir::BinaryKind>(arg(1))) {
             case ir::BinaryKind::Add: stack.push_back(x + y); break;
             case ir::BinaryKind::Sub: stack.push_back(x - y); break;
@@ -203,6 +216,7 @@ class AssertionChecker {
         }
         case ir::AssertCode::Compare: {
           z3::expr y = pop(), x = pop();
+          if (!x.is_bv() || !y.is_bv()) return;  // malformed
           switch (static_cast<ir::CmpKind>(arg(1))) {
             case ir::CmpKind::Eq: stack.push_back(x == y); break;
             case ir::CmpKind::Ne: stack.push_back(x != y); break;
@@ -216,13 +230,32 @@ class AssertionChecker {
           lastWasCompare = pc >= code.size();
           break;
         }
-        case ir::AssertCode::And: { z3::expr y = pop(), x = pop(); stack.push_back(x && y); pc += 1; break; }
-        case ir::AssertCode::Or: { z3::expr y = pop(), x = pop(); stack.push_back(x || y); pc += 1; break; }
-        case ir::AssertCode::Not: { z3::expr x = pop(); stack.push_back(!x); pc += 1; break; }
-        case ir::AssertCode::Neg: { z3::expr x = pop(); stack.push_back(-x); pc += 1; break; }
+        case ir::AssertCode::And:
+        case ir::AssertCode::Or: {
+          z3::expr y = pop(), x = pop();
+          if (!x.is_bool() || !y.is_bool()) return;  // malformed
+          stack.push_back(static_cast<ir::AssertCode>(code[pc]) == ir::AssertCode::And ? (x && y) : (x || y));
+          pc += 1;
+          break;
+        }
+        case ir::AssertCode::Not: {
+          z3::expr x = pop();
+          if (!x.is_bool()) return;
+          stack.push_back(!x);
+          pc += 1;
+          break;
+        }
+        case ir::AssertCode::Neg: {
+          z3::expr x = pop();
+          if (!x.is_bv()) return;
+          stack.push_back(-x);
+          pc += 1;
+          break;
+        }
+        default: return;  // not an instruction (the verifier rejects it)
       }
     }
-    if (stack.size() != 1) return;  // the verifier rejects such code
+    if (stack.size() != 1 || malformed || !stack.back().is_bool()) return;  // the verifier rejects such code
     if (!lastWasCompare) compared_.clear();
     if (!missing.empty()) {
       cannotProve(op, missing.front(), {});

@@ -165,7 +165,8 @@ class KernelLowering {
                                     const std::vector<llvm::Value*>& b, const std::vector<llvm::Value*>& c);
   std::vector<llvm::Value*> registerAFragment(const std::vector<llvm::Value*>& values, ir::DType dtype, int64_t m,
                                              int64_t kb8, int64_t blocks);
-  llvm::Value* sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row, llvm::Value* col);
+  llvm::Value* sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row, llvm::Value* col,
+                                    ir::ValueId viewId);
 
   // ---- async_copy.cpp (CopyAsync, CommitGroup, WaitGroup)
   bool lowerCopyAsync(const ir::Op& op);

@@ -15,6 +15,8 @@
 // path needs 16-byte aligned rows: the buffer's last extent a multiple of 8,
 // the view's column offset a known multiple of 8, and a swizzle that moves
 // whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs.
+#include <numeric>
+
 #include <llvm/IR/InlineAsm.h>
 
 #include "codegen/lowering.h"
@@ -112,11 +114,38 @@ std::vector<llvm::Value*> KernelLowering::mmaSync(DType operandType, const std::
   return out;
 }
 
-// Address of element (row, col) of a shared view; swizzledSharedAddress
-// applies the buffer's swizzle, as for every other shared access.
+// Address of element (row, col) of a shared view, through the buffer's
+// swizzle. The fragment loads run in the innermost loop, so when the view's
+// own offset is a multiple of the swizzle's period (a pipeline stage, a tile
+// of whole periods) the swizzle is applied to the in-view part alone, in 32
+// bits: that part depends only on the lane and constants, and LLVM hoists it
+// out of the loop. Otherwise the general (64-bit) path.
 llvm::Value* KernelLowering::sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row,
-                                                  llvm::Value* col) {
-  return swizzledSharedAddress(view, viewType.dtype, viewElementIndex(view, {row, col}));
+                                                  llvm::Value* col, ir::ValueId viewId) {
+  const ir::Op* def = fn_.values[viewId].def;
+  const ir::Type* bufferType = def && def->kind == ir::OpKind::View ? &fn_.typeOf(def->operands[0]) : nullptr;
+  const ir::Swizzle& s = view.swizzle;
+  const int64_t period = s.isIdentity() ? 1 : int64_t{1} << (s.bits + s.base + s.shift);
+  bool split = bufferType && bufferType->kind == ir::TypeKind::Shared && bufferType->shape.size() >= 2 &&
+               view.offsets.size() == bufferType->shape.size();
+  std::vector<int64_t> strides;
+  if (split) {
+    strides.assign(bufferType->shape.size(), 1);
+    for (size_t d = strides.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * bufferType->shape[d + 1];
+    for (size_t d = 0; d < strides.size() && split; ++d) {
+      int64_t need = period / std::gcd(period, strides[d]);
+      split = knownMultipleOf(fn_, def->operands[d + 1], need);
+    }
+  }
+  if (!split) return swizzledSharedAddress(view, viewType.dtype, viewElementIndex(view, {row, col}));
+  llvm::Value* offset = b_.getInt32(0);
+  for (size_t d = 0; d < strides.size(); ++d)
+    offset = b_.CreateAdd(offset, b_.CreateMul(view.offsets[d], b_.getInt32(static_cast<uint32_t>(strides[d]))));
+  const size_t r = strides.size();
+  llvm::Value* inner = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(strides[r - 2]))), col);
+  inner = applySwizzle(s, inner);
+  llvm::Value* index = b_.CreateZExt(b_.CreateAdd(offset, inner), b_.getInt64Ty());
+  return b_.CreateGEP(memType(viewType.dtype), view.base, index);
 }
 
 // The A fragment of atom row `m`, K block `kb8` (8 columns per block, two per
@@ -186,7 +215,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
       }
       llvm::Value* row = b_.CreateAdd(rowBase, b_.CreateAdd(aRowInBlock, b_.getInt32(static_cast<uint32_t>(m * 16))));
       llvm::Value* col = b_.CreateAdd(aColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
-      aFrag[static_cast<size_t>(m)] = split(ldmatrix(sharedViewElementPtr(a, aType, row, col), 4, false), 4);
+      aFrag[static_cast<size_t>(m)] = split(ldmatrix(sharedViewElementPtr(a, aType, row, col, op.operands[0]), 4, false), 4);
     }
     std::vector<std::vector<llvm::Value*>> bFrag(static_cast<size_t>(atomsN));
     for (int64_t n = 0; n < atomsN && transB; n += 2) {
@@ -194,7 +223,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
       llvm::Value* row = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));
       row = b_.CreateAdd(row, pair ? tRowInBlock : b_.CreateAnd(lane, b_.getInt32(7)));
       llvm::Value* col = b_.CreateAdd(tColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
-      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col), pair ? 4 : 2, false),
+      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col, op.operands[1]), pair ? 4 : 2, false),
                                              pair ? 4 : 2);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
@@ -205,7 +234,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
       llvm::Value* col = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));
       // x2 reads matrices 0 and 1 only; lanes 16..31 still pass an in-bounds address.
       col = b_.CreateAdd(col, pair ? bColInBlock : b_.getInt32(0));
-      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col), pair ? 4 : 2, true),
+      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col, op.operands[1]), pair ? 4 : 2, true),
                                              pair ? 4 : 2);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};

@@ -5,6 +5,7 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -30,6 +31,14 @@ void initializeNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit pointers for shared memory (as nvcc emits): shared addresses fit
+    // in 32 bits, and 64-bit ones cost conversions around every ldmatrix and
+    // cp.async in the inner loops. The option is read when a target machine
+    // is created, so it is set once, before the first.
+    const char* args[] = {"argus", "--nvptx-short-ptr=true"};
+    std::string ignored;
+    llvm::raw_string_ostream errors(ignored);  // never printed: the library does not write to stderr
+    llvm::cl::ParseCommandLineOptions(2, args, "", &errors, nullptr, true);
   });
 }
 

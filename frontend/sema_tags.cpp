@@ -166,6 +166,14 @@ void Analyzer::analyzeAssert(const ast::AssertStmt& s) {
         return fail();
       }
       std::string text = an.text(r.base->range);
+      // A shared buffer is read through the view of all of it, as copy() and dot() read it:
+      // policies that stage the buffer (pipelined) then point the assertion at the stage in use.
+      if (t->kind == ir::TypeKind::Shared) {
+        for (size_t i = 0; i < subjects.size(); ++i)
+          if (subjectTexts[i] == text) base = Val::value(subjects[i]);
+        if (an.typeOf(base)->kind == ir::TypeKind::Shared) base = an.asView(base, r.base->range, "assert", "x");
+        if (base.isError()) return fail();
+      }
       size_t index = subjects.size();
       for (size_t i = 0; i < subjects.size(); ++i)
         if (subjects[i] == base.id || subjectTexts[i] == text) index = i;

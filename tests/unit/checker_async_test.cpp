@@ -149,6 +149,16 @@ TEST(CheckerAsync, MissingBarrierAfterTheWaitIsReported) {
   EXPECT_NE(copier[0], *d->counterexample->thread) << "a thread sees its own copies after its wait";
 }
 
+TEST(CheckerAsync, StoreOverACopyInFlightIsReported) {
+  std::string source = kStraight;
+  source.replace(source.find("    wait_group(0)\n"), 0, "    barrier()\n    s.tile((1, 64))[0, 0] = zeros(f32, (1, 64))\n");
+  auto c = check(source);
+  const Diagnostic* d = find(c->diags, "AG2006");
+  ASSERT_NE(d, nullptr) << describe(c->diags);
+  EXPECT_EQ(fact(*d, "wait needed"), "wait_group(0)");
+  EXPECT_EQ(find(c->diags, "AG2005"), nullptr) << describe(c->diags);
+}
+
 TEST(CheckerAsync, DoubleBufferedGemmIsClean) {
   auto c = check(gemmAsync());
   EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);

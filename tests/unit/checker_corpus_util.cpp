@@ -196,8 +196,10 @@ std::string counterexampleMismatch(const Expectation& expected, const Diagnostic
   // Facts the corpus does not pin by default may still be named.
   for (const auto& [key, value] : d.counterexample->facts) actual.emplace_back(key, value);
   std::string out;
+  std::map<std::string, int> seen;  // a key named twice (two elements) matches its occurrences in order
   for (const auto& [key, value] : expected.counterexample) {
-    auto it = std::find_if(actual.begin(), actual.end(), [&](const auto& f) { return f.first == key; });
+    int skip = seen[key]++;
+    auto it = std::find_if(actual.begin(), actual.end(), [&](const auto& f) { return f.first == key && skip-- == 0; });
     if (it == actual.end())
       out += "counterexample has no '" + key + "' (expected '" + value + "'); ";
     else if (it->second != value)

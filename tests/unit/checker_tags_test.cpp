@@ -228,25 +228,31 @@ def k(x: Tensor[f32, (M, K)], y: Tensor[f32, (M, 64)]):
   for (const Diagnostic* w : warnings) EXPECT_EQ(w->severity, argus::Severity::Warning);
 }
 
-TEST(CheckerTags, BranchesMergeAndDisagree) {
+TEST(CheckerTags, BranchesMergeExactlyOrDisagree) {
   auto c = check(R"(@kernel(grid=(1,), warps=4)
-def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)], n: i32):
+def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)], n: i32, f: f32):
     t = tag(load(x), stage=1)
     if n > 0:
         t = tag(t * 2.0, stage=1)
     else:
         t = tag(t, stage=2)
-    assert t.stage >= 1 and t.origin[0] < 64
+    assert t.stage >= 1 and t.stage <= 2 and t.origin[0] < 64
+    assert t.stage == 1
     u = tag(load(x), stage=3)
-    if n > 1:
-        u = tag(u, stage=3)
-    assert u.stage == 3
+    if f > 0.0:
+        u = tag(u, stage=4)
+    assert u.stage >= 3
     y.tile((64,))[0] = t + u
 )");
+  // An integer condition merges exactly: the first assertion holds, the second
+  // fails on the else path. A float condition is not understood: disagreement.
+  auto errors = withCode(c->diags, "AG2010");
   auto warnings = withCode(c->diags, "AG2004");
+  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
+  EXPECT_EQ(slice(*c, *errors[0]), "t.stage == 1");
+  EXPECT_NE(facts(*errors[0], "tags found").at(0).find("t.stage = 2"), std::string::npos);
   ASSERT_EQ(warnings.size(), 1u) << describe(c->diags);
-  EXPECT_EQ(slice(*c, *warnings[0]), "t.stage >= 1 and t.origin[0] < 64");
-  EXPECT_TRUE(withCode(c->diags, "AG2010").empty()) << describe(c->diags);
+  EXPECT_EQ(slice(*c, *warnings[0]), "u.stage >= 3");
 }
 
 TEST(CheckerTags, TagsReachNeitherTheIrRunNorTheCode) {
@@ -272,6 +278,30 @@ def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)]):
   auto error = argus::interp::run(fn, args);
   ASSERT_FALSE(error) << error->message;
   for (size_t i = 0; i < 64; ++i) EXPECT_EQ(y.get(i), static_cast<double>(i) + 1.0);
+}
+
+TEST(CheckerTags, MalformedAssertionsAreRejectedByTheVerifierAndProveNothing) {
+  using namespace argus::ir;
+  Function fn;
+  fn.name = "k";
+  Builder b(fn, &fn.body);
+  ValueId x = b.constInt(1, DType::I32);
+  Attrs attrs;
+  attrs.names = {""};
+  attrs.ints = {static_cast<int64_t>(AssertCode::Scalar), 0, static_cast<int64_t>(AssertCode::And)};
+  b.create(OpKind::Assert, {x}, {}, {}, attrs);
+  EXPECT_FALSE(verify(fn).empty());
+  attrs.ints = {static_cast<int64_t>(AssertCode::Tag), 0, 1, 0, static_cast<int64_t>(AssertCode::Const), 0,
+                static_cast<int64_t>(AssertCode::Compare), static_cast<int64_t>(CmpKind::Eq)};
+  b.create(OpKind::Assert, {x}, {}, {}, attrs);  // a tag of a scalar, a name that does not exist
+  attrs.ints = {99};
+  b.create(OpKind::Assert, {x}, {}, {}, attrs);
+  EXPECT_GE(verify(fn).size(), 3u);
+  Module module;
+  module.functions.push_back(std::make_unique<Function>(std::move(fn)));
+  DiagnosticSink diags;
+  argus::checker::check(module, diags);  // must neither crash nor hang nor claim anything
+  EXPECT_FALSE(diags.hasErrors()) << describe(diags);
 }
 
 }  // namespace
