@@ -16,6 +16,7 @@
 
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
+#include "ir/async.h"
 
 namespace argus::checker {
 
@@ -28,6 +29,7 @@ struct ViewUse {
   ir::Layout layout;
   bool store = false;
   int dotOperand = -1;
+  int64_t chunk = 1;  // copy_async: elements per chunk along the last axis (ir/async.h)
 };
 
 // The first op that accesses the view, with the layout that says who touches what.
@@ -43,6 +45,11 @@ ViewUse firstUse(const ir::Function& fn, ir::ValueId view) {
         found = {&op, fn.typeOf(op.operands[1]).layout, true, -1};
       else if (op.kind == OpKind::Dot && i < 2 && op.operands.size() > 2 && fn.typeOf(op.operands[2]).isTile())
         found = {&op, fn.typeOf(op.operands[2]).layout, false, static_cast<int>(i)};
+      else if (op.kind == OpKind::CopyAsync && i == 0) {
+        const ir::Type& t = fn.typeOf(view);
+        found = {&op, ir::asyncCopyChunkLayout(t.dtype, t.shape), true, -1,
+                 ir::asyncCopyVectorElements(t.dtype, t.shape)};
+      }
       if (found.op) return;
     }
   });
@@ -77,6 +84,7 @@ Outside firstThreadOutside(const ir::Function& fn, const ViewUse& use, const std
       if (use.store && !dist.isPrimaryOwner(t)) continue;
       for (int64_t v = 0; v < dist.valuesPerThread; ++v) {
         std::vector<int64_t> c = dist.coordinate(t, v);
+        if (!c.empty()) c.back() *= use.chunk;  // a copy_async chunk starts at its first element
         for (int64_t kk = 0; kk < kExtent; ++kk) {
           std::vector<int64_t> tc = c;
           if (use.dotOperand == 0 && tc.size() == 2) tc = {c[0], kk};

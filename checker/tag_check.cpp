@@ -47,6 +47,7 @@ class AssertionChecker {
       return;
     }
     try {
+      if (op.kind == ir::OpKind::Store) return checkStore(op);
       checkOne(op);
     } catch (const z3::exception& e) {
       cannotProve(op, std::string("the solver failed: ") + e.msg(), {});
@@ -104,6 +105,89 @@ class AssertionChecker {
     }
     mapTerms(s.tags, [&](const z3::expr& e) { return substitute(e, from, s.coords); });
     return s;
+  }
+
+  // Built-in: a tile stored into a tensor of the same shape as the one its
+  // origin indexes lands at the coordinates its origin says. Only a definite
+  // violation is reported; unknown origins and undecided queries stay silent.
+  void checkStore(const ir::Op& op) {
+    const TagMap* tile = flow_.tilesTags(op.operands[1]);
+    const ir::Op* view = fn_.values[op.operands[0]].def;
+    if (!tile || tile->originTensor < 0 || !view || view->operands.empty()) return;
+    const ir::Param& from = fn_.params[static_cast<size_t>(tile->originTensor)];
+    const ir::Param* to = nullptr;
+    for (const ir::Param& p : fn_.params)
+      if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) to = &p;
+    if (!to || from.dims.size() != to->dims.size()) return;
+    for (size_t d = 0; d < from.dims.size(); ++d) {
+      bool sameConstant = from.dims[d].constant >= 0 && from.dims[d].constant == to->dims[d].constant;
+      bool sameSize = from.dims[d].sizeIndex >= 0 && from.dims[d].sizeIndex == to->dims[d].sizeIndex;
+      if (!sameConstant && !sameSize) return;
+    }
+    const ir::Type& tileType = fn_.values[op.operands[1]].type;
+    size_t r = to->dims.size(), k = tileType.shape.size();
+    if (k > r) return;
+    std::vector<z3::expr> coords, from0, dest;
+    z3::expr context = flow_.assumptions();
+    for (size_t i = 0; i < k; ++i) {
+      coords.push_back(ctx_.bv_const(("stored" + std::to_string(i)).c_str(), 32));
+      from0.push_back(flow_.coordVar(i));
+      context = context && z3::ult(coords.back(), flow_.bv(tileType.shape[i]));
+    }
+    z3::expr wrong = ctx_.bool_val(false);
+    std::vector<z3::expr> origin;
+    for (size_t d = 0; d < r; ++d) {
+      auto it = tile->tags.find(originKey(static_cast<int64_t>(d)));
+      if (it == tile->tags.end()) return;
+      z3::expr offset = d + 1 < view->operands.size() ? flow_.scalar(view->operands[d + 1]) : flow_.bv(0);
+      dest.push_back(d >= r - k ? offset + coords[d - (r - k)] : offset);
+      const ir::DimRef& dim = to->dims[d];
+      z3::expr extent = dim.constant >= 0 ? flow_.bv(dim.constant)
+                                          : ctx_.bv_const(fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
+      context = context && dest.back() >= 0 && dest.back() < extent;  // stores outside the tensor are skipped
+      origin.push_back(substitute(it->second.value, from0, coords));
+      context = context && substitute(it->second.present, from0, coords) && substitute(it->second.known, from0, coords);
+      wrong = wrong || origin.back() != dest.back();
+    }
+    z3::solver solver(ctx_, "QF_BV");
+    z3::params params(ctx_);
+    params.set("timeout", options_.queryTimeoutMs);
+    solver.set(params);
+    solver.add(context && wrong);
+    if (solver.check() != z3::sat) return;
+    preferSmall(solver);
+    z3::model model = solver.get_model();
+    auto tuple = [&](const std::vector<z3::expr>& terms) {
+      std::string s = "(";
+      for (size_t i = 0; i < terms.size(); ++i) s += (i ? ", " : "") + std::to_string(valueOf(model, terms[i]));
+      return s + (terms.size() == 1 ? ",)" : ")");
+    };
+    std::string element = tuple(coords);
+    Diagnostic& d = diags_.report(DiagId::StoreAgainstOrigin, op.range,
+                                  {"the element with origin " + tuple(origin), from.name, tuple(dest), to->name,
+                                   "elements land where their origin says unless the store's indices are wrong"});
+    Counterexample cx;
+    std::vector<int64_t> coord;
+    for (const z3::expr& c : coords) coord.push_back(valueOf(model, c));
+    ir::Distribution dist = ir::Distribution::of(tileType.layout, fn_.numWarps);
+    for (int64_t t = 0; t < fn_.numThreads(); ++t)
+      if (dist.isPrimaryOwner(t) && dist.valueIndexOf(t, coord) >= 0) {
+        cx.thread = t;
+        cx.warp = t / 32;
+        cx.lane = t % 32;
+        cx.value = dist.valueIndexOf(t, coord);
+        break;
+      }
+    for (const LoopFrame& l : flow_.loops()) cx.iteration.emplace_back(l.name, valueOf(model, l.iv));
+    cx.facts.emplace_back("element", "tile element " + element);
+    cx.facts.emplace_back("tags found", "origin " + tuple(origin) + " in '" + from.name + "'");
+    cx.facts.emplace_back("expected", "origin " + tuple(dest) + ", where the element is stored in '" + to->name + "'");
+    std::string launch = launchText(model);
+    if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+    cx.trace = tile->trace;
+    d.counterexample = std::move(cx);
+    d.notes.push_back("the stored tile was loaded from '" + from.name + "', which has the shape of '" + to->name +
+                      "'; check the indices of this store against those of the load");
   }
 
   // True when the next dot() after `op` reads the two subjects as its a and b.

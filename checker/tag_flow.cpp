@@ -468,6 +468,10 @@ void TagFlow::step(const ir::Op& op) {
     case OpKind::Store:
       if (op.operands.size() == 2) {
         const TagMap* t = tilesTags(op.operands[1]);
+        const ir::Op* view = fn_.values[op.operands[0]].def;
+        bool global = view && view->kind == OpKind::View && !view->operands.empty() &&
+                      fn_.values[view->operands[0]].type.kind == ir::TypeKind::Tensor;
+        if (global && recording_ && hook_) hook_(op);  // "lands where its origin says"
         store(op.operands[0], t ? *t : TagMap{}, op);
       }
       return;

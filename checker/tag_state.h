@@ -57,7 +57,8 @@ struct LoopFrame {
 
 class TagFlow {
  public:
-  // Called on each Assert op of the final walk, with the state before it.
+  // Called on each Assert op, and each Store into a global tensor, of the final
+  // walk, with the state before it.
   using AssertHook = std::function<void(const ir::Op&)>;
 
   TagFlow(z3::context& ctx, const ir::Function& fn, const Options& options, const SourceFile* file)
