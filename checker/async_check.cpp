@@ -23,7 +23,6 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cctype>
 #include <chrono>
 #include <map>
@@ -290,9 +289,7 @@ class AsyncChecker {
       params.set("timeout", options_.queryTimeoutMs);
       solver.set(params);
       solver.add(formula);
-      auto t0 = std::chrono::steady_clock::now();
       z3::check_result result = solver.check();
-      fprintf(stderr, "Q read=%d copy=%d rel=%d dist=%ld pins=%zu atLeast=%d same=%d beforeLast=%zu: %ld ms -> %d\n", read, earlier.access, earlier.relation.empty() ? -1 : (int)earlier.relation[0], (long)earlier.distance, earlier.pins.size(), earlier.pins.empty() ? -1 : (int)earlier.pins.back().atLeast, (int)earlier.sameThreadToo, earlier.beforeLast.size(), (long)std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count(), (int)result);
       if (result == z3::unsat) return;
       reported_.insert(pairKey);
       if (result != z3::sat) {

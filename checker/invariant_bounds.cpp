@@ -119,8 +119,8 @@ std::string opVerb(const ViewUse& use) {
 
 class BoundsCheck {
  public:
-  BoundsCheck(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options)
-      : fn_(fn), diags_(diags), file_(file), options_(options) {}
+  BoundsCheck(const ir::Function& fn, DiagnosticSink& diags, const Options& options)
+      : fn_(fn), diags_(diags), options_(options) {}
 
   void run() {
     ScalarScope scope;
@@ -257,12 +257,10 @@ class BoundsCheck {
                        "every iteration and for every launch";
     if (!iteration.empty()) note += "; check the loop bounds and the stage index (a ring of S stages is indexed % S)";
     d.notes.push_back(note);
-    (void)file_;
   }
 
   const ir::Function& fn_;
   DiagnosticSink& diags_;
-  const SourceFile* file_;
   const Options& options_;
   std::unique_ptr<z3::context> ctx_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -270,8 +268,8 @@ class BoundsCheck {
 
 }  // namespace
 
-void checkSharedBounds(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
-  BoundsCheck(fn, diags, file, options).run();
+void checkSharedBounds(const ir::Function& fn, DiagnosticSink& diags, const SourceFile*, const Options& options) {
+  BoundsCheck(fn, diags, options).run();
 }
 
 }  // namespace argus::checker

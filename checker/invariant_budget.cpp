@@ -47,7 +47,7 @@ std::string shrinkAdvice(const std::vector<Buffer>& buffers, int64_t total) {
                                             [](const Buffer& a, const Buffer& b) { return a.bytes < b.bytes; });
   std::vector<int64_t> smaller = largest.shape;
   auto axis = std::max_element(smaller.begin(), smaller.end());
-  std::string advice = "shrink the buffers by " + std::to_string(total - kStaticSharedBytes) +
+  std::string advice = "shrink the buffers by " + std::to_string(total - kSharedBytesPerBlock) +
                        " bytes: use smaller tiles (a smaller BM, BN or BK) or fewer pipeline stages";
   if (axis != smaller.end() && *axis > 1) {
     *axis /= 2;
@@ -73,7 +73,7 @@ void checkSharedBudget(const ir::Function& fn, DiagnosticSink& diags) {
     int64_t bytes = product(t.shape) * elementBytes(t.dtype);
     buffers.push_back({&op, sharedName(fn, op.results[0]), t.shape, t.dtype, bytes});
     total += bytes;
-    if (total > kStaticSharedBytes && !overflowAt) overflowAt = &op;
+    if (total > kSharedBytesPerBlock && !overflowAt) overflowAt = &op;
   });
   if (!overflowAt) return;
   std::string parts;
@@ -81,14 +81,14 @@ void checkSharedBudget(const ir::Function& fn, DiagnosticSink& diags) {
     parts += (parts.empty() ? "" : ", ") + ("'" + b.name + "' " + shapeText(b.shape) + " " +
                                             ir::dtypeName(b.dtype) + " " + std::to_string(b.bytes));
   Diagnostic& d = diags.report(DiagId::SharedMemoryBudget, overflowAt->range,
-                               {fn.name, std::to_string(total), parts, std::to_string(kStaticSharedBytes)});
+                               {fn.name, std::to_string(total), parts, std::to_string(kSharedBytesPerBlock)});
   for (const Buffer& b : buffers)
     if (b.op != overflowAt)
       d.labels.push_back(Label{b.op->range, "'" + b.name + "' takes " + std::to_string(b.bytes) + " bytes"});
   Counterexample cx;
   for (const Buffer& b : buffers) cx.facts.emplace_back(b.name, std::to_string(b.bytes) + " bytes");
   cx.facts.emplace_back("total", std::to_string(total) + " bytes");
-  cx.facts.emplace_back("limit", std::to_string(kStaticSharedBytes) + " bytes");
+  cx.facts.emplace_back("limit", std::to_string(kSharedBytesPerBlock) + " bytes");
   d.counterexample = std::move(cx);
   d.notes.push_back("this allocation passes the limit; " + shrinkAdvice(buffers, total));
 }

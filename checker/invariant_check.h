@@ -30,7 +30,7 @@ inline void checkBuiltinInvariants(const ir::Function& fn, DiagnosticSink& diags
 
 // Shared memory a block can have: the opt-in maximum of sm_90 (227 KiB). Code
 // generation opts in above 48 KiB and checks sm_80's smaller limit (163 KiB).
-constexpr int64_t kStaticSharedBytes = 227 * 1024;
+constexpr int64_t kSharedBytesPerBlock = 227 * 1024;
 // Registers a thread can address.
 constexpr int64_t kRegistersPerThread = 255;
 

@@ -165,7 +165,7 @@ class AssertionChecker {
     std::string element = tuple(coords);
     Diagnostic& d = diags_.report(DiagId::StoreAgainstOrigin, op.range,
                                   {"the element with origin " + tuple(origin), from.name, tuple(dest), to->name,
-                                   "elements land where their origin says unless the store's indices are wrong"});
+                                   "every element should land at its origin"});
     Counterexample cx;
     std::vector<int64_t> coord;
     for (const z3::expr& c : coords) coord.push_back(valueOf(model, c));
@@ -186,8 +186,8 @@ class AssertionChecker {
     if (!launch.empty()) cx.facts.emplace_back("launch", launch);
     cx.trace = tile->trace;
     d.counterexample = std::move(cx);
-    d.notes.push_back("the stored tile was loaded from '" + from.name + "', which has the shape of '" + to->name +
-                      "'; check the indices of this store against those of the load");
+    d.notes.push_back("the tile was loaded from '" + from.name + "', which has the shape of '" + to->name +
+                      "': check the indices of this store against those of the load");
   }
 
   // True when the next dot() after `op` reads the two subjects as its a and b.
@@ -504,19 +504,57 @@ class AssertionChecker {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-bool hasAssertions(const ir::Block& block) {
+}  // namespace
+
+// Whether `value` may carry an origin of a tensor shaped like `dims`: a cheap
+// look back through elementwise ops to a load (a loop-carried value stops it).
+bool mayCarrySameShapedOrigin(const ir::Function& fn, ir::ValueId value, const std::vector<ir::DimRef>& dims, int depth) {
+  const ir::Op* def = value < fn.values.size() ? fn.values[value].def : nullptr;
+  if (!def || depth > 64) return false;
+  switch (def->kind) {
+    case ir::OpKind::Load: {
+      const ir::Op* view = fn.values[def->operands[0]].def;
+      if (!view || view->operands.empty()) return false;
+      for (const ir::Param& p : fn.params)
+        if (p.value == view->operands[0] && p.dims.size() == dims.size()) {
+          bool same = true;
+          for (size_t d = 0; d < dims.size(); ++d)
+            same = same && p.dims[d].constant == dims[d].constant && p.dims[d].sizeIndex == dims[d].sizeIndex;
+          return same;
+        }
+      return false;
+    }
+    case ir::OpKind::Binary: case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma:
+    case ir::OpKind::Select: case ir::OpKind::Cast: case ir::OpKind::ConvertLayout: case ir::OpKind::Broadcast:
+    case ir::OpKind::TagSet:
+      for (ir::ValueId operand : def->operands)
+        if (fn.values[operand].type.isTile() && mayCarrySameShapedOrigin(fn, operand, dims, depth + 1)) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+// Kernels with assertions, or with a store the built-in origin check may concern.
+bool worthWalking(const ir::Function& fn, const ir::Block& block) {
   for (const auto& op : block.ops) {
     if (op->kind == ir::OpKind::Assert) return true;
+    if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
+      const ir::Op* view = fn.values[op->operands[0]].def;
+      if (view && view->kind == ir::OpKind::View && !view->operands.empty())
+        for (const ir::Param& p : fn.params)
+          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor &&
+              mayCarrySameShapedOrigin(fn, op->operands[1], p.dims, 0))
+            return true;
+    }
     for (const ir::Block& region : op->regions)
-      if (hasAssertions(region)) return true;
+      if (worthWalking(fn, region)) return true;
   }
   return false;
 }
 
-}  // namespace
-
 void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
-  if (!hasAssertions(fn.body)) return;
+  if (!worthWalking(fn, fn.body)) return;
   try {
     z3::context ctx;
     TagFlow flow(ctx, fn, options, file);

@@ -136,6 +136,26 @@ def deep(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
   EXPECT_EQ(found[0]->counterexample->iteration, want);
 }
 
+TEST(CheckerBounds, AnUndecidedQueryIsNeverSilence) {
+  checker::Options options;
+  options.queryTimeoutMs = 1;
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def hard(x: Tensor[f32, (M, N, K)], y: Tensor[f32, (128,)]):
+    s = shared(f32, (4, 128))
+    s[0] = load(x.tile((128,))[0, 0, 0])
+    barrier()
+    y.tile((128,))[0] = load(s[(M * N * K) % 5])
+)",
+                 options);
+  // The view reaches s[4] (and s[-4]): with 1 ms the solver finds it or gives up, never "holds".
+  bool reported = false;
+  for (const Diagnostic& d : c->diags.diagnostics()) {
+    std::string code = d.code();
+    if (code == "AG2030" || code == "AG2034") reported = true;
+  }
+  EXPECT_TRUE(reported) << describe(c->diags);
+}
+
 // ---- shared-memory budget
 
 TEST(CheckerBudget, Exactly227KibFits) {

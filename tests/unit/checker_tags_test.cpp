@@ -87,7 +87,7 @@ def k(x: Tensor[f32, (N, 128)], y: Tensor[f32, (N, 128)]):
         barrier()
         t = load(buf[(i + 1) % 2])
         assert STAGE_CONDITION
-        y.tile((128,))[i, 0] = t
+        y.tile((128,))[i - 1, 0] = t
         barrier()
 )";
 
@@ -188,8 +188,8 @@ TEST(CheckerTags, StaleStageCounterexampleReplaysInTheInterpreter) {
   std::vector<argus::interp::ArgValue> args{x, y};
   auto error = argus::interp::run(*c->compilation->ir().functions.at(0), args);
   ASSERT_FALSE(error) << error->message;
-  // Row r of x was tagged stage r; iteration i wrote what it read into row i of y.
-  double got = y.get(static_cast<size_t>(i * 128 + element[0]));
+  // Row r of x was tagged stage r; iteration i wrote what it read into row i - 1 of y.
+  double got = y.get(static_cast<size_t>((i - 1) * 128 + element[0]));
   int64_t rowRead = static_cast<int64_t>(got) / 1000;
   EXPECT_EQ(static_cast<int64_t>(got) % 1000, element[0]);
   EXPECT_EQ(rowRead, stage[0]);
@@ -302,6 +302,38 @@ TEST(CheckerTags, MalformedAssertionsAreRejectedByTheVerifierAndProveNothing) {
   DiagnosticSink diags;
   argus::checker::check(module, diags);  // must neither crash nor hang nor claim anything
   EXPECT_FALSE(diags.hasErrors()) << describe(diags);
+}
+
+TEST(CheckerTags, StoresLandWhereTheirOriginSays) {
+  auto c = check(readSource(fs::path(ARGUS_SOURCE_DIR) / "tests/golden/diagnostics/tag_store_elsewhere.ag"));
+  auto errors = withCode(c->diags, "AG2018");
+  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
+  const Diagnostic& d = *errors[0];
+  EXPECT_EQ(slice(*c, d), "y.tile((64,))[i + 1]");
+  const auto& cx = *d.counterexample;
+  ASSERT_TRUE(cx.thread && cx.value);
+  std::vector<int64_t> element = numbersIn(facts(d, "element").at(0), R"(\(([0-9]+),\))");
+  std::vector<int64_t> pid = numbersIn(facts(d, "launch").at(0), R"(program_id\(0\) = ([0-9]+))");
+  std::vector<int64_t> n = numbersIn(facts(d, "launch").at(0), R"(N = ([0-9]+))");
+  ASSERT_EQ(element.size(), 1u);
+  ASSERT_EQ(pid.size(), 1u);
+  ASSERT_EQ(n.size(), 1u);
+  // Replay: that thread stores that element (primary owner), which comes from
+  // x[64 * pid + e] and goes to y[64 * (pid + 1) + e], inside y.
+  Distribution dist = Distribution::of(Layout::canonical({64}), 4);
+  EXPECT_TRUE(dist.isPrimaryOwner(*cx.thread));
+  EXPECT_EQ(dist.coordinate(*cx.thread, *cx.value), element);
+  int64_t origin = 64 * pid[0] + element[0], dest = 64 * (pid[0] + 1) + element[0];
+  EXPECT_LT(dest, n[0]);
+  EXPECT_NE(d.message.find("origin (" + std::to_string(origin) + ",) of 'x' to (" + std::to_string(dest) + ",) of 'y'"),
+            std::string::npos) << d.message;
+  // Where the indices agree, nothing is reported.
+  auto good = check(R"(@kernel(grid=(cdiv(N, 64),), warps=4)
+def k(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)]):
+    i = program_id(0)
+    y.tile((64,))[i] = load(x.tile((64,))[i]) * 2.0
+)");
+  EXPECT_TRUE(good->diags.diagnostics().empty()) << describe(good->diags);
 }
 
 }  // namespace

@@ -119,3 +119,58 @@ void checkAttention(bool causal) {
 
 TEST(ExampleTensorCores, AttentionMatchesReference) { checkAttention(false); }
 TEST(ExampleTensorCores, CausalAttentionMatchesReference) { checkAttention(true); }
+
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+bool haveCubin(argus::Compilation& c) {
+  return c.cubin().has_value() || !fs::exists(c.options().ptxasPath);
+}
+
+}  // namespace
+
+// The instruction builders' output, counted for the default tiles, and ptxas's
+// verdict on it (where CUDA is installed).
+TEST(ExampleTensorCores, GemmTcUsesLdmatrixAndMmaSync) {
+  auto c = compile("gemm_tc.ag");
+  const std::string& ptx = c->ptx();
+  // 2x2 warps of 64x64: per 16-wide K step 4 A loads, 4 B loads (.trans), 4x8 mma.
+  const size_t steps = 32 / 16;
+  EXPECT_EQ(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 4 * steps);
+  EXPECT_EQ(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 4 * steps);
+  EXPECT_EQ(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 32 * steps);
+  EXPECT_GT(count(ptx, "cp.async.cg.shared.global"), 0u);
+  EXPECT_TRUE(haveCubin(*c)) << "ptxas rejected the tensor-core GEMM";
+}
+
+TEST(ExampleTensorCores, AttentionTakesPFromRegistersAndKTransposed) {
+  auto c = compile("attention.ag", {{"D", "64"}, {"BM", "64"}, {"WM", "4"}, {"SWZ", "3"}});
+  const std::string& ptx = c->ptx();
+  // s = q @ k^T: 4 K steps x 8 n-atoms; o += p @ v: 4 K steps x 8 n-atoms, one warp row each.
+  EXPECT_EQ(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 64u);
+  // q and k^T through plain ldmatrix, v through .trans; p never touches shared memory.
+  EXPECT_EQ(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 4u + 16u);
+  EXPECT_EQ(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 16u);
+  EXPECT_TRUE(haveCubin(*c)) << "ptxas rejected the attention kernel";
+}
+
+TEST(ExampleTensorCores, F16OperandsUseTheF16Instruction) {
+  std::string source = R"(@kernel(grid=(1,), warps=4)
+def k(a: Tensor[f16, (64, 32)], b: Tensor[f16, (32, 64)], c: Tensor[f32, (64, 64)]):
+    a_s = shared(f16, (64, 32))
+    b_s = shared(f16, (32, 64))
+    copy(a_s, a.tile((64, 32))[0, 0])
+    copy(b_s, b.tile((32, 64))[0, 0])
+    barrier()
+    c.tile((64, 64))[0, 0] = dot(a_s, b_s, zeros(f32, (64, 64), layout=mma(warps=(2, 2))))
+)";
+  argus::Compilation c(argus::SourceFile("f16.ag", source), argus::CompileOptions{});
+  for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << d.code() << " " << d.message;
+  EXPECT_EQ(count(c.ptx(), "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), 2u * 2u * 4u);
+  EXPECT_TRUE(haveCubin(c));
+}

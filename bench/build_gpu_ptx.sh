@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Compiles, on this machine, every PTX the GPU benchmarks need into DIR (default
+# build-gpu/ptx, git-ignored), so that a GPU machine without a compiler can run
+#   python3 bench/gpu_check.py --ptx-dir DIR
+#   python3 bench/bench_gpu.py --ptx-dir DIR --out-dir OUT
+# usage: bash bench/build_gpu_ptx.sh [DIR] [ARGUSC]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:-$root/build-gpu/ptx}"
+argusc="${2:-$root/build/argusc}"
+mkdir -p "$out"
+for src in "$root"/examples/*.ag; do
+  name="$(basename "$src" .ag)"
+  "$argusc" --arch=sm_90 "$src" -o "$out/$name.ptx"
+done
+# The attention cases bench_gpu.py runs besides the default (D128, non-causal).
+"$argusc" --arch=sm_90 "$root/examples/attention.ag" -D CAUSAL=1 -o "$out/attention_causal.ptx"
+"$argusc" --arch=sm_90 "$root/examples/attention.ag" -D D=64 -D SWZ=3 -D BM=64 -D WM=4 -o "$out/attention_d64.ptx"
+"$argusc" --arch=sm_90 "$root/examples/attention.ag" -D D=64 -D SWZ=3 -D BM=64 -D WM=4 -D CAUSAL=1 \
+  -o "$out/attention_d64_causal.ptx"
+echo "PTX for $(ls "$out"/*.ptx | wc -l) kernels in $out"
