@@ -189,6 +189,13 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(pack_scalar("k", bf, 1.01171875).value, 0x3F82)  # tie rounds to even (up)
 
 
+class SharedMemoryTest(unittest.TestCase):
+    def test_dynamic_shared_bytes(self):
+        self.assertEqual(spec_of(SOFTMAX).dynamic_shared_bytes, 0)  # older metadata has no field
+        big = dict(SOFTMAX, dynamic_shared_bytes=98304)
+        self.assertEqual(spec_of(big).dynamic_shared_bytes, 98304)
+
+
 class MetadataFileTest(unittest.TestCase):
     def test_paths_and_errors(self):
         self.assertEqual(metadata_path("a/b.ptx"), "a/b.meta.json")
