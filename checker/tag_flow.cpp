@@ -2,7 +2,6 @@
 // of every register tile and shared slot, as Z3 terms (checker/tag_state.h).
 // Straight-line ops are exact; `if` merges (disagreement: unknown); loops are
 // summarized by induction (tag_loops.cpp).
-#include <algorithm>
 #include <optional>
 
 #include "checker/tag_state.h"
@@ -80,116 +79,6 @@ bool TagFlow::check(const z3::expr& formula) {
   bool unsat = solver.check() == z3::unsat;
   proven_.emplace(formula.id(), std::make_pair(formula, unsat));
   return unsat;
-}
-
-void TagFlow::prepass(const ir::Block& block, std::vector<const ir::Op*>& enclosing) {
-  for (const auto& op : block.ops) {
-    for (ir::ValueId r : op->results) valueLoops_[r] = enclosing;
-    if (op->kind == OpKind::For) {
-      loopJ_.emplace(op.get(), ctx_.bv_const(("j" + std::to_string(loopJ_.size())).c_str(), 32));
-      enclosing.push_back(op.get());
-      for (ir::ValueId a : op->regions[0].args) valueLoops_[a] = enclosing;
-      prepass(op->regions[0], enclosing);
-      enclosing.pop_back();
-    } else {
-      for (const ir::Block& region : op->regions) prepass(region, enclosing);
-    }
-  }
-}
-
-// A scalar the encoding does not interpret: one unknown per instance of the
-// loops around its definition (an uninterpreted function of their iterations).
-z3::expr TagFlow::opaque(ir::ValueId id) {
-  std::string name = "v" + std::to_string(id);
-  std::vector<z3::expr> js;
-  for (const ir::Op* loop : valueLoops_[id]) js.push_back(loopJ_.at(loop));
-  if (js.empty()) return ctx_.bv_const(name.c_str(), 32);
-  z3::sort_vector domain(ctx_);
-  z3::expr_vector args(ctx_);
-  for (const z3::expr& j : js) {
-    domain.push_back(ctx_.bv_sort(32));
-    args.push_back(j);
-  }
-  return ctx_.function(name.c_str(), domain, ctx_.bv_sort(32))(args);
-}
-
-// C division (truncating) of i32 terms. By a power of two it is a shift with a
-// rounding correction for negative dividends, which the solver decides far
-// faster than a divider circuit.
-z3::expr TagFlow::divide(const z3::expr& x, const z3::expr& y, bool remainder) {
-  uint64_t bits = 0;
-  if (y.is_numeral() && y.is_numeral_u64(bits) && bits > 1 && bits < (uint64_t{1} << 30) && (bits & (bits - 1)) == 0) {
-    int k = 0;
-    while ((uint64_t{1} << k) != bits) ++k;
-    z3::expr bias = z3::ashr(x, bv(31)) & bv(static_cast<int64_t>(bits) - 1);
-    z3::expr q = z3::ashr(x + bias, bv(k));
-    return remainder ? x - z3::shl(q, bv(k)) : q;
-  }
-  return remainder ? z3::srem(x, y) : z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y));
-}
-
-z3::expr TagFlow::scalar(ir::ValueId id) {
-  if (auto it = scalars_.find(id); it != scalars_.end()) return it->second;
-  z3::expr result = bv(0);
-  const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
-  const ir::Op* def = value ? value->def : nullptr;
-  bool i32 = value && value->type.isScalar() && value->type.dtype == ir::DType::I32;
-  if (!i32) {
-    result = opaque(id);
-  } else if (!def) {
-    bool found = false;
-    for (const auto& [loop, j] : loopJ_) {
-      if (loop->regions[0].args.empty() || loop->regions[0].args[0] != id || loop->operands.size() < 3) continue;
-      z3::expr lb = scalar(loop->operands[0]), stepValue = scalar(loop->operands[2]);
-      result = lb + stepValue * j;
-      found = true;
-    }
-    if (!found) {
-      result = opaque(id);
-      for (const ir::Param& p : fn_.params)
-        if (p.value == id && p.kind == ir::ParamKind::Size) result = ctx_.bv_const(p.name.c_str(), 32);
-    }
-  } else {
-    auto operand = [&](size_t i) { return scalar(def->operands[i]); };
-    switch (def->kind) {
-      case OpKind::Const: result = bv(def->attrs.i); break;
-      case OpKind::ProgramId:
-      case OpKind::NumPrograms: {
-        std::string axis = std::to_string(def->attrs.i);
-        z3::expr pid = ctx_.bv_const(("program_id(" + axis + ")").c_str(), 32);
-        z3::expr num = ctx_.bv_const(("num_programs(" + axis + ")").c_str(), 32);
-        bool fresh = std::none_of(launch_.begin(), launch_.end(), [&](const auto& l) { return l.first == "program_id(" + axis + ")"; });
-        if (fresh) {
-          launch_.emplace_back("program_id(" + axis + ")", pid);
-          launch_.emplace_back("num_programs(" + axis + ")", num);
-        }
-        result = def->kind == OpKind::ProgramId ? pid : num;
-        break;
-      }
-      case OpKind::Binary: {
-        z3::expr x = operand(0), y = operand(1);
-        switch (def->attrs.binary) {
-          case ir::BinaryKind::Add: result = x + y; break;
-          case ir::BinaryKind::Sub: result = x - y; break;
-          case ir::BinaryKind::Mul: result = x * y; break;
-          case ir::BinaryKind::Div: result = divide(x, y, false); break;
-          case ir::BinaryKind::Rem: result = divide(x, y, true); break;
-          case ir::BinaryKind::Min: result = z3::ite(x < y, x, y); break;
-          case ir::BinaryKind::Max: result = z3::ite(x > y, x, y); break;
-          case ir::BinaryKind::And: result = x & y; break;
-          case ir::BinaryKind::Or: result = x | y; break;
-          case ir::BinaryKind::Xor: result = x ^ y; break;
-          case ir::BinaryKind::Shl: result = z3::shl(x, y); break;
-          case ir::BinaryKind::Shr: result = z3::ashr(x, y); break;
-          default: result = opaque(id); break;
-        }
-        break;
-      }
-      default: result = opaque(id); break;
-    }
-  }
-  scalars_.emplace(id, result);
-  return result;
 }
 
 // ---------------------------------------------------------------- data movement
@@ -381,72 +270,6 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
 
 // ---------------------------------------------------------------- walk
 
-// The launch every query assumes: sizes are non-negative i32, each grid axis
-// has the extent the grid expression gives (evaluated in 64 bits, as the host
-// does), and the kernel's require(...) conditions hold (else it never runs).
-void TagFlow::declareLaunch() {
-  std::function<z3::expr(const ir::LaunchExpr&)> value = [&](const ir::LaunchExpr& e) -> z3::expr {
-    using K = ir::LaunchExpr::Kind;
-    auto operand = [&](size_t i) { return i < e.operands.size() ? value(e.operands[i]) : ctx_.bv_val(0, 64); };
-    auto sdiv = [&](const z3::expr& x, const z3::expr& y) { return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); };
-    switch (e.kind) {
-      case K::Const: return ctx_.bv_val(e.value, 64);
-      case K::Size: {
-        size_t index = static_cast<size_t>(e.value);
-        std::string name = index < fn_.sizeNames.size() ? fn_.sizeNames[index] : "size" + std::to_string(index);
-        return z3::sext(ctx_.bv_const(name.c_str(), 32), 32);
-      }
-      case K::Add: return operand(0) + operand(1);
-      case K::Sub: return operand(0) - operand(1);
-      case K::Mul: return operand(0) * operand(1);
-      case K::FloorDiv:
-      case K::CeilDiv:
-      case K::Mod: {
-        // By a positive constant (the usual cdiv(M, BM)): a fresh quotient bounded by
-        // multiplications, which the solver handles far better than a 64-bit division.
-        z3::expr x = operand(0), y = operand(1);
-        if (e.operands.size() == 2 && e.operands[1].kind == K::Const && e.operands[1].value > 0) {
-          z3::expr q = ctx_.bv_const(("launch_quotient" + std::to_string(launchConstraints_.size())).c_str(), 64);
-          z3::expr c = ctx_.bv_val(e.operands[1].value, 64);
-          bool ceil = e.kind == K::CeilDiv;
-          launchConstraints_.push_back(ceil ? (q * c >= x && q * c - c < x) : (q * c <= x && x < q * c + c));
-          z3::expr limit = ctx_.bv_val(int64_t{1} << 40, 64);  // no product above overflows
-          launchConstraints_.push_back(q >= -limit && q <= limit);
-          return e.kind == K::Mod ? x - q * c : q;
-        }
-        if (e.kind == K::FloorDiv) return sdiv(x, y);
-        if (e.kind == K::CeilDiv) return sdiv(x + y - 1, y);
-        return z3::srem(x, y);
-      }
-      case K::Min: return z3::ite(operand(0) < operand(1), operand(0), operand(1));
-      case K::Max: return z3::ite(operand(0) > operand(1), operand(0), operand(1));
-      case K::Lt: return z3::ite(operand(0) < operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Le: return z3::ite(operand(0) <= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Gt: return z3::ite(operand(0) > operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Ge: return z3::ite(operand(0) >= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Eq: return z3::ite(operand(0) == operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Ne: return z3::ite(operand(0) != operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::And: return z3::ite(operand(0) != 0 && operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Or: return z3::ite(operand(0) != 0 || operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Not: return z3::ite(operand(0) == 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-    }
-    return ctx_.bv_val(0, 64);
-  };
-  for (const ir::Param& p : fn_.params)
-    if (p.kind == ir::ParamKind::Size) {
-      z3::expr size = ctx_.bv_const(p.name.c_str(), 32);
-      launchConstraints_.push_back(size >= 0);
-      launch_.emplace_back(p.name, size);
-    }
-  for (int axis = 0; axis < 3; ++axis) {
-    std::string a = std::to_string(axis);
-    z3::expr pid = ctx_.bv_const(("program_id(" + a + ")").c_str(), 32);
-    z3::expr num = ctx_.bv_const(("num_programs(" + a + ")").c_str(), 32);
-    launchConstraints_.push_back(pid >= 0 && num >= 1 && pid < num && z3::sext(num, 32) == value(fn_.grid[axis]));
-  }
-  for (const ir::Requirement& r : fn_.requirements) launchConstraints_.push_back(value(r.condition) != 0);
-}
-
 void TagFlow::run(const AssertHook& hook) {
   hook_ = hook;
   declareLaunch();
@@ -524,38 +347,6 @@ void TagFlow::step(const ir::Op& op) {
     case OpKind::If: return walkIf(op);
     default: return;  // scalars, views, barriers: no tags
   }
-}
-
-// A bool scalar the encoding understands: comparisons of i32 scalars, and/or/not
-// of those, and constants.
-std::optional<z3::expr> TagFlow::truth(ir::ValueId id) {
-  const ir::Op* def = id < fn_.values.size() ? fn_.values[id].def : nullptr;
-  if (!def || !fn_.values[id].type.isScalar() || fn_.values[id].type.dtype != ir::DType::Bool) return std::nullopt;
-  if (def->kind == OpKind::Const) return ctx_.bool_val(def->attrs.i != 0);
-  if (def->kind == OpKind::Compare && def->operands.size() == 2) {
-    const ir::Type& t = fn_.values[def->operands[0]].type;
-    if (!t.isScalar() || t.dtype != ir::DType::I32) return std::nullopt;
-    z3::expr x = scalar(def->operands[0]), y = scalar(def->operands[1]);
-    switch (def->attrs.cmp) {
-      case ir::CmpKind::Eq: return x == y;
-      case ir::CmpKind::Ne: return x != y;
-      case ir::CmpKind::Lt: return x < y;
-      case ir::CmpKind::Le: return x <= y;
-      case ir::CmpKind::Gt: return x > y;
-      case ir::CmpKind::Ge: return x >= y;
-    }
-  }
-  if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
-      (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or)) {
-    std::optional<z3::expr> x = truth(def->operands[0]), y = truth(def->operands[1]);
-    if (!x || !y) return std::nullopt;
-    return def->attrs.binary == ir::BinaryKind::And ? (*x && *y) : (*x || *y);
-  }
-  if (def->kind == OpKind::Unary && def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1) {
-    std::optional<z3::expr> x = truth(def->operands[0]);
-    if (x) return !*x;
-  }
-  return std::nullopt;
 }
 
 // Both branches from the same state. With a condition the encoding understands

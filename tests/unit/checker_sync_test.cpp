@@ -290,13 +290,14 @@ TEST(CheckerSync, CompilationStopsBeforeCodegenOnARace) {
   EXPECT_TRUE(found);
 }
 
-TEST(CheckerSync, ExamplesCheckQuickly) {
-  auto start = std::chrono::steady_clock::now();
-  for (const auto& e : fs::directory_iterator(fs::path(ARGUS_SOURCE_DIR) / "examples"))
-    if (e.path().extension() == ".ag") check(readSource(e.path()));
-  check(withoutLine(gemmSource(), "barrier()", 1));
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(ms, 2000) << "sema + checker of the examples took " << ms << " ms";
+// Timings are measured by bench/checker_bench.cpp (bench/results/checker.md),
+// never asserted here; this only checks that every example is free of findings.
+TEST(CheckerSync, ExamplesCheckClean) {
+  for (const auto& e : fs::directory_iterator(fs::path(ARGUS_SOURCE_DIR) / "examples")) {
+    if (e.path().extension() != ".ag") continue;
+    auto c = check(readSource(e.path()));
+    EXPECT_TRUE(c->diags.diagnostics().empty()) << e.path().filename() << ": " << describe(c->diags);
+  }
 }
 
 const char* kNonlinearOffsets = R"(@kernel(grid=(1,), warps=4)
