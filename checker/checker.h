@@ -10,8 +10,12 @@
 namespace argus::checker {
 
 struct Options {
-  unsigned queryTimeoutMs = 2000;  // per Z3 query; a timeout is reported as "cannot prove"
-  unsigned kernelBudgetMs = 20000;  // per kernel; the queries left then are "cannot prove" too
+  // Wall-clock limits, so that a pathological kernel cannot hang an editor. They
+  // are far above what the examples need (the slowest query of gemm_tc.ag takes
+  // well under a second), because a proof that times out only on a loaded
+  // machine would make the result depend on the load.
+  unsigned queryTimeoutMs = 10000;  // per Z3 query; a timeout is reported as "cannot prove"
+  unsigned kernelBudgetMs = 60000;  // per kernel; the queries left then are "cannot prove" too
 };
 
 // Runs every check on every function. `file` (optional) gives line:col in notes

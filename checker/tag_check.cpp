@@ -12,13 +12,6 @@ namespace argus::checker {
 
 namespace {
 
-int64_t valueOf(const z3::model& model, const z3::expr& e) {
-  z3::expr v = model.eval(e, true);
-  uint64_t bits = 0;
-  if (!v.is_numeral() || !v.is_numeral_u64(bits)) return 0;
-  return static_cast<int32_t>(static_cast<uint32_t>(bits));
-}
-
 // One value whose tags the assertion reads, at one symbolic element.
 struct Subject {
   ir::ValueId id = ir::kNoValue;
@@ -47,7 +40,7 @@ class AssertionChecker {
       return;
     }
     try {
-      if (op.kind == ir::OpKind::Store) return checkStore(op);
+      if (op.kind == ir::OpKind::Store) return checkStoreLandsAtOrigin(flow_, fn_, diags_, options_, op);
       checkOne(op);
     } catch (const z3::exception& e) {
       cannotProve(op, std::string("the solver failed: ") + e.msg(), {});
@@ -105,89 +98,6 @@ class AssertionChecker {
     }
     mapTerms(s.tags, [&](const z3::expr& e) { return substitute(e, from, s.coords); });
     return s;
-  }
-
-  // Built-in: a tile stored into a tensor of the same shape as the one its
-  // origin indexes lands at the coordinates its origin says. Only a definite
-  // violation is reported; unknown origins and undecided queries stay silent.
-  void checkStore(const ir::Op& op) {
-    const TagMap* tile = flow_.tilesTags(op.operands[1]);
-    const ir::Op* view = fn_.values[op.operands[0]].def;
-    if (!tile || tile->originTensor < 0 || !view || view->operands.empty()) return;
-    const ir::Param& from = fn_.params[static_cast<size_t>(tile->originTensor)];
-    const ir::Param* to = nullptr;
-    for (const ir::Param& p : fn_.params)
-      if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) to = &p;
-    if (!to || from.dims.size() != to->dims.size()) return;
-    for (size_t d = 0; d < from.dims.size(); ++d) {
-      bool sameConstant = from.dims[d].constant >= 0 && from.dims[d].constant == to->dims[d].constant;
-      bool sameSize = from.dims[d].sizeIndex >= 0 && from.dims[d].sizeIndex == to->dims[d].sizeIndex;
-      if (!sameConstant && !sameSize) return;
-    }
-    const ir::Type& tileType = fn_.values[op.operands[1]].type;
-    size_t r = to->dims.size(), k = tileType.shape.size();
-    if (k > r) return;
-    std::vector<z3::expr> coords, from0, dest;
-    z3::expr context = flow_.assumptions();
-    for (size_t i = 0; i < k; ++i) {
-      coords.push_back(ctx_.bv_const(("stored" + std::to_string(i)).c_str(), 32));
-      from0.push_back(flow_.coordVar(i));
-      context = context && z3::ult(coords.back(), flow_.bv(tileType.shape[i]));
-    }
-    z3::expr wrong = ctx_.bool_val(false);
-    std::vector<z3::expr> origin;
-    for (size_t d = 0; d < r; ++d) {
-      auto it = tile->tags.find(originKey(static_cast<int64_t>(d)));
-      if (it == tile->tags.end()) return;
-      z3::expr offset = d + 1 < view->operands.size() ? flow_.scalar(view->operands[d + 1]) : flow_.bv(0);
-      dest.push_back(d >= r - k ? offset + coords[d - (r - k)] : offset);
-      const ir::DimRef& dim = to->dims[d];
-      z3::expr extent = dim.constant >= 0 ? flow_.bv(dim.constant)
-                                          : ctx_.bv_const(fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
-      context = context && dest.back() >= 0 && dest.back() < extent;  // stores outside the tensor are skipped
-      origin.push_back(substitute(it->second.value, from0, coords));
-      context = context && substitute(it->second.present, from0, coords) && substitute(it->second.known, from0, coords);
-      wrong = wrong || origin.back() != dest.back();
-    }
-    z3::solver solver(ctx_, "QF_BV");
-    z3::params params(ctx_);
-    params.set("timeout", options_.queryTimeoutMs);
-    solver.set(params);
-    solver.add(context && wrong);
-    if (solver.check() != z3::sat) return;
-    preferSmall(solver);
-    z3::model model = solver.get_model();
-    auto tuple = [&](const std::vector<z3::expr>& terms) {
-      std::string s = "(";
-      for (size_t i = 0; i < terms.size(); ++i) s += (i ? ", " : "") + std::to_string(valueOf(model, terms[i]));
-      return s + (terms.size() == 1 ? ",)" : ")");
-    };
-    std::string element = tuple(coords);
-    Diagnostic& d = diags_.report(DiagId::StoreAgainstOrigin, op.range,
-                                  {"the element with origin " + tuple(origin), from.name, tuple(dest), to->name,
-                                   "every element should land at its origin"});
-    Counterexample cx;
-    std::vector<int64_t> coord;
-    for (const z3::expr& c : coords) coord.push_back(valueOf(model, c));
-    ir::Distribution dist = ir::Distribution::of(tileType.layout, fn_.numWarps);
-    for (int64_t t = 0; t < fn_.numThreads(); ++t)
-      if (dist.isPrimaryOwner(t) && dist.valueIndexOf(t, coord) >= 0) {
-        cx.thread = t;
-        cx.warp = t / 32;
-        cx.lane = t % 32;
-        cx.value = dist.valueIndexOf(t, coord);
-        break;
-      }
-    for (const LoopFrame& l : flow_.loops()) cx.iteration.emplace_back(l.name, valueOf(model, l.iv));
-    cx.facts.emplace_back("element", "tile element " + element);
-    cx.facts.emplace_back("tags found", "origin " + tuple(origin) + " in '" + from.name + "'");
-    cx.facts.emplace_back("expected", "origin " + tuple(dest) + ", where the element is stored in '" + to->name + "'");
-    std::string launch = launchText(model);
-    if (!launch.empty()) cx.facts.emplace_back("launch", launch);
-    cx.trace = tile->trace;
-    d.counterexample = std::move(cx);
-    d.notes.push_back("the tile was loaded from '" + from.name + "', which has the shape of '" + to->name +
-                      "': check the indices of this store against those of the load");
   }
 
   // True when the next dot() after `op` reads the two subjects as its a and b.
@@ -374,17 +284,17 @@ class AssertionChecker {
     std::optional<z3::model> unknownModel;
     bool absent = false;
     if (somewhereUnknown == z3::sat) {
-      preferSmall(unknown);
+      flow_.preferSmall(unknown);
       z3::model model = unknown.get_model();
       unknownModel = model;
       for (const Read& r : reads) {
-        if (!valueOf(model, z3::ite(r.present, flow_.bv(1), flow_.bv(0)))) {
+        if (!modelValue(model, z3::ite(r.present, flow_.bv(1), flow_.bv(0)))) {
           where = elementText(model, subjects) + " carries no tag for " + r.text;
           why.clear();
           absent = true;
           break;
         }
-        if (!valueOf(model, z3::ite(r.known, flow_.bv(1), flow_.bv(0)))) {
+        if (!modelValue(model, z3::ite(r.known, flow_.bv(1), flow_.bv(0)))) {
           where = "the checker cannot tell " + r.text + " for " + elementText(model, subjects);
           break;
         }
@@ -392,32 +302,9 @@ class AssertionChecker {
     } else {
       where = "the solver gave up (" + unknown.reason_unknown() + ")";
     }
-    std::string launch = launchText(unknownModel);
+    std::string launch = flow_.launchText(unknownModel);
     if (!launch.empty() && somewhereUnknown == z3::sat) where += " (launch: " + launch + ")";
     cannotProve(op, where.empty() ? "a tag it reads is unknown here" : where, why, absent);
-  }
-
-  std::string launchText(const std::optional<z3::model>& model) const {
-    std::string launch;
-    if (!model) return launch;
-    for (const auto& [name, term] : flow_.launchTerms())
-      if (name.rfind("num_programs", 0) != 0)
-        launch += (launch.empty() ? "" : ", ") + name + " = " + std::to_string(valueOf(*model, term));
-    return launch;
-  }
-
-  // Narrows the model to the first iterations of a small launch where possible.
-  void preferSmall(z3::solver& solver) {
-    const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096}, grid[] = {2, 2, 4, 8, 16};
-    for (int tier = 0; tier < 5; ++tier) {
-      solver.push();
-      for (const LoopFrame& l : flow_.loops()) solver.add(z3::ult(l.j, flow_.bv(iterations[tier])));
-      for (const auto& [name, term] : flow_.launchTerms())
-        solver.add(name.rfind("num_programs", 0) == 0 ? term <= flow_.bv(grid[tier]) : term <= flow_.bv(sizes[tier]));
-      if (solver.check() == z3::sat) return;  // keep the narrowed scope for get_model()
-      solver.pop();
-    }
-    solver.check();
   }
 
   std::string elementText(const z3::model& model, const std::vector<Subject>& subjects) const {
@@ -425,12 +312,12 @@ class AssertionChecker {
     for (const Subject& subject : subjects) {
       if (!s.empty()) s += " and ";
       if (subject.thread) {
-        int64_t t = valueOf(model, *subject.thread);
+        int64_t t = modelValue(model, *subject.thread);
         s += "thread " + std::to_string(t) + " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) +
-             "), value " + std::to_string(valueOf(model, *subject.value)) + ", ";
+             "), value " + std::to_string(modelValue(model, *subject.value)) + ", ";
       }
       s += subject.text + "[";
-      for (size_t d = 0; d < subject.coords.size(); ++d) s += (d ? ", " : "") + std::to_string(valueOf(model, subject.coords[d]));
+      for (size_t d = 0; d < subject.coords.size(); ++d) s += (d ? ", " : "") + std::to_string(modelValue(model, subject.coords[d]));
       s += "]";
     }
     std::string iteration = iterationText(model);
@@ -440,31 +327,31 @@ class AssertionChecker {
 
   std::string iterationText(const z3::model& model) const {
     std::string s;
-    for (const LoopFrame& l : flow_.loops()) s += (s.empty() ? "" : ", ") + l.name + " = " + std::to_string(valueOf(model, l.iv));
+    for (const LoopFrame& l : flow_.loops()) s += (s.empty() ? "" : ", ") + l.name + " = " + std::to_string(modelValue(model, l.iv));
     return s;
   }
 
   void report(const ir::Op& op, z3::solver& solver, const std::vector<Subject>& subjects, const std::vector<Read>& reads,
               bool dot) {
-    preferSmall(solver);
+    flow_.preferSmall(solver);
     z3::model model = solver.get_model();
     std::string found;
-    for (const Read& r : reads) found += (found.empty() ? "" : ", ") + r.text + " = " + std::to_string(valueOf(model, r.value));
+    for (const Read& r : reads) found += (found.empty() ? "" : ", ") + r.text + " = " + std::to_string(modelValue(model, r.value));
     std::string summary = elementText(model, subjects) + ": " + found;
     Diagnostic& d = diags_.report(DiagId::TagAssertionFails, op.range, {conditionText(op), summary});
     Counterexample cx;
     for (const Subject& s : subjects)
       if (s.thread) {
-        cx.thread = valueOf(model, *s.thread);
+        cx.thread = modelValue(model, *s.thread);
         cx.warp = *cx.thread / 32;
         cx.lane = *cx.thread % 32;
-        cx.value = valueOf(model, *s.value);
+        cx.value = modelValue(model, *s.value);
         break;
       }
-    for (const LoopFrame& l : flow_.loops()) cx.iteration.emplace_back(l.name, valueOf(model, l.iv));
+    for (const LoopFrame& l : flow_.loops()) cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
     for (const Subject& s : subjects) {
       std::string element = s.text + "[";
-      for (size_t i = 0; i < s.coords.size(); ++i) element += (i ? ", " : "") + std::to_string(valueOf(model, s.coords[i]));
+      for (size_t i = 0; i < s.coords.size(); ++i) element += (i ? ", " : "") + std::to_string(modelValue(model, s.coords[i]));
       cx.facts.emplace_back("element", element + "]");
       if (s.tags.originTensor >= 0)
         cx.facts.emplace_back("origin tensor", s.text + ".origin indexes '" + fn_.params[static_cast<size_t>(s.tags.originTensor)].name + "'");
@@ -473,10 +360,10 @@ class AssertionChecker {
     cx.facts.emplace_back("tags found", found);
     if (compared_.size() == 2)
       cx.facts.emplace_back("expected", conditionText(op) + ", but the two sides are " +
-                                            std::to_string(valueOf(model, compared_[0])) + " and " +
-                                            std::to_string(valueOf(model, compared_[1])));
+                                            std::to_string(modelValue(model, compared_[0])) + " and " +
+                                            std::to_string(modelValue(model, compared_[1])));
     if (dot) cx.facts.emplace_back("pairing", "as the operands of dot(): " + subjects[0].text + "[m, k] meets " + subjects[1].text + "[k, n]");
-    std::string launch = launchText(model);
+    std::string launch = flow_.launchText(model);
     if (!launch.empty()) cx.facts.emplace_back("launch", launch);
     d.counterexample = std::move(cx);
     if (!op.attrs.names.empty() && !op.attrs.names[0].empty()) d.notes.push_back("the assertion says: " + op.attrs.names[0]);
@@ -506,55 +393,8 @@ class AssertionChecker {
 
 }  // namespace
 
-// Whether `value` may carry an origin of a tensor shaped like `dims`: a cheap
-// look back through elementwise ops to a load (a loop-carried value stops it).
-bool mayCarrySameShapedOrigin(const ir::Function& fn, ir::ValueId value, const std::vector<ir::DimRef>& dims, int depth) {
-  const ir::Op* def = value < fn.values.size() ? fn.values[value].def : nullptr;
-  if (!def || depth > 64) return false;
-  switch (def->kind) {
-    case ir::OpKind::Load: {
-      const ir::Op* view = fn.values[def->operands[0]].def;
-      if (!view || view->operands.empty()) return false;
-      for (const ir::Param& p : fn.params)
-        if (p.value == view->operands[0] && p.dims.size() == dims.size()) {
-          bool same = true;
-          for (size_t d = 0; d < dims.size(); ++d)
-            same = same && p.dims[d].constant == dims[d].constant && p.dims[d].sizeIndex == dims[d].sizeIndex;
-          return same;
-        }
-      return false;
-    }
-    case ir::OpKind::Binary: case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma:
-    case ir::OpKind::Select: case ir::OpKind::Cast: case ir::OpKind::ConvertLayout: case ir::OpKind::Broadcast:
-    case ir::OpKind::TagSet:
-      for (ir::ValueId operand : def->operands)
-        if (fn.values[operand].type.isTile() && mayCarrySameShapedOrigin(fn, operand, dims, depth + 1)) return true;
-      return false;
-    default:
-      return false;
-  }
-}
-
-// Kernels with assertions, or with a store the built-in origin check may concern.
-bool worthWalking(const ir::Function& fn, const ir::Block& block) {
-  for (const auto& op : block.ops) {
-    if (op->kind == ir::OpKind::Assert) return true;
-    if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
-      const ir::Op* view = fn.values[op->operands[0]].def;
-      if (view && view->kind == ir::OpKind::View && !view->operands.empty())
-        for (const ir::Param& p : fn.params)
-          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor &&
-              mayCarrySameShapedOrigin(fn, op->operands[1], p.dims, 0))
-            return true;
-    }
-    for (const ir::Block& region : op->regions)
-      if (worthWalking(fn, region)) return true;
-  }
-  return false;
-}
-
 void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
-  if (!worthWalking(fn, fn.body)) return;
+  if (!tagFlowNeeded(fn, fn.body)) return;
   try {
     z3::context ctx;
     TagFlow flow(ctx, fn, options, file);

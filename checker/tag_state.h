@@ -82,6 +82,11 @@ class TagFlow {
   // The launch parameters the encoding introduced (for counterexamples).
   const std::vector<std::pair<std::string, z3::expr>>& launchTerms() const { return launch_; }
   std::string position(SourceRange range) const;
+  z3::context& context() { return ctx_; }
+  // The launch values of a model ("N = 64, program_id(0) = 1"), and a narrowing
+  // of a satisfiable solver to early iterations of a small launch.
+  std::string launchText(const std::optional<z3::model>& model) const;
+  void preferSmall(z3::solver& solver);
   std::string valueName(ir::ValueId id) const;  // as written, for messages
   bool check(const z3::expr& formula);          // true when unsat (proven)
 
@@ -137,5 +142,15 @@ class TagFlow {
   std::unordered_map<unsigned, std::pair<z3::expr, bool>> proven_;  // formula id -> unsat (the expr keeps the id alive)
   std::vector<std::pair<std::string, z3::expr>> launch_;
 };
+
+// A model's value of a bit-vector term, as a signed 32-bit integer.
+int64_t modelValue(const z3::model& model, const z3::expr& e);
+// Kernels worth a tag-flow walk: with an assertion, or a store into a tensor of
+// a tile that may come from a load of a tensor with the same extents.
+bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block);
+// The built-in "a stored element lands where its origin says" (AG2018) for one
+// Store into global memory, in the state of the walk.
+void checkStoreLandsAtOrigin(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,
+                             const ir::Op& op);
 
 }  // namespace argus::checker

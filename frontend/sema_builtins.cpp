@@ -48,7 +48,7 @@ const std::vector<BuiltinInfo>& builtinTable() {
       {Builtin::Barrier, "barrier", {}, 0, "barrier(): wait for all threads of the block"},
       {Builtin::Require, "require", {"cond", "message"}, 1, "require(cond, message): launch-time requirement"},
       {Builtin::Range, "range", {"start", "stop", "step"}, 1, "range(stop), range(start, stop[, step])"},
-      {Builtin::Tag, "tag", {}, 0, "tag(x, name=value): reserved for the checker"},
+      {Builtin::Tag, "tag", {}, 0, "tag(x, name=value): x with the user tag name set to a scalar value on every element (for assertions)"},
       {Builtin::CopyAsync, "copy_async", {"dst", "src"}, 2,
        "copy_async(dst, src): start copying a global view into a shared view (cp.async)"},
       {Builtin::CommitGroup, "commit_group", {}, 0, "commit_group(): close this thread's group of copy_async"},

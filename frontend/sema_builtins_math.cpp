@@ -298,7 +298,7 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
     Val v = eval(*a[k]->value);
     if (v.isError()) return Val::error();
     const ir::Type* t = typeOf(v);
-    if (k == 0 && t && t->isTile()) {  // a register operand (P @ V): checked against acc below
+    if (k == 0 && t && t->isTile() && t->layout.isMma()) {  // a register operand (P @ V): checked against acc below
       ops[k] = v;
       continue;
     }

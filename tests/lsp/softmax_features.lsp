@@ -1,7 +1,7 @@
 # Navigation and information on the softmax example.
 >>> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}
 <<< {"jsonrpc":"2.0","id":1,"result":"<any>"}
->>> {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///work/softmax.ag","languageId":"argus","version":1,"text":"@file:examples/softmax.ag"}}}
+>>> {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///work/softmax.ag","languageId":"argus","version":1,"text":"@file:tests/lsp/softmax.ag"}}}
 <<< {
   "jsonrpc": "2.0",
   "method": "textDocument/publishDiagnostics",

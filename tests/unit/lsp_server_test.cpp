@@ -13,6 +13,8 @@ namespace {
 using testing::readSourceFile;
 using testing::TestClient;
 
+// tests/lsp/softmax.ag is a frozen copy of the softmax example: the expectations
+// below name its lines and columns, so the example may change without them.
 const char* kUri = "file:///work/softmax.ag";
 
 json at(int line, int character) { return json{{"line", line}, {"character", character}}; }
@@ -119,7 +121,7 @@ TEST(LspDiagnostics, CheckerFindingsArePublishedWithTheirTrace) {
 TEST(LspDiagnostics, EditsAreDebouncedAndStaleVersionsDropped) {
   TestClient client(std::chrono::milliseconds(150));
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   // Ten quick edits inside the debounce window: only the last is published.
   for (int v = 2; v <= 11; ++v)
     client.notify("textDocument/didChange",
@@ -185,7 +187,7 @@ TEST(LspFeatures, CodeActionFromFixIt) {
 TEST(LspFeatures, HoverShowsTypeLayoutAndOwnership) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   // `m = max(t, axis=1)` on line 9.
   json reply = client.request("textDocument/hover", {{"textDocument", doc()}, {"position", at(9, 4)}});
   std::string value = reply["result"]["contents"]["value"];
@@ -221,7 +223,7 @@ TEST(LspFeatures, HoverShowsTypeLayoutAndOwnership) {
 TEST(LspFeatures, DefinitionReferencesRename) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   // `t` used on line 10 in `exp(t - m)`, defined on line 8.
   json def = client.request("textDocument/definition", {{"textDocument", doc()}, {"position", at(10, 12)}});
   EXPECT_EQ(def["result"]["range"]["start"], at(8, 4)) << def.dump();
@@ -251,7 +253,7 @@ TEST(LspFeatures, DefinitionReferencesRename) {
 TEST(LspFeatures, DocumentSymbolsCompletionSignature) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   json symbols = client.request("textDocument/documentSymbol", {{"textDocument", doc()}});
   ASSERT_EQ(symbols["result"].size(), 1u);
   EXPECT_EQ(symbols["result"][0]["name"], "softmax");
@@ -324,7 +326,7 @@ TEST(LspFeatures, SignatureHelpForDeviceFunctions) {
 TEST(LspFeatures, InlayHintsAndSemanticTokens) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   json hints = client.request("textDocument/inlayHint", {{"textDocument", doc()}, {"range", {{"start", at(0, 0)}, {"end", at(20, 0)}}}});
   ASSERT_EQ(hints["result"].size(), 5u) << hints.dump();
   EXPECT_EQ(hints["result"][1]["label"], ": f32 (4, 1024)");
@@ -337,7 +339,7 @@ TEST(LspFeatures, InlayHintsAndSemanticTokens) {
 TEST(LspFeatures, SemanticTokensDelta) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   json full = client.request("textDocument/semanticTokens/full", {{"textDocument", doc()}});
   std::vector<uint32_t> before = full["result"]["data"].get<std::vector<uint32_t>>();
   std::string resultId = full["result"]["resultId"];
@@ -367,7 +369,7 @@ TEST(LspFeatures, CancelledRequestGetsRequestCancelled) {
   client.initialize();
   // Make the worker busy with a large document, then queue and cancel a request behind it.
   std::string big;
-  std::string kernel = readSourceFile("examples/softmax.ag");
+  std::string kernel = readSourceFile("tests/lsp/softmax.ag");
   for (int i = 0; i < 200; ++i) {
     std::string copy = kernel;
     copy.replace(copy.find("def softmax"), 11, "def softmax" + std::to_string(i));
@@ -385,7 +387,7 @@ TEST(LspFeatures, CancelledRequestGetsRequestCancelled) {
 TEST(LspFeatures, PositionsOutOfRangeAreClamped) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   json reply = client.request("textDocument/hover", {{"textDocument", doc()}, {"position", at(100000, 100000)}});
   EXPECT_TRUE(reply.contains("result")) << reply.dump();
   reply = client.request("textDocument/hover", {{"textDocument", doc()}, {"position", "nowhere"}});
@@ -395,7 +397,7 @@ TEST(LspFeatures, PositionsOutOfRangeAreClamped) {
 TEST(LspFeatures, ConfigurationDefinesReachTheCompiler) {
   TestClient client;
   client.initialize();
-  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  client.open(kUri, readSourceFile("tests/lsp/softmax.ag"));
   ASSERT_TRUE(client.diagnostics(kUri, 1));
   client.notify("workspace/didChangeConfiguration", {{"settings", {{"argus", {{"defines", {{"BN", "1000"}}}}}}}});
   auto published = client.diagnostics(kUri, 1);

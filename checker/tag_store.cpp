@@ -1,0 +1,170 @@
+// The built-in "a stored element lands where its origin says", the choice of
+// kernels the tag flow walks at all, and helpers for reading models.
+#include "checker/tag_state.h"
+
+namespace argus::checker {
+
+int64_t modelValue(const z3::model& model, const z3::expr& e) {
+  z3::expr v = model.eval(e, true);
+  uint64_t bits = 0;
+  if (!v.is_numeral() || !v.is_numeral_u64(bits)) return 0;
+  return static_cast<int32_t>(static_cast<uint32_t>(bits));
+}
+
+std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
+  std::string launch;
+  if (!model) return launch;
+  for (const auto& [name, term] : launchTerms())
+    if (name.rfind("num_programs", 0) != 0)
+      launch += (launch.empty() ? "" : ", ") + name + " = " + std::to_string(modelValue(*model, term));
+  return launch;
+}
+
+// Narrows the model to the first iterations of a small launch where possible.
+void TagFlow::preferSmall(z3::solver& solver) {
+  const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096}, grid[] = {2, 2, 4, 8, 16};
+  for (int tier = 0; tier < 5; ++tier) {
+    solver.push();
+    for (const LoopFrame& l : loops()) solver.add(z3::ult(l.j, bv(iterations[tier])));
+    for (const auto& [name, term] : launchTerms())
+      solver.add(name.rfind("num_programs", 0) == 0 ? term <= bv(grid[tier]) : term <= bv(sizes[tier]));
+    if (solver.check() == z3::sat) return;  // keep the narrowed scope for get_model()
+    solver.pop();
+  }
+  solver.check();
+}
+
+
+// Built-in: a tile stored into a tensor of the same shape as the one its
+// origin indexes lands at the coordinates its origin says. Only a definite
+// violation is reported; unknown origins and undecided queries stay silent.
+void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, DiagnosticSink& diags_, const Options& options_,
+                             const ir::Op& op) {
+  z3::context& ctx_ = flow_.context();
+  const TagMap* tile = flow_.tilesTags(op.operands[1]);
+  const ir::Op* view = fn_.values[op.operands[0]].def;
+  if (!tile || tile->originTensor < 0 || !view || view->operands.empty()) return;
+  const ir::Param& from = fn_.params[static_cast<size_t>(tile->originTensor)];
+  const ir::Param* to = nullptr;
+  for (const ir::Param& p : fn_.params)
+    if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) to = &p;
+  if (!to || from.dims.size() != to->dims.size()) return;
+  for (size_t d = 0; d < from.dims.size(); ++d) {
+    bool sameConstant = from.dims[d].constant >= 0 && from.dims[d].constant == to->dims[d].constant;
+    bool sameSize = from.dims[d].sizeIndex >= 0 && from.dims[d].sizeIndex == to->dims[d].sizeIndex;
+    if (!sameConstant && !sameSize) return;
+  }
+  const ir::Type& tileType = fn_.values[op.operands[1]].type;
+  size_t r = to->dims.size(), k = tileType.shape.size();
+  if (k > r) return;
+  std::vector<z3::expr> coords, from0, dest;
+  z3::expr context = flow_.assumptions();
+  for (size_t i = 0; i < k; ++i) {
+    coords.push_back(ctx_.bv_const(("stored" + std::to_string(i)).c_str(), 32));
+    from0.push_back(flow_.coordVar(i));
+    context = context && z3::ult(coords.back(), flow_.bv(tileType.shape[i]));
+  }
+  z3::expr wrong = ctx_.bool_val(false);
+  std::vector<z3::expr> origin;
+  for (size_t d = 0; d < r; ++d) {
+    auto it = tile->tags.find(originKey(static_cast<int64_t>(d)));
+    if (it == tile->tags.end()) return;
+    z3::expr offset = d + 1 < view->operands.size() ? flow_.scalar(view->operands[d + 1]) : flow_.bv(0);
+    dest.push_back(d >= r - k ? offset + coords[d - (r - k)] : offset);
+    const ir::DimRef& dim = to->dims[d];
+    z3::expr extent = dim.constant >= 0 ? flow_.bv(dim.constant)
+                                        : ctx_.bv_const(fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
+    context = context && dest.back() >= 0 && dest.back() < extent;  // stores outside the tensor are skipped
+    origin.push_back(substitute(it->second.value, from0, coords));
+    context = context && substitute(it->second.present, from0, coords) && substitute(it->second.known, from0, coords);
+    wrong = wrong || origin.back() != dest.back();
+  }
+  z3::solver solver(ctx_, "QF_BV");
+  z3::params params(ctx_);
+  params.set("timeout", options_.queryTimeoutMs);
+  solver.set(params);
+  solver.add(context && wrong);
+  if (solver.check() != z3::sat) return;
+  flow_.preferSmall(solver);
+  z3::model model = solver.get_model();
+  auto tuple = [&](const std::vector<z3::expr>& terms) {
+    std::string s = "(";
+    for (size_t i = 0; i < terms.size(); ++i) s += (i ? ", " : "") + std::to_string(modelValue(model, terms[i]));
+    return s + (terms.size() == 1 ? ",)" : ")");
+  };
+  std::string element = tuple(coords);
+  Diagnostic& d = diags_.report(DiagId::StoreAgainstOrigin, op.range,
+                                {"the element with origin " + tuple(origin), from.name, tuple(dest), to->name,
+                                 "every element should land at its origin"});
+  Counterexample cx;
+  std::vector<int64_t> coord;
+  for (const z3::expr& c : coords) coord.push_back(modelValue(model, c));
+  ir::Distribution dist = ir::Distribution::of(tileType.layout, fn_.numWarps);
+  for (int64_t t = 0; t < fn_.numThreads(); ++t)
+    if (dist.isPrimaryOwner(t) && dist.valueIndexOf(t, coord) >= 0) {
+      cx.thread = t;
+      cx.warp = t / 32;
+      cx.lane = t % 32;
+      cx.value = dist.valueIndexOf(t, coord);
+      break;
+    }
+  for (const LoopFrame& l : flow_.loops()) cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
+  cx.facts.emplace_back("element", "tile element " + element);
+  cx.facts.emplace_back("tags found", "origin " + tuple(origin) + " in '" + from.name + "'");
+  cx.facts.emplace_back("expected", "origin " + tuple(dest) + ", where the element is stored in '" + to->name + "'");
+  std::string launch = flow_.launchText(model);
+  if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+  cx.trace = tile->trace;
+  d.counterexample = std::move(cx);
+  d.notes.push_back("the tile was loaded from '" + from.name + "', which has the shape of '" + to->name +
+                    "': check the indices of this store against those of the load");
+}
+
+// Whether `value` may carry an origin of a tensor shaped like `dims`: a cheap
+// look back through elementwise ops to a load (a loop-carried value stops it).
+static bool mayCarrySameShapedOrigin(const ir::Function& fn, ir::ValueId value, const std::vector<ir::DimRef>& dims, int depth) {
+  const ir::Op* def = value < fn.values.size() ? fn.values[value].def : nullptr;
+  if (!def || depth > 64) return false;
+  switch (def->kind) {
+    case ir::OpKind::Load: {
+      const ir::Op* view = fn.values[def->operands[0]].def;
+      if (!view || view->operands.empty()) return false;
+      for (const ir::Param& p : fn.params)
+        if (p.value == view->operands[0] && p.dims.size() == dims.size()) {
+          bool same = true;
+          for (size_t d = 0; d < dims.size(); ++d)
+            same = same && p.dims[d].constant == dims[d].constant && p.dims[d].sizeIndex == dims[d].sizeIndex;
+          return same;
+        }
+      return false;
+    }
+    case ir::OpKind::Binary: case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma:
+    case ir::OpKind::Select: case ir::OpKind::Cast: case ir::OpKind::ConvertLayout: case ir::OpKind::Broadcast:
+    case ir::OpKind::TagSet:
+      for (ir::ValueId operand : def->operands)
+        if (fn.values[operand].type.isTile() && mayCarrySameShapedOrigin(fn, operand, dims, depth + 1)) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+// Kernels with assertions, or with a store the built-in origin check may concern.
+bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block) {
+  for (const auto& op : block.ops) {
+    if (op->kind == ir::OpKind::Assert) return true;
+    if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
+      const ir::Op* view = fn.values[op->operands[0]].def;
+      if (view && view->kind == ir::OpKind::View && !view->operands.empty())
+        for (const ir::Param& p : fn.params)
+          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor &&
+              mayCarrySameShapedOrigin(fn, op->operands[1], p.dims, 0))
+            return true;
+    }
+    for (const ir::Block& region : op->regions)
+      if (tagFlowNeeded(fn, region)) return true;
+  }
+  return false;
+}
+
+}  // namespace argus::checker
