@@ -24,7 +24,7 @@ namespace argus::cli { int formatCommand(const std::vector<std::string>& args); 
 namespace {
 
 constexpr const char* kUsage = R"(usage: argusc [options] FILE.ag
-       argusc run --cpu [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
+       argusc run [--cpu] [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
        argusc layout 'EXPRESSION'   (layout calculator; argusc layout --help)
        argusc format [-i | --check] FILE.ag...   (canonical formatter; argusc format --help)
 
@@ -42,8 +42,8 @@ options:
   --version                   print the version and exit
   -h, --help                  print this help and exit
 
-run (CPU interpreter) options:
-  --cpu                       run on the CPU interpreter (required until GPU runs land)
+run options (on the GPU, checked against the CPU interpreter and timed; argusc run --help):
+  --cpu                       run on the CPU interpreter only (no GPU needed)
   --kernel NAME               the kernel to run (default: the only or first kernel)
   --size NAME=VALUE           a runtime size (every size name of the kernel needs one)
   --arg NAME=VALUE            a scalar parameter's value (default: random)
