@@ -53,6 +53,8 @@ const std::vector<BuiltinInfo>& builtinTable() {
        "copy_async(dst, src): start copying a global view into a shared view (cp.async)"},
       {Builtin::CommitGroup, "commit_group", {}, 0, "commit_group(): close this thread's group of copy_async"},
       {Builtin::WaitGroup, "wait_group", {"n"}, 1, "wait_group(n): wait until at most n committed groups are pending"},
+      {Builtin::Pipelined, "pipelined", {"n", "stages"}, 2,
+       "pipelined(n, stages=S): 0..n-1 with the loop's leading copy_async calls run S-1 iterations ahead"},
   };
   return table;
 }
@@ -131,6 +133,10 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
   };
   if (info.id == Builtin::Range) {
     report(DiagId::NotAValue, call.range, {"range(...)", "; it is only used in 'for v in range(...)'"});
+    return Val::error();
+  }
+  if (info.id == Builtin::Pipelined) {
+    report(DiagId::NotAValue, call.range, {"pipelined(...)", "; it is only used in 'for v in pipelined(n, stages=S)'"});
     return Val::error();
   }
   if ((info.id == Builtin::Max || info.id == Builtin::Min) && call.args.size() == 2 && !call.args[0].keyword &&

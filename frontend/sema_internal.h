@@ -94,6 +94,7 @@ enum class Builtin : int {
   Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Abs, Floor, Ceil,
   Fma, Where, Cast, Dot, Barrier, Require, Range, Tag,
   CopyAsync, CommitGroup, WaitGroup,  // asynchronous copies (sema_builtins.cpp)
+  Pipelined,                          // only as a for loop's iterator (sema_control.cpp)
   Count_
 };
 struct BuiltinInfo {
