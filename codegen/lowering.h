@@ -12,6 +12,7 @@
 //   ptxas.cpp        assembleCubin
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -165,6 +166,14 @@ class KernelLowering {
                                     const std::vector<llvm::Value*>& b, const std::vector<llvm::Value*>& c);
   std::vector<llvm::Value*> registerAFragment(const std::vector<llvm::Value*>& values, ir::DType dtype, int64_t m,
                                              int64_t kb8, int64_t blocks);
+  // A fragment load's lane-dependent base element, as values and as functions of the thread id.
+  struct FragmentLanes {
+    llvm::Value* row;
+    llvm::Value* col;
+    std::function<int64_t(int64_t)> rowOf, colOf;
+  };
+  llvm::Value* fragmentPtr(const Lowered& view, const ir::Type& viewType, ir::ValueId viewId, const FragmentLanes& lanes,
+                           int64_t dr, int64_t dc);
   llvm::Value* sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row, llvm::Value* col,
                                     ir::ValueId viewId);
 

@@ -16,6 +16,7 @@
 // the view's column offset a known multiple of 8, and a swizzle that moves
 // whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs.
 #include <numeric>
+#include <optional>
 
 #include <llvm/IR/InlineAsm.h>
 
@@ -148,6 +149,55 @@ llvm::Value* KernelLowering::sharedViewElementPtr(const Lowered& view, const ir:
   return b_.CreateGEP(memType(viewType.dtype), view.base, index);
 }
 
+// The address of a fragment load at the lane's base element plus a constant
+// (dr, dc). The swizzle of base + constant is usually the swizzle of the base
+// XORed with one constant and plus another (the constant's low bits land in
+// zero bits of every lane's base, its high bits are whole periods), which
+// costs two instructions and no register instead of a full swizzle per load.
+// Whether that holds is decided by trying every thread of the block at
+// compile time; where it does not, the general address.
+llvm::Value* KernelLowering::fragmentPtr(const Lowered& view, const ir::Type& viewType, ir::ValueId viewId,
+                                         const FragmentLanes& lanes, int64_t dr, int64_t dc) {
+  auto general = [&] {
+    return sharedViewElementPtr(view, viewType, b_.CreateAdd(lanes.row, b_.getInt32(static_cast<uint32_t>(dr))),
+                                b_.CreateAdd(lanes.col, b_.getInt32(static_cast<uint32_t>(dc))), viewId);
+  };
+  const ir::Op* def = fn_.values[viewId].def;
+  const ir::Type* buffer = def && def->kind == ir::OpKind::View ? &fn_.typeOf(def->operands[0]) : nullptr;
+  const ir::Swizzle& s = view.swizzle;
+  if (!buffer || buffer->kind != ir::TypeKind::Shared || buffer->shape.size() < 2 ||
+      view.offsets.size() != buffer->shape.size())
+    return general();
+  const int64_t period = s.isIdentity() ? 1 : int64_t{1} << (s.bits + s.base + s.shift);
+  std::vector<int64_t> strides(buffer->shape.size(), 1);
+  for (size_t d = strides.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * buffer->shape[d + 1];
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (!knownMultipleOf(fn_, def->operands[d + 1], period / std::gcd(period, strides[d]))) return general();
+  const int64_t stride = strides[strides.size() - 2];
+  const int64_t c = dr * stride + dc, high = c - c % period;
+  std::optional<int64_t> add, exclusive;
+  bool addForm = true, xorForm = true;
+  for (int64_t t = 0; t < fn_.numThreads() && (addForm || xorForm); ++t) {
+    int64_t inner = lanes.rowOf(t) * stride + lanes.colOf(t);
+    int64_t before = s.apply(inner), after = s.apply(inner + c);
+    if (!add) add = after - before;
+    if (!exclusive) exclusive = (after - high) ^ before;
+    addForm = addForm && after - before == *add;
+    xorForm = xorForm && ((after - high) ^ before) == *exclusive;
+  }
+  if (!addForm && !xorForm) return general();
+  llvm::Value* offset = b_.getInt32(0);
+  for (size_t d = 0; d < strides.size(); ++d)
+    offset = b_.CreateAdd(offset, b_.CreateMul(view.offsets[d], b_.getInt32(static_cast<uint32_t>(strides[d]))));
+  llvm::Value* base = applySwizzle(s, b_.CreateAdd(b_.CreateMul(lanes.row, b_.getInt32(static_cast<uint32_t>(stride))),
+                                                   lanes.col));
+  llvm::Value* inner = addForm ? b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(*add)))
+                               : b_.CreateAdd(b_.CreateXor(base, b_.getInt32(static_cast<uint32_t>(*exclusive))),
+                                              b_.getInt32(static_cast<uint32_t>(high)));
+  llvm::Value* index = b_.CreateZExt(b_.CreateAdd(offset, inner), b_.getInt64Ty());
+  return b_.CreateGEP(memType(viewType.dtype), view.base, index);
+}
+
 // The A fragment of atom row `m`, K block `kb8` (8 columns per block, two per
 // 16-wide step) from a tile in the accumulator layout (value index
 // ((m * blocks + n) * 2 + h) * 2 + e, n an 8-wide column block): the C layout
@@ -204,6 +254,22 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
   llvm::Value* tRowInBlock = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
                                           b_.CreateShl(b_.CreateLShr(lane, b_.getInt32(4)), b_.getInt32(3)));
   llvm::Value* tColInBlock = b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, b_.getInt32(3)), b_.getInt32(1)), b_.getInt32(3));
+  // Each fragment load's lane base, as LLVM values and (for fragmentPtr's
+  // compile-time proof) as numbers of the thread id; the formulas above.
+  const int64_t warpsN = layout.warpsN;
+  auto warpRow = [=](int64_t t) { return (t / 32) / warpsN * rowsPerWarp; };
+  auto warpCol = [=](int64_t t) { return (t / 32) % warpsN * colsPerWarp; };
+  const FragmentLanes aLanes{b_.CreateAdd(rowBase, aRowInBlock), aColInBlock,
+                             [=](int64_t t) { return warpRow(t) + t % 16; }, [](int64_t t) { return 8 * (t % 32 / 16); }};
+  const FragmentLanes bLanes{bRowInBlock, b_.CreateAdd(colBase, bColInBlock),
+                             [](int64_t t) { return t % 8 + 8 * (t % 32 / 8 % 2); },
+                             [=](int64_t t) { return warpCol(t) + 8 * (t % 32 / 16); }};
+  const FragmentLanes bLanesX2{bRowInBlock, colBase, bLanes.rowOf, warpCol};
+  const FragmentLanes tLanes{b_.CreateAdd(colBase, tRowInBlock), tColInBlock,
+                             [=](int64_t t) { return warpCol(t) + t % 8 + 8 * (t % 32 / 16); },
+                             [](int64_t t) { return 8 * (t % 32 / 8 % 2); }};
+  const FragmentLanes tLanesX2{b_.CreateAdd(colBase, b_.CreateAnd(lane, b_.getInt32(7))), tColInBlock,
+                               [=](int64_t t) { return warpCol(t) + t % 8; }, tLanes.colOf};
   std::vector<llvm::Value*> aValues;
   if (registerA) aValues = elementsOf(op.operands[0], static_cast<size_t>(atomsM * (K / 8) * 4));
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
@@ -213,29 +279,23 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
         aFrag[static_cast<size_t>(m)] = registerAFragment(aValues, aType.dtype, m, k0 / 8, K / 8);
         continue;
       }
-      llvm::Value* row = b_.CreateAdd(rowBase, b_.CreateAdd(aRowInBlock, b_.getInt32(static_cast<uint32_t>(m * 16))));
-      llvm::Value* col = b_.CreateAdd(aColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
-      aFrag[static_cast<size_t>(m)] = split(ldmatrix(sharedViewElementPtr(a, aType, row, col, op.operands[0]), 4, false), 4);
+      aFrag[static_cast<size_t>(m)] = split(ldmatrix(fragmentPtr(a, aType, op.operands[0], aLanes, m * 16, k0), 4, false), 4);
     }
     std::vector<std::vector<llvm::Value*>> bFrag(static_cast<size_t>(atomsN));
     for (int64_t n = 0; n < atomsN && transB; n += 2) {
       bool pair = n + 1 < atomsN;
-      llvm::Value* row = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));
-      row = b_.CreateAdd(row, pair ? tRowInBlock : b_.CreateAnd(lane, b_.getInt32(7)));
-      llvm::Value* col = b_.CreateAdd(tColInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
-      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col, op.operands[1]), pair ? 4 : 2, false),
-                                             pair ? 4 : 2);
+      std::vector<llvm::Value*> regs = split(
+          ldmatrix(fragmentPtr(b, bType, op.operands[1], pair ? tLanes : tLanesX2, n * 8, k0), pair ? 4 : 2, false),
+          pair ? 4 : 2);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
     }
     for (int64_t n = 0; n < atomsN && !transB; n += 2) {
       bool pair = n + 1 < atomsN;
-      llvm::Value* row = b_.CreateAdd(bRowInBlock, b_.getInt32(static_cast<uint32_t>(k0)));
-      llvm::Value* col = b_.CreateAdd(colBase, b_.getInt32(static_cast<uint32_t>(n * 8)));
       // x2 reads matrices 0 and 1 only; lanes 16..31 still pass an in-bounds address.
-      col = b_.CreateAdd(col, pair ? bColInBlock : b_.getInt32(0));
-      std::vector<llvm::Value*> regs = split(ldmatrix(sharedViewElementPtr(b, bType, row, col, op.operands[1]), pair ? 4 : 2, true),
-                                             pair ? 4 : 2);
+      std::vector<llvm::Value*> regs = split(
+          ldmatrix(fragmentPtr(b, bType, op.operands[1], pair ? bLanes : bLanesX2, k0, n * 8), pair ? 4 : 2, true),
+          pair ? 4 : 2);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
     }
