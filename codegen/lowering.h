@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -174,6 +175,8 @@ class KernelLowering {
   };
   llvm::Value* fragmentPtr(const Lowered& view, const ir::Type& viewType, ir::ValueId viewId, const FragmentLanes& lanes,
                            int64_t dr, int64_t dc);
+  std::optional<std::vector<int64_t>> wholePeriodStrides(const Lowered& view, ir::ValueId viewId) const;
+  llvm::Value* viewOrigin32(const Lowered& view, const std::vector<int64_t>& strides);
   llvm::Value* sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row, llvm::Value* col,
                                     ir::ValueId viewId);
 

@@ -115,37 +115,42 @@ std::vector<llvm::Value*> KernelLowering::mmaSync(DType operandType, const std::
   return out;
 }
 
-// Address of element (row, col) of a shared view, through the buffer's
-// swizzle. The fragment loads run in the innermost loop, so when the view's
-// own offset is a multiple of the swizzle's period (a pipeline stage, a tile
-// of whole periods) the swizzle is applied to the in-view part alone, in 32
-// bits: that part depends only on the lane and constants, and LLVM hoists it
-// out of the loop. Otherwise the general (64-bit) path.
-llvm::Value* KernelLowering::sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row,
-                                                  llvm::Value* col, ir::ValueId viewId) {
+// The row-major strides of the shared buffer under view `viewId` when the
+// view's own offset is a multiple of the swizzle's period (a pipeline stage, a
+// tile of whole periods): then swizzle(offset + inner) = offset + swizzle(inner),
+// and the in-view part, which depends only on the lane and constants, can be
+// swizzled alone (in 32 bits) and hoisted out of the loop.
+std::optional<std::vector<int64_t>> KernelLowering::wholePeriodStrides(const Lowered& view, ir::ValueId viewId) const {
   const ir::Op* def = fn_.values[viewId].def;
-  const ir::Type* bufferType = def && def->kind == ir::OpKind::View ? &fn_.typeOf(def->operands[0]) : nullptr;
+  const ir::Type* buffer = def && def->kind == ir::OpKind::View ? &fn_.typeOf(def->operands[0]) : nullptr;
+  if (!buffer || buffer->kind != ir::TypeKind::Shared || buffer->shape.size() < 2 ||
+      view.offsets.size() != buffer->shape.size())
+    return std::nullopt;
   const ir::Swizzle& s = view.swizzle;
   const int64_t period = s.isIdentity() ? 1 : int64_t{1} << (s.bits + s.base + s.shift);
-  bool split = bufferType && bufferType->kind == ir::TypeKind::Shared && bufferType->shape.size() >= 2 &&
-               view.offsets.size() == bufferType->shape.size();
-  std::vector<int64_t> strides;
-  if (split) {
-    strides.assign(bufferType->shape.size(), 1);
-    for (size_t d = strides.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * bufferType->shape[d + 1];
-    for (size_t d = 0; d < strides.size() && split; ++d) {
-      int64_t need = period / std::gcd(period, strides[d]);
-      split = knownMultipleOf(fn_, def->operands[d + 1], need);
-    }
-  }
-  if (!split) return swizzledSharedAddress(view, viewType.dtype, viewElementIndex(view, {row, col}));
+  std::vector<int64_t> strides(buffer->shape.size(), 1);
+  for (size_t d = strides.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * buffer->shape[d + 1];
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (!knownMultipleOf(fn_, def->operands[d + 1], period / std::gcd(period, strides[d]))) return std::nullopt;
+  return strides;
+}
+
+// The element index of the view's origin in its buffer (i32).
+llvm::Value* KernelLowering::viewOrigin32(const Lowered& view, const std::vector<int64_t>& strides) {
   llvm::Value* offset = b_.getInt32(0);
   for (size_t d = 0; d < strides.size(); ++d)
     offset = b_.CreateAdd(offset, b_.CreateMul(view.offsets[d], b_.getInt32(static_cast<uint32_t>(strides[d]))));
-  const size_t r = strides.size();
-  llvm::Value* inner = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(strides[r - 2]))), col);
-  inner = applySwizzle(s, inner);
-  llvm::Value* index = b_.CreateZExt(b_.CreateAdd(offset, inner), b_.getInt64Ty());
+  return offset;
+}
+
+// Address of element (row, col) of a shared view, through the buffer's swizzle.
+llvm::Value* KernelLowering::sharedViewElementPtr(const Lowered& view, const ir::Type& viewType, llvm::Value* row,
+                                                  llvm::Value* col, ir::ValueId viewId) {
+  std::optional<std::vector<int64_t>> strides = wholePeriodStrides(view, viewId);
+  if (!strides) return swizzledSharedAddress(view, viewType.dtype, viewElementIndex(view, {row, col}));
+  const int64_t stride = (*strides)[strides->size() - 2];
+  llvm::Value* inner = applySwizzle(view.swizzle, b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(stride))), col));
+  llvm::Value* index = b_.CreateZExt(b_.CreateAdd(viewOrigin32(view, *strides), inner), b_.getInt64Ty());
   return b_.CreateGEP(memType(viewType.dtype), view.base, index);
 }
 
@@ -162,18 +167,11 @@ llvm::Value* KernelLowering::fragmentPtr(const Lowered& view, const ir::Type& vi
     return sharedViewElementPtr(view, viewType, b_.CreateAdd(lanes.row, b_.getInt32(static_cast<uint32_t>(dr))),
                                 b_.CreateAdd(lanes.col, b_.getInt32(static_cast<uint32_t>(dc))), viewId);
   };
-  const ir::Op* def = fn_.values[viewId].def;
-  const ir::Type* buffer = def && def->kind == ir::OpKind::View ? &fn_.typeOf(def->operands[0]) : nullptr;
+  std::optional<std::vector<int64_t>> strides = wholePeriodStrides(view, viewId);
+  if (!strides) return general();
   const ir::Swizzle& s = view.swizzle;
-  if (!buffer || buffer->kind != ir::TypeKind::Shared || buffer->shape.size() < 2 ||
-      view.offsets.size() != buffer->shape.size())
-    return general();
   const int64_t period = s.isIdentity() ? 1 : int64_t{1} << (s.bits + s.base + s.shift);
-  std::vector<int64_t> strides(buffer->shape.size(), 1);
-  for (size_t d = strides.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * buffer->shape[d + 1];
-  for (size_t d = 0; d < strides.size(); ++d)
-    if (!knownMultipleOf(fn_, def->operands[d + 1], period / std::gcd(period, strides[d]))) return general();
-  const int64_t stride = strides[strides.size() - 2];
+  const int64_t stride = (*strides)[strides->size() - 2];
   const int64_t c = dr * stride + dc, high = c - c % period;
   std::optional<int64_t> add, exclusive;
   bool addForm = true, xorForm = true;
@@ -186,14 +184,12 @@ llvm::Value* KernelLowering::fragmentPtr(const Lowered& view, const ir::Type& vi
     xorForm = xorForm && ((after - high) ^ before) == *exclusive;
   }
   if (!addForm && !xorForm) return general();
-  llvm::Value* offset = b_.getInt32(0);
-  for (size_t d = 0; d < strides.size(); ++d)
-    offset = b_.CreateAdd(offset, b_.CreateMul(view.offsets[d], b_.getInt32(static_cast<uint32_t>(strides[d]))));
   llvm::Value* base = applySwizzle(s, b_.CreateAdd(b_.CreateMul(lanes.row, b_.getInt32(static_cast<uint32_t>(stride))),
                                                    lanes.col));
   llvm::Value* inner = addForm ? b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(*add)))
                                : b_.CreateAdd(b_.CreateXor(base, b_.getInt32(static_cast<uint32_t>(*exclusive))),
                                               b_.getInt32(static_cast<uint32_t>(high)));
+  llvm::Value* offset = viewOrigin32(view, *strides);
   llvm::Value* index = b_.CreateZExt(b_.CreateAdd(offset, inner), b_.getInt64Ty());
   return b_.CreateGEP(memType(viewType.dtype), view.base, index);
 }
