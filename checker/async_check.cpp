@@ -283,29 +283,14 @@ class AsyncChecker {
       if (!ctx_) ctx_ = std::make_unique<z3::context>();
       PairEncoder encoder(*ctx_, fn_, fa_);
       Side first, second;
-      z3::expr formula = encoder.encode(earlier, read, first, second);
-      z3::solver solver(*ctx_, "QF_BV");
-      z3::params params(*ctx_);
-      params.set("timeout", options_.queryTimeoutMs);
-      solver.set(params);
-      solver.add(formula);
-      z3::check_result result = solver.check();
-      if (result == z3::unsat) return;
+      PairEncoder::Answer answer = encoder.solve(earlier, read, first, second, options_.queryTimeoutMs);
+      if (answer.result == z3::unsat) return;
       reported_.insert(pairKey);
-      if (result != z3::sat) {
-        cannotProveRead(copy, reader, "the solver gave up (" + solver.reason_unknown() + ")");
+      if (!answer.model) {
+        cannotProveRead(copy, reader, "the solver gave up (" + answer.reason + ")");
         return;
       }
-      z3::model model = solver.get_model();
-      for (int tier = 0; tier < PairEncoder::kPreferenceTiers; ++tier) {
-        solver.push();
-        for (const z3::expr& small : encoder.preferences(tier)) solver.add(small);
-        bool found = solver.check() == z3::sat;
-        if (found) model = solver.get_model();
-        solver.pop();
-        if (found) break;
-      }
-      report(item, copy, reader, model, first, second);
+      report(item, copy, reader, *answer.model, first, second);
     } catch (const z3::exception& e) {
       reported_.insert(pairKey);
       cannotProveRead(copy, reader, std::string("the solver failed: ") + e.msg());

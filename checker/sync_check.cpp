@@ -61,31 +61,14 @@ class SyncChecker {
       if (!ctx_) ctx_ = std::make_unique<z3::context>();
       PairEncoder encoder(*ctx_, fn_, fa_);
       Side first, second;
-      z3::expr formula = encoder.encode(earlier, later, first, second);
-      z3::solver solver(*ctx_, "QF_BV");
-      z3::params params(*ctx_);
-      params.set("timeout", options_.queryTimeoutMs);
-      solver.set(params);
-      solver.add(formula);
-      z3::check_result result = solver.check();
-      if (result == z3::unsat) return;
+      PairEncoder::Answer answer = encoder.solve(earlier, later, first, second, options_.queryTimeoutMs);
+      if (answer.result == z3::unsat) return;
       reported_.insert(pairKey);
       RacePair pair{fn_, fa_, earlier, later, file_};
-      if (result == z3::sat) {
-        z3::model model = solver.get_model();
-        // Prefer a counterexample in the first iterations of a small launch.
-        for (int tier = 0; tier < PairEncoder::kPreferenceTiers; ++tier) {
-          solver.push();
-          for (const z3::expr& small : encoder.preferences(tier)) solver.add(small);
-          bool found = solver.check() == z3::sat;
-          if (found) model = solver.get_model();
-          solver.pop();
-          if (found) break;
-        }
-        reportRace(pair, model, encoder, first, second, diags_);
-      } else {
-        reportCannotProve(pair, "the solver gave up (" + solver.reason_unknown() + ")", diags_);
-      }
+      if (answer.model)
+        reportRace(pair, *answer.model, encoder, first, second, diags_);
+      else
+        reportCannotProve(pair, "the solver gave up (" + answer.reason + ")", diags_);
     } catch (const z3::exception& e) {
       reported_.insert(pairKey);
       reportCannotProve(RacePair{fn_, fa_, earlier, later, file_}, std::string("the solver failed: ") + e.msg(),

@@ -290,4 +290,28 @@ z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Sid
   return all;
 }
 
+PairEncoder::Answer PairEncoder::solve(const Pending& earlier, int later, Side& first, Side& second,
+                                       unsigned timeoutMs) {
+  z3::expr formula = encode(earlier, later, first, second);
+  z3::solver solver(ctx_, "QF_BV");
+  z3::params params(ctx_);
+  params.set("timeout", timeoutMs);
+  solver.set(params);
+  solver.add(formula);
+  Answer answer;
+  answer.result = solver.check();
+  if (answer.result == z3::unknown) answer.reason = solver.reason_unknown();
+  if (answer.result != z3::sat) return answer;
+  answer.model = solver.get_model();
+  for (int tier = 0; tier < kPreferenceTiers; ++tier) {
+    solver.push();
+    for (const z3::expr& small : preferences(tier)) solver.add(small);
+    bool found = solver.check() == z3::sat;
+    if (found) answer.model = solver.get_model();
+    solver.pop();
+    if (found) break;
+  }
+  return answer;
+}
+
 }  // namespace argus::checker

@@ -36,6 +36,16 @@ class PairEncoder {
 
   z3::expr scalar(Side& side, ir::ValueId id);
 
+  // Asks Z3 whether the pair can touch one element (QF_BV, `timeoutMs` per
+  // query). On sat, the model is narrowed to the most readable preference tier
+  // that still holds. `reason` says why the answer is unknown.
+  struct Answer {
+    z3::check_result result = z3::unknown;
+    std::optional<z3::model> model;
+    std::string reason;
+  };
+  Answer solve(const Pending& earlier, int later, Side& first, Side& second, unsigned timeoutMs);
+
   // Optional constraints that make a counterexample easy to read, tried in
   // order until one tier is satisfiable: first iterations and tiny launches,
   // first iterations and small launches, early iterations and small launches.

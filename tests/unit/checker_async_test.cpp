@@ -14,6 +14,7 @@
 #include "driver/compilation.h"
 #include "ir/async.h"
 #include "ir/ir.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::Compilation;
@@ -21,6 +22,10 @@ using argus::CompileOptions;
 using argus::Diagnostic;
 using argus::DiagnosticSink;
 using argus::SourceFile;
+
+using argus::testing::readExample;
+using argus::testing::readSource;
+using argus::testing::withoutLine;
 
 namespace {
 
@@ -31,17 +36,6 @@ std::string gemmAsync() {
   return ss.str();
 }
 
-std::string withoutLine(const std::string& text, const std::string& line, int occurrence = 0) {
-  std::istringstream in(text);
-  std::string out, l;
-  int seen = 0;
-  while (std::getline(in, l)) {
-    size_t start = l.find_first_not_of(' ');
-    if (start != std::string::npos && l.substr(start) == line && seen++ == occurrence) continue;
-    out += l + "\n";
-  }
-  return out;
-}
 
 struct Checked {
   std::unique_ptr<Compilation> compilation;

@@ -13,6 +13,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::Compilation;
@@ -21,29 +22,15 @@ using argus::Diagnostic;
 using argus::DiagnosticSink;
 using argus::SourceFile;
 
+using argus::testing::readExample;
+using argus::testing::readSource;
+using argus::testing::withoutLine;
+
 namespace {
 
-std::string readSource(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string gemmSource() { return readSource(fs::path(ARGUS_SOURCE_DIR) / "examples" / "gemm.ag"); }
 
-// Removes the first line that equals `line` after its indentation.
-std::string withoutLine(const std::string& text, const std::string& line, int occurrence) {
-  std::istringstream in(text);
-  std::string out, l;
-  int seen = 0;
-  while (std::getline(in, l)) {
-    size_t start = l.find_first_not_of(' ');
-    if (start != std::string::npos && l.substr(start) == line && seen++ == occurrence) continue;
-    out += l + "\n";
-  }
-  return out;
-}
 
 struct Checked {
   std::unique_ptr<Compilation> compilation;

@@ -14,6 +14,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::Compilation;
@@ -24,14 +25,12 @@ using argus::SourceFile;
 using argus::ir::Distribution;
 using argus::ir::Layout;
 
+using argus::testing::readExample;
+using argus::testing::readSource;
+using argus::testing::withoutLine;
+
 namespace {
 
-std::string readSource(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Checked {
   std::unique_ptr<Compilation> compilation;

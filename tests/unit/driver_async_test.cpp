@@ -15,32 +15,19 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::interp::ArgValue;
 using argus::interp::HostTensor;
 
+using argus::testing::readExample;
+using argus::testing::readSource;
+using argus::testing::withoutLine;
+
 namespace {
 
-std::string readExample(const std::string& name) {
-  std::ifstream in(fs::path(ARGUS_SOURCE_DIR) / "examples" / name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-// Drops the `occurrence`-th line whose text (after indentation) is `line`.
-std::string withoutLine(const std::string& text, const std::string& line, int occurrence = 0) {
-  std::istringstream in(text);
-  std::string out, l;
-  int seen = 0;
-  while (std::getline(in, l)) {
-    size_t start = l.find_first_not_of(' ');
-    if (start != std::string::npos && l.substr(start) == line && seen++ == occurrence) continue;
-    out += l + "\n";
-  }
-  return out;
-}
 
 HostTensor randomTensor(std::vector<int64_t> shape, std::mt19937& rng) {
   HostTensor t = HostTensor::zeros(argus::ir::DType::F32, std::move(shape));

@@ -14,6 +14,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::interp::ArgValue;
@@ -23,12 +24,9 @@ using argus::ir::DType;
 namespace {
 
 std::unique_ptr<argus::Compilation> compile(const std::string& name, std::vector<std::pair<std::string, std::string>> defines = {}) {
-  std::ifstream in(fs::path(ARGUS_SOURCE_DIR) / "examples" / name);
-  std::stringstream ss;
-  ss << in.rdbuf();
   argus::CompileOptions options;
   options.defines = std::move(defines);
-  auto c = std::make_unique<argus::Compilation>(argus::SourceFile(name, ss.str()), options);
+  auto c = std::make_unique<argus::Compilation>(argus::SourceFile(name, argus::testing::readExample(name)), options);
   for (const argus::Diagnostic& d : c->diagnostics()) ADD_FAILURE() << name << ": " << d.code() << " " << d.message;
   return c;
 }

@@ -12,19 +12,18 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::interp::ArgValue;
 using argus::interp::HostTensor;
 
+using argus::testing::readExample;
+using argus::testing::readSource;
+using argus::testing::withoutLine;
+
 namespace {
 
-std::string readExample(const std::string& name) {
-  std::ifstream in(fs::path(ARGUS_SOURCE_DIR) / "examples" / name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<fs::path> exampleFiles() {
   std::vector<fs::path> out;

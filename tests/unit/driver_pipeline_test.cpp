@@ -17,6 +17,7 @@
 #include "ir/ir.h"
 #include "ir/pipeline.h"
 #include "runtime/interp/interpreter.h"
+#include "test_sources.h"
 
 namespace fs = std::filesystem;
 using argus::interp::ArgValue;
@@ -24,12 +25,7 @@ using argus::interp::HostTensor;
 
 namespace {
 
-std::string example() {
-  std::ifstream in(fs::path(ARGUS_SOURCE_DIR) / "examples" / "gemm_pipelined.ag");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string example() { return argus::testing::readExample("gemm_pipelined.ag"); }
 
 HostTensor randomTensor(std::vector<int64_t> shape, std::mt19937& rng) {
   HostTensor t = HostTensor::zeros(argus::ir::DType::F32, std::move(shape));

@@ -1,0 +1,37 @@
+// Source text for tests: files of the repository and small edits of them.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace argus::testing {
+
+inline std::string readSource(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// examples/NAME of the source tree.
+inline std::string readExample(const std::string& name) {
+  return readSource(std::filesystem::path(ARGUS_SOURCE_DIR) / "examples" / name);
+}
+
+// Drops the `occurrence`-th line (counting from 0) whose text after its
+// indentation is `line`: how the tests plant a missing wait or barrier.
+inline std::string withoutLine(const std::string& text, const std::string& line, int occurrence = 0) {
+  std::istringstream in(text);
+  std::string out, l;
+  int seen = 0;
+  while (std::getline(in, l)) {
+    size_t start = l.find_first_not_of(' ');
+    if (start != std::string::npos && l.substr(start) == line && seen++ == occurrence) continue;
+    out += l + "\n";
+  }
+  return out;
+}
+
+}  // namespace argus::testing
