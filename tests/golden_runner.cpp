@@ -20,6 +20,7 @@
 
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "expectation_syntax.h"
 
 namespace fs = std::filesystem;
 namespace {
@@ -62,19 +63,7 @@ std::vector<fs::path> goldenFiles(const std::string& dir, const std::string& ext
   return out;
 }
 
-struct Expectation {
-  std::string severity, code, message;
-  uint32_t line = 0, col = 0, endCol = 0;
-  bool hasColumns = false;
-  std::string str() const {
-    std::string s = severity + " at " + std::to_string(line);
-    if (hasColumns) s += ":" + std::to_string(col) + "-" + std::to_string(endCol);
-    return s + " " + code + ": " + message;
-  }
-};
-
-const std::regex kExpectRe(
-    R"(#\s*expect-(error|warning|note)@([+-]?)(\d+)(?::(\d+)-(\d+))?\s+(AG\d{4}):\s?(.*)$)");
+using argus::testing::Expectation;
 
 std::vector<Expectation> parseExpectations(const std::string& text, std::vector<uint32_t>& lines) {
   std::vector<Expectation> out;
@@ -83,38 +72,16 @@ std::vector<Expectation> parseExpectations(const std::string& text, std::vector<
   uint32_t lineNo = 0;
   while (std::getline(in, line)) {
     ++lineNo;
-    std::smatch m;
-    if (!std::regex_search(line, m, kExpectRe)) continue;
+    std::optional<Expectation> e = argus::testing::parseExpectationLine(line, lineNo);
+    if (!e) continue;
     lines.push_back(lineNo);
-    Expectation e;
-    e.severity = m[1];
-    uint32_t n = static_cast<uint32_t>(std::stoul(m[3]));
-    e.line = m[2] == "+" ? lineNo + n : m[2] == "-" ? lineNo - n : n;
-    if (m[4].matched) {
-      e.hasColumns = true;
-      e.col = static_cast<uint32_t>(std::stoul(m[4]));
-      e.endCol = static_cast<uint32_t>(std::stoul(m[5]));
-    }
-    e.code = m[6];
-    e.message = m[7];
-    while (!e.message.empty() && (e.message.back() == '\r' || e.message.back() == ' ')) e.message.pop_back();
-    out.push_back(e);
+    out.push_back(*e);
   }
   return out;
 }
 
 Expectation fromDiagnostic(const argus::Diagnostic& d, const argus::SourceFile& file) {
-  Expectation e;
-  e.severity = argus::severityName(d.severity);
-  e.code = d.code();
-  e.message = d.message;
-  argus::LineCol b = file.lineCol(d.range.begin);
-  argus::LineCol last = file.lineCol(d.range.end > d.range.begin ? d.range.end - 1 : d.range.begin);
-  e.line = b.line;
-  e.col = b.column;
-  e.endCol = last.line == b.line ? last.column : static_cast<uint32_t>(file.lineText(b.line).size());
-  e.hasColumns = true;
-  return e;
+  return argus::testing::expectationOf(d, file);
 }
 
 std::vector<argus::Diagnostic> compileForDiagnostics(const fs::path& path, const std::string& text) {

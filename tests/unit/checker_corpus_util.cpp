@@ -12,8 +12,6 @@ namespace argus::corpus {
 
 namespace {
 
-const std::regex kExpectRe(
-    R"(#\s*expect-(error|warning|note)@([+-]?)(\d+)(?::(\d+)-(\d+))?\s+(AG\d{4}):\s?(.*)$)");
 const std::regex kCounterexampleRe(R"(#\s*expect-counterexample:\s*(.*)$)");
 const std::regex kReplayRe(R"(#\s*replay:\s*(.*)$)");
 
@@ -66,12 +64,6 @@ std::string iterationText(const Counterexample& cx) {
 const char* const kPinnedFacts[] = {"element", "offset", "launch", "bank", "replay", "total", "registers"};
 
 }  // namespace
-
-std::string Expectation::str() const {
-  std::string s = severity + " at " + std::to_string(line);
-  if (hasColumns) s += ":" + std::to_string(col) + "-" + std::to_string(endCol);
-  return s + " " + code + ": " + message;
-}
 
 std::string readFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -136,37 +128,12 @@ std::vector<Expectation> parseExpectations(const std::string& text) {
       }
       continue;
     }
-    if (!std::regex_search(line, m, kExpectRe)) continue;
-    Expectation e;
-    e.severity = m[1];
-    uint32_t n = static_cast<uint32_t>(std::stoul(m[3]));
-    e.line = m[2] == "+" ? lineNo + n : m[2] == "-" ? lineNo - n : n;
-    if (m[4].matched) {
-      e.hasColumns = true;
-      e.col = static_cast<uint32_t>(std::stoul(m[4]));
-      e.endCol = static_cast<uint32_t>(std::stoul(m[5]));
-    }
-    e.code = m[6];
-    e.message = m[7];
-    while (!e.message.empty() && (e.message.back() == '\r' || e.message.back() == ' ')) e.message.pop_back();
-    out.push_back(e);
+    if (std::optional<Expectation> e = argus::testing::parseExpectationLine(line, lineNo)) out.push_back(*e);
   }
   return out;
 }
 
-Expectation fromDiagnostic(const Diagnostic& d, const SourceFile& file) {
-  Expectation e;
-  e.severity = severityName(d.severity);
-  e.code = d.code();
-  e.message = d.message;
-  LineCol b = file.lineCol(d.range.begin);
-  LineCol last = file.lineCol(d.range.end > d.range.begin ? d.range.end - 1 : d.range.begin);
-  e.line = b.line;
-  e.col = b.column;
-  e.endCol = last.line == b.line ? last.column : static_cast<uint32_t>(file.lineText(b.line).size());
-  e.hasColumns = true;
-  return e;
-}
+Expectation fromDiagnostic(const Diagnostic& d, const SourceFile& file) { return argus::testing::expectationOf(d, file); }
 
 bool sameDiagnostic(const Expectation& e, const Expectation& a) {
   if (e.severity != a.severity || e.code != a.code || e.line != a.line || e.message != a.message) return false;
@@ -221,7 +188,7 @@ void rewriteExpectations(const fs::path& path, const std::string& text, const st
   for (size_t i = 0; i < lines.size(); ++i) {
     newIndex[i + 1] = static_cast<int>(kept.size());
     std::smatch m;
-    if (std::regex_search(lines[i], m, kExpectRe) || std::regex_search(lines[i], m, kCounterexampleRe)) continue;
+    if (argus::testing::parseExpectationLine(lines[i], 1) || std::regex_search(lines[i], m, kCounterexampleRe)) continue;
     kept.push_back(lines[i]);
   }
   SourceFile file(path.filename().string(), text);

@@ -12,18 +12,13 @@
 
 #include "support/diagnostic.h"
 #include "support/source.h"
+#include "../expectation_syntax.h"
 
 namespace argus::corpus {
 
 namespace fs = std::filesystem;
 
-struct Expectation {
-  std::string severity, code, message;
-  uint32_t line = 0, col = 0, endCol = 0;
-  bool hasColumns = false;
-  std::vector<std::pair<std::string, std::string>> counterexample;  // key -> expected value
-  std::string str() const;
-};
+using argus::testing::Expectation;
 
 std::string readFile(const fs::path& path);
 bool updateMode();
