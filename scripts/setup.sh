@@ -6,7 +6,7 @@ PACKAGES=(
   default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
   llvm-19-dev libzstd-dev
   libz3-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev libcurl4-openssl-dev
+  libsqlite3-dev libcurl4-openssl-dev libpng-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

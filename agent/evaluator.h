@@ -1,0 +1,67 @@
+// Check -> compile -> validate -> measure for one candidate program, through
+// the library API only (the same diagnostics `argusc --diagnostics-format=json`
+// prints). A timing only counts after the candidate matched the task's
+// reference on fresh random inputs at every validation shape, and only for a
+// candidate that keeps the task's signature.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/cost_model.h"
+#include "agent/task.h"
+
+namespace argus::agent {
+
+struct Candidate {
+  std::string source;
+  std::string action = "baseline";          // the knowledge entry that made it
+  nlohmann::json actionArgs = nlohmann::json::object();
+  std::string description;                  // what changed
+};
+
+std::string stateHash(const std::string& source);
+
+enum class Verdict { Ok, CheckFailed, CompileFailed, SignatureChanged, Wrong, RunFailed };
+const char* verdictName(Verdict v);  // "ok", "check-failed", ...
+
+struct Evaluation {
+  Verdict verdict = Verdict::RunFailed;
+  std::string detail;                  // one line: first error, worst mismatch, ...
+  nlohmann::json diagnostics = nlohmann::json::array();  // JSON rendering
+  std::vector<std::string> diagnosticCodes;
+  int errorCount = 0, warningCount = 0;  // checker/compiler
+  std::optional<double> timeMs;          // when verdict == Ok
+  std::string timeSource;                // "gpu" | "model"
+  std::optional<double> modelTimeMs;     // the cost model's prediction (always when compiled)
+  std::optional<double> tflops;
+  CostEstimate estimate;
+};
+
+struct EvaluatorOptions {
+  bool useGpu = true;        // measure on a GPU when one is found
+  uint64_t seed = 0;         // 0: fresh random inputs every evaluation
+  int gpuRepeat = 30;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Task& task, EvaluatorOptions options);
+  ~Evaluator();
+  // True when a GPU was found and is used for measurement.
+  bool hasGpu() const;
+  std::string gpuName() const;
+  Evaluation evaluate(const Candidate& candidate);
+  // Calibrates the cost model from (modelled, measured) pairs, e.g. from memory.
+  void calibrate(const std::vector<std::pair<double, double>>& modelledMeasuredMs);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace argus::agent
