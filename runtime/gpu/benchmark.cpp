@@ -23,8 +23,10 @@ BenchOutcome benchmarkKernel(GpuRuntime& runtime, const std::string& moduleImage
   KernelResources resources;
   std::string ignored;
   if (gpuKernel->resources(resources, ignored))
-    report << ", " << resources.registers << " registers per thread, " << resources.staticSharedBytes
-           << " bytes of shared memory, " << resources.localBytes << " bytes of local memory per thread"
+    report << ", " << resources.registers << " registers per thread, "
+           << resources.staticSharedBytes + plan.dynamicSharedBytes << " bytes of shared memory per block"
+           << (plan.dynamicSharedBytes ? " (" + std::to_string(plan.dynamicSharedBytes) + " dynamic)" : std::string())
+           << ", " << resources.localBytes << " bytes of local memory per thread"
            << (resources.localBytes ? " (spills or local arrays)" : "");
   report << "\n";
 

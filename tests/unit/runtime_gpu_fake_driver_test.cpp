@@ -108,6 +108,23 @@ TEST(FakeDriver, ChecksThenTimes) {
   EXPECT_NE(outcome.report.find("TFLOP/s"), std::string::npos) << outcome.report;
 }
 
+// The resource line counts the dynamic shared memory the launch passes (a
+// kernel over 48 KiB has no static shared memory at all).
+TEST(FakeDriver, ReportsDynamicSharedMemory) {
+  std::unique_ptr<GpuRuntime> runtime = openFake();
+  ASSERT_TRUE(runtime);
+  std::vector<BenchTensor> tensors = vaddTensors(256);
+  KernelMeta meta = vaddMeta();
+  meta.dynamicSharedBytes = 65536;
+  BenchOptions options;
+  options.repeat = 2;
+  options.warmup = 1;
+  BenchOutcome outcome = benchmarkKernel(*runtime, ".entry vadd(", meta, {{"N", 256}}, tensors, {}, options);
+  EXPECT_TRUE(outcome.ok) << outcome.error << outcome.report;
+  EXPECT_NE(outcome.report.find("65536 bytes of shared memory per block (65536 dynamic)"), std::string::npos)
+      << outcome.report;
+}
+
 TEST(FakeDriver, UnwrittenOutputsFailTheCheck) {
   std::unique_ptr<GpuRuntime> runtime = openFake();
   ASSERT_TRUE(runtime);

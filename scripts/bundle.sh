@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Packs built Argus binaries with every shared library they load (the dynamic
+# loader and glibc included) into one archive, so that they run on a machine
+# that has no LLVM, Z3 or ANTLR installed, such as the GPU benchmark machine:
+#   bash scripts/bundle.sh OUT.tar.xz build/argus-agent build/argusc
+#   (there) tar xJf OUT.tar.xz && argus-bundle/run argus-agent ...
+# The loader is invoked explicitly with --library-path, so the host's own
+# glibc and libstdc++ versions do not matter; libcuda still comes from the
+# host (dlopen searches LD_LIBRARY_PATH and the host's cache after our libs).
+set -euo pipefail
+out=$1; shift
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root=$stage/argus-bundle
+mkdir -p "$root/bin" "$root/lib"
+for bin in "$@"; do
+  cp "$bin" "$root/bin/"
+  ldd "$bin" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}' | while read -r lib; do
+    cp -Ln "$lib" "$root/lib/" 2>/dev/null || true
+  done
+done
+strip --strip-unneeded "$root"/bin/* 2>/dev/null || true
+cat >"$root/run" <<'RUN'
+#!/usr/bin/env bash
+# run TOOL ARGS...: runs bin/TOOL with the bundled loader and libraries.
+here=$(cd "$(dirname "$0")" && pwd)
+tool=$1; shift
+exec "$here/lib/ld-linux-x86-64.so.2" --library-path "$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$here/bin/$tool" "$@"
+RUN
+chmod +x "$root/run"
+tar -C "$stage" -cf - argus-bundle | xz -T2 -6 >"$out"
+echo "bundle: $out ($(du -h "$out" | cut -f1))"
