@@ -7,8 +7,14 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "agent/task.h"
+
+namespace argus::ir { struct Function; }
 
 namespace argus::agent {
 
@@ -20,7 +26,33 @@ struct CostEstimate {
   bool tensorCores = false;
   double occupancyFactor = 1;
   double timeMs = 0;  // calibrated
+  double uncalibratedMs = 0;   // the model's own time (timeMs = uncalibratedMs x calibrationScale)
+  double calibrationScale = 1;
+  int pipelineStages = 1;  // of the main loop: 1 synchronous copies, S for pipelined(stages=S)
   nlohmann::json toJson() const;
 };
+
+// The machine the model describes (an H200 by default; docs/agent/evaluation.md).
+struct MachineModel {
+  int multiprocessors = 132;
+  double tensorCoreTflops = 660;  // bf16/f16 mma.sync, effective
+  double cudaCoreTflops = 60;     // f32 FMA
+  double hbmTBps = 4.8;
+  double sharedTBps = 33;         // all SMs together
+  int sharedBytesPerSm = 227 * 1024;
+  int maxWarpsPerSm = 64;
+  int registersPerSm = 65536;
+  int maxBlocksPerSm = 32;
+};
+
+// Models `fn` at `sizes` (every size name of the kernel). `scale` is the
+// calibration factor (timeMs = modelled time x scale).
+CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double scale = 1.0,
+                          const MachineModel& machine = {});
+
+// The scale s minimising sum (log(measured) - log(s * modelled))^2 over the
+// pairs with both times positive: exp(mean(log(measured / modelled))); 1 when
+// there is no such pair.
+double fitCalibrationScale(const std::vector<std::pair<double, double>>& modelledMeasuredMs);
 
 }  // namespace argus::agent

@@ -37,7 +37,9 @@ struct Evaluation {
   int errorCount = 0, warningCount = 0;  // checker/compiler
   std::optional<double> timeMs;          // when verdict == Ok
   std::string timeSource;                // "gpu" | "model"
-  std::optional<double> modelTimeMs;     // the cost model's prediction (always when compiled)
+  std::optional<double> modelTimeMs;     // the cost model's prediction (always when compiled), before
+                                         // calibration: what calibrate() pairs with measured times
+                                         // (estimate.timeMs is the calibrated one)
   std::optional<double> tflops;
   CostEstimate estimate;
 };

@@ -1,0 +1,391 @@
+// The analytical cost model (agent/cost_model.h; the model and its limits are
+// described in docs/agent/evaluation.md). One walk over a kernel's Tile IR
+// counts, per block, what every op moves and computes, multiplied by the trip
+// counts of the loops around it (evaluated at the task's sizes); the grid
+// turns per-block counts into totals; occupancy comes from the per-block
+// resources.
+#include "agent/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "driver/metadata.h"
+#include "ir/ir.h"
+
+namespace argus::agent {
+namespace {
+
+using ir::OpKind;
+
+// Block-uniform scalar values that depend only on sizes and constants (loop
+// bounds, branch conditions); anything else (loop indices, loads) is unknown.
+class ScalarValues {
+ public:
+  ScalarValues(const ir::Function& fn, const Sizes& sizes) {
+    for (const ir::Param& p : fn.params) {
+      if (p.kind != ir::ParamKind::Size) continue;
+      auto it = sizes.find(p.name);
+      known_[p.value] = it == sizes.end() ? 1 : it->second;
+    }
+  }
+
+  std::optional<int64_t> get(ir::ValueId id) const {
+    auto it = known_.find(id);
+    if (it == known_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  void set(ir::ValueId id, std::optional<int64_t> v) {
+    if (v) known_[id] = *v;
+    else known_.erase(id);
+  }
+
+  // Records the op's result when its operands are known (and forgets a value
+  // known from an earlier loop iteration when they are not).
+  void evaluate(const ir::Function& fn, const ir::Op& op) {
+    if (op.results.size() != 1 || !fn.typeOf(op.results[0]).isScalar()) return;
+    known_.erase(op.results[0]);
+    ir::DType dtype = fn.typeOf(op.results[0]).dtype;
+    if (ir::isFloat(dtype)) return;
+    std::vector<int64_t> args;
+    for (ir::ValueId v : op.operands) {
+      std::optional<int64_t> x = get(v);
+      if (!x) return;
+      args.push_back(*x);
+    }
+    std::optional<int64_t> r;
+    switch (op.kind) {
+      case OpKind::Const: r = op.attrs.i; break;
+      case OpKind::ProgramId: r = 0; break;  // a representative block
+      case OpKind::Cast: r = args.at(0); break;
+      case OpKind::Select: r = args.at(0) ? args.at(1) : args.at(2); break;
+      case OpKind::Binary: r = binary(op.attrs.binary, args.at(0), args.at(1)); break;
+      case OpKind::Compare: r = compare(op.attrs.cmp, args.at(0), args.at(1)); break;
+      default: break;
+    }
+    if (r) known_[op.results[0]] = *r;
+  }
+
+ private:
+  static std::optional<int64_t> binary(ir::BinaryKind k, int64_t x, int64_t y) {
+    switch (k) {
+      case ir::BinaryKind::Add: return x + y;
+      case ir::BinaryKind::Sub: return x - y;
+      case ir::BinaryKind::Mul: return x * y;
+      case ir::BinaryKind::Div: return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
+      case ir::BinaryKind::Rem: return y == 0 ? std::nullopt : std::optional<int64_t>(x % y);
+      case ir::BinaryKind::Min: return std::min(x, y);
+      case ir::BinaryKind::Max: return std::max(x, y);
+      case ir::BinaryKind::And: return x & y;
+      case ir::BinaryKind::Or: return x | y;
+      default: return std::nullopt;
+    }
+  }
+  static int64_t compare(ir::CmpKind k, int64_t x, int64_t y) {
+    switch (k) {
+      case ir::CmpKind::Eq: return x == y;
+      case ir::CmpKind::Ne: return x != y;
+      case ir::CmpKind::Lt: return x < y;
+      case ir::CmpKind::Le: return x <= y;
+      case ir::CmpKind::Gt: return x > y;
+      case ir::CmpKind::Ge: return x >= y;
+    }
+    return 0;
+  }
+
+  std::map<ir::ValueId, int64_t> known_;
+};
+
+double elementBytes(ir::DType t) { return std::max(1, ir::dtypeBits(t) / 8); }
+
+// Per-block counts of one walk.
+struct BlockCounts {
+  double tensorCoreFlops = 0, cudaCoreFlops = 0;
+  double cudaCoreWork = 0;  // CUDA-core FLOPs plus a wasted FLOP per unfused instruction
+  double globalBytes = 0, sharedBytes = 0;
+  double accumulatorRegisters = 0;  // per thread, over the kernel's dot accumulators
+  double carriedRegisters = 0;      // per thread, the tiles the largest loop carries
+  double fragmentRegisters = 0;     // per thread, operands of one k step (largest dot)
+  double largestTileRegisters = 0;  // per thread, the largest other register tile
+  int pipelineStages = 1;
+  bool tensorCores = false;
+};
+
+class Walker {
+ public:
+  Walker(const ir::Function& fn, const Sizes& sizes) : fn_(fn), scalars_(fn, sizes) {}
+
+  BlockCounts run() {
+    walk(fn_.body, 1.0);
+    return counts_;
+  }
+
+ private:
+  double tileRegisters(ir::ValueId v) const {
+    const ir::Type& t = fn_.typeOf(v);
+    if (!t.isTile()) return 0;
+    return static_cast<double>(t.numElements()) * elementBytes(t.dtype) / 4.0 / static_cast<double>(fn_.numThreads());
+  }
+
+  bool contains(const ir::Block& block, OpKind kind) const {
+    for (const auto& op : block.ops) {
+      if (op->kind == kind) return true;
+      for (const ir::Block& r : op->regions)
+        if (contains(r, kind)) return true;
+    }
+    return false;
+  }
+
+  void dot(const ir::Op& op, double mult) {
+    const ir::Type& acc = fn_.typeOf(op.operands.at(2));
+    const ir::Type& a = fn_.typeOf(op.operands.at(0));
+    double m = static_cast<double>(acc.shape.at(0)), n = static_cast<double>(acc.shape.at(1));
+    double k = static_cast<double>(a.shape.at(1));
+    double flops = 2 * m * n * k * mult;
+    double bytes = elementBytes(a.dtype);
+    bool aInShared = a.kind == ir::TypeKind::View;
+    bool mma = acc.layout.isMma() && (a.dtype == ir::DType::BF16 || a.dtype == ir::DType::F16);
+    if (mma) {
+      counts_.tensorCoreFlops += flops;
+      counts_.tensorCores = true;
+      // Each warp reads its rows of A and its columns of B once per k step (ldmatrix).
+      double wm = static_cast<double>(acc.layout.warpsM), wn = static_cast<double>(acc.layout.warpsN);
+      counts_.sharedBytes += ((aInShared ? m * k * wn : 0) + k * n * wm) * bytes * mult;
+      counts_.fragmentRegisters = std::max(counts_.fragmentRegisters, (m / wm / 16) * 4 + (n / wn / 8) * 2);
+    } else {
+      counts_.cudaCoreFlops += flops;
+      counts_.cudaCoreWork += flops;
+      // A thread holding a (v0 x v1) block of the accumulator reads v0 A and v1 B values per k.
+      ir::Distribution d = ir::Distribution::of(acc.layout, fn_.numWarps);
+      double v0 = static_cast<double>(d.values.at(0)), v1 = static_cast<double>(d.values.at(1));
+      counts_.sharedBytes += static_cast<double>(fn_.numThreads()) * k * (v0 + v1) * bytes * mult;
+      counts_.fragmentRegisters = std::max(counts_.fragmentRegisters, v0 + v1);
+    }
+    if (countedAccumulators_.insert(&op).second) counts_.accumulatorRegisters += tileRegisters(op.operands.at(2));
+  }
+
+  void memory(const ir::Type& view, double mult) {
+    if (view.kind != ir::TypeKind::View) return;
+    double bytes = static_cast<double>(view.numElements()) * elementBytes(view.dtype);
+    if (view.space == ir::MemSpace::Global) {
+      // DRAM moves 32-byte sectors: each row of the tile (contiguous along the tensor's
+      // last dimension) costs whole sectors, so a column of bf16 moves 16x its bytes.
+      double row = view.shape.empty() ? 1 : static_cast<double>(view.shape.back());
+      double rows = static_cast<double>(view.numElements()) / std::max(row, 1.0);
+      bytes = rows * std::ceil(row * elementBytes(view.dtype) / 32) * 32;
+      counts_.globalBytes += bytes * mult;
+    } else {
+      counts_.sharedBytes += bytes * mult;
+    }
+  }
+
+  // CUDA-core work in FMA-equivalent FLOPs: every instruction occupies an FMA slot, so
+  // a separate multiply and add cost twice a fused one.
+  void elementwise(const ir::Op& op, double mult) {
+    if (op.results.empty()) return;
+    const ir::Type& t = fn_.typeOf(op.results[0]);
+    if (!t.isTile() || !ir::isFloat(t.dtype)) return;
+    double elements = static_cast<double>(t.numElements()) * mult;
+    counts_.cudaCoreWork += 2 * elements;
+    if (op.kind != OpKind::Cast) counts_.cudaCoreFlops += (op.kind == OpKind::Fma ? 2 : 1) * elements;
+  }
+
+  void loop(const ir::Op& op, double mult) {
+    std::optional<int64_t> lb = scalars_.get(op.operands.at(0)), ub = scalars_.get(op.operands.at(1)),
+                           step = scalars_.get(op.operands.at(2));
+    double trips = 1;  // unknown bounds: counted once
+    if (lb && ub && step && *step > 0) trips = static_cast<double>(std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step));
+    double carried = 0;
+    for (ir::ValueId r : op.results) carried += tileRegisters(r);
+    counts_.carriedRegisters = std::max(counts_.carriedRegisters, carried);
+    const ir::Block& body = op.regions.at(0);
+    if (contains(body, OpKind::Dot)) {
+      // The main loop: a pipelined one waits for all but S-2 groups at the top.
+      for (const auto& inner : body.ops)
+        if (inner->kind == OpKind::WaitGroup && contains(body, OpKind::CopyAsync))
+          counts_.pipelineStages = std::max<int>(counts_.pipelineStages, static_cast<int>(inner->attrs.i) + 2);
+    }
+    // Small loops run iteration by iteration, so that conditions on the loop index (a
+    // pipeline's `if j + S - 1 < n` copies) count exactly; larger ones are multiplied.
+    double ops = static_cast<double>(countOps(body));
+    bool exact = lb && ub && step && *step > 0 && trips <= 65536 && trips * ops <= visitsLeft_;
+    if (!exact) {
+      for (ir::ValueId arg : body.args) scalars_.set(arg, std::nullopt);
+      walk(body, mult * trips);
+      return;
+    }
+    for (int64_t iv = *lb; iv < *ub; iv += *step) {
+      for (size_t a = 0; a < body.args.size(); ++a) scalars_.set(body.args[a], a == 0 ? std::optional<int64_t>(iv) : std::nullopt);
+      walk(body, mult);
+    }
+  }
+
+  size_t countOps(const ir::Block& block) const {
+    size_t n = 0;
+    for (const auto& op : block.ops) {
+      ++n;
+      for (const ir::Block& r : op->regions) n += countOps(r);
+    }
+    return n;
+  }
+
+  void walk(const ir::Block& block, double mult) {
+    for (const auto& opPtr : block.ops) {
+      const ir::Op& op = *opPtr;
+      visitsLeft_ -= 1;
+      scalars_.evaluate(fn_, op);
+      switch (op.kind) {
+        case OpKind::For: loop(op, mult); break;
+        case OpKind::If: {
+          // A known condition picks its branch; an unknown one counts the then-branch.
+          std::optional<int64_t> cond = scalars_.get(op.operands.at(0));
+          walk(op.regions.at(cond && *cond == 0 ? 1 : 0), mult);
+          break;
+        }
+        case OpKind::Dot: dot(op, mult); break;
+        case OpKind::Load:
+          memory(fn_.typeOf(op.operands.at(0)), mult);
+          counts_.largestTileRegisters = std::max(counts_.largestTileRegisters, tileRegisters(op.results.at(0)));
+          break;
+        case OpKind::Store: memory(fn_.typeOf(op.operands.at(0)), mult); break;
+        case OpKind::CopyAsync:
+          memory(fn_.typeOf(op.operands.at(0)), mult);
+          memory(fn_.typeOf(op.operands.at(1)), mult);
+          break;
+        case OpKind::ConvertLayout: {
+          const ir::Type& t = fn_.typeOf(op.operands.at(0));
+          counts_.sharedBytes += 2.0 * static_cast<double>(t.numElements()) * elementBytes(t.dtype) * mult;
+          break;
+        }
+        case OpKind::Binary:
+        case OpKind::Unary:
+        case OpKind::Fma:
+        case OpKind::Cast:
+          elementwise(op, mult);
+          break;
+        case OpKind::Reduce:
+        case OpKind::ReduceAll: {
+          const ir::Type& t = fn_.typeOf(op.operands.at(0));
+          if (t.isTile() && ir::isFloat(t.dtype)) {
+            counts_.cudaCoreFlops += static_cast<double>(t.numElements()) * mult;
+            counts_.cudaCoreWork += 2 * static_cast<double>(t.numElements()) * mult;
+          }
+          break;
+        }
+        default: break;
+      }
+    }
+  }
+
+  const ir::Function& fn_;
+  ScalarValues scalars_;
+  BlockCounts counts_;
+  double visitsLeft_ = 2e6;  // op visits of iteration-by-iteration loops
+  std::set<const ir::Op*> countedAccumulators_;  // a dot's accumulator counts once, not per iteration
+};
+
+}  // namespace
+
+nlohmann::json CostEstimate::toJson() const {
+  return {{"flops", flops},
+          {"global_bytes", globalBytes},
+          {"shared_bytes", sharedBytes},
+          {"compute_ms", computeMs},
+          {"memory_ms", memoryMs},
+          {"shared_ms", sharedMs},
+          {"blocks", blocks},
+          {"warps_per_block", warpsPerBlock},
+          {"blocks_per_sm", blocksPerSm},
+          {"shared_bytes_per_block", sharedBytesPerBlock},
+          {"registers_per_thread", registersPerThread},
+          {"tensor_cores", tensorCores},
+          {"pipeline_stages", pipelineStages},
+          {"occupancy_factor", occupancyFactor},
+          {"time_ms", timeMs},
+          {"uncalibrated_ms", uncalibratedMs},
+          {"calibration_scale", calibrationScale}};
+}
+
+CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double scale, const MachineModel& machine) {
+  CostEstimate e;
+  BlockCounts counts = Walker(fn, sizes).run();
+
+  std::vector<int64_t> sizeValues;
+  for (const std::string& name : fn.sizeNames) {
+    auto it = sizes.find(name);
+    sizeValues.push_back(it == sizes.end() ? 1 : it->second);
+  }
+  double blocks = 1;
+  for (const ir::LaunchExpr& g : fn.grid) {
+    int64_t extent = 1;
+    if (g.evaluate(sizeValues, extent)) blocks *= static_cast<double>(std::max<int64_t>(extent, 0));
+  }
+  e.blocks = static_cast<int>(std::min(blocks, 2e9));
+  e.warpsPerBlock = static_cast<int>(fn.numWarps);
+  e.sharedBytesPerBlock = static_cast<int>(staticSharedBytes(fn));
+  e.tensorCores = counts.tensorCores;
+  e.pipelineStages = counts.pipelineStages;
+
+  e.flops = (counts.tensorCoreFlops + counts.cudaCoreFlops) * blocks;
+  e.globalBytes = counts.globalBytes * blocks;
+  e.sharedBytes = counts.sharedBytes * blocks;
+  e.computeMs = (counts.tensorCoreFlops / (machine.tensorCoreTflops * 1e9) +
+                 counts.cudaCoreWork / (machine.cudaCoreTflops * 1e9)) * blocks;
+  e.memoryMs = e.globalBytes / (machine.hbmTBps * 1e9);
+  e.sharedMs = e.sharedBytes / (machine.sharedTBps * 1e9);
+
+  // Registers: addresses and loop state, the accumulators (dot accumulators or the tiles a
+  // loop carries, whichever is larger), one k step of operands, the largest other tile;
+  // allocated in units of 8 per thread, at most 255 (beyond: spills).
+  double registers = 24 + std::max(counts.accumulatorRegisters, counts.carriedRegisters) +
+                     counts.fragmentRegisters + counts.largestTileRegisters;
+  int allocated = static_cast<int>(std::ceil(registers / 8) * 8);
+  bool spills = allocated > 255;
+  e.registersPerThread = std::min(allocated, 255);
+
+  int threads = e.warpsPerBlock * 32;
+  int bySharedMemory = e.sharedBytesPerBlock > 0 ? machine.sharedBytesPerSm / e.sharedBytesPerBlock : machine.maxBlocksPerSm;
+  int byWarps = machine.maxWarpsPerSm / std::max(1, e.warpsPerBlock);
+  int byRegisters = machine.registersPerSm / std::max(1, e.registersPerThread * threads);
+  e.blocksPerSm = std::min({bySharedMemory, byWarps, byRegisters, machine.maxBlocksPerSm});
+
+  double factor = 1;
+  if (e.blocksPerSm <= 0) {
+    factor = 1e-3;  // the kernel cannot launch: shared memory or registers exceed one SM
+  } else {
+    // Four sub-schedulers per SM: fewer than four resident warps leave some idle, and a
+    // single warp per scheduler cannot hide the latency of its own instructions.
+    double warps = static_cast<double>(e.blocksPerSm * e.warpsPerBlock);
+    double warpFactor = std::min(1.0, warps / 4) * std::min(1.0, 0.5 + warps / 16);
+    // Tile loads in flight per SM: S-1 per block when pipelined; a block that waits for
+    // its own synchronous copies (load, barrier, compute, barrier) counts a quarter
+    // (fitted loosely to the H200: synchronous gemm_tc runs 4.4x slower than pipelined).
+    double inFlight = e.blocksPerSm * (e.pipelineStages >= 2 ? e.pipelineStages - 1 : 0.25);
+    double latencyFactor = inFlight / (inFlight + 1);
+    // The last wave runs partly empty.
+    double waves = blocks / (static_cast<double>(e.blocksPerSm) * machine.multiprocessors);
+    double waveFactor = waves > 0 ? waves / std::ceil(waves) : 1;
+    factor = warpFactor * latencyFactor * waveFactor * (spills ? 0.5 : 1.0);
+  }
+  e.occupancyFactor = factor;
+  double roofline = std::max({e.computeMs, e.memoryMs, e.sharedMs});
+  e.uncalibratedMs = roofline / factor;
+  e.calibrationScale = scale;
+  e.timeMs = e.uncalibratedMs * scale;
+  return e;
+}
+
+double fitCalibrationScale(const std::vector<std::pair<double, double>>& modelledMeasuredMs) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& [modelled, measured] : modelledMeasuredMs) {
+    if (!(modelled > 0) || !(measured > 0) || !std::isfinite(modelled) || !std::isfinite(measured)) continue;
+    sum += std::log(measured / modelled);
+    ++n;
+  }
+  return n == 0 ? 1.0 : std::exp(sum / n);
+}
+
+}  // namespace argus::agent
