@@ -27,6 +27,10 @@ struct KernelFeatures {
   bool usesMmaLayout = false;    // layout=mma(...)
   bool usesSwizzle = false;
   bool usesTensorCoreDtype = false;  // dot operands in bf16/f16
+  // A GEMM written without dot(): register tiles of A and B multiplied out
+  // (outer products accumulated in a loop), the naive starting point.
+  bool registerOperands = false;
+  std::string operandDtype;          // "bf16", "f16", "f32": the product's operands
   int warps = 0;                     // the @kernel warps= value when constant
   std::map<std::string, int64_t> constParams;  // `NAME: const = V` defaults
   // Short words the knowledge base matches on: "dot", "shared", "copy_async",
