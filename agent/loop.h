@@ -1,0 +1,119 @@
+// The agent loop: plan -> rewrite -> check -> compile -> validate -> measure
+// -> remember, for one task (a .ag kernel plus a task file).
+//
+// Every candidate is derived from a parent state (usually the incumbent, the
+// fastest valid candidate so far; a failed candidate when a repair entry
+// matches its diagnostics), evaluated by the Evaluator (the same diagnostics
+// `argusc --diagnostics-format=json` prints), scored into a reward the
+// planner learns from, and recorded in the experience memory as a Case linked
+// to its parent's Case. Only Ok candidates can become the incumbent. With a
+// memory that holds a similar task, the planner's values are warm-started
+// from it and the best lineage found there is replayed first.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/context.h"
+#include "agent/evaluator.h"
+#include "agent/knowledge.h"
+#include "agent/llm.h"
+#include "agent/memory.h"
+#include "agent/task.h"
+
+namespace argus::agent {
+
+struct LoopOptions {
+  int budget = 0;                // candidates to evaluate, baseline included; 0: the task's budget
+  uint64_t seed = 1;
+  bool useGpu = true;            // false: CPU-interpreter validation, cost-model ranking
+  std::string knowledgeDir;      // empty: defaultKnowledgeDir()
+  ExperienceMemory* memory = nullptr;  // nullptr: an in-memory database for this run
+  LlmProvider* llm = nullptr;          // nullptr: offline (knowledge-base rewrites only)
+  int llmEvery = 2;              // with an LLM: every llmEvery-th step is an LLM rewrite
+  TokenBudget tokenBudget;
+  bool replay = true;            // replay the best lineage of a similar task first
+  // Test hook: evaluates instead of an Evaluator built from the task.
+  std::function<Evaluation(const Candidate&)> evaluate;
+  // One line per candidate (and per step that produced none), as it happens.
+  std::function<void(const std::string&)> progress;
+};
+
+struct CandidateRecord {
+  int index = 0;                 // 0: the baseline
+  std::optional<int> parent;     // index of the state it was derived from
+  Candidate candidate;
+  Evaluation evaluation;
+  std::string stateHash;
+  int64_t caseId = 0;
+  std::optional<double> speedRatio;  // over the parent (both Ok)
+  std::optional<double> speedup;     // over the baseline (both Ok)
+  double reward = 0;
+  bool becameIncumbent = false;
+  std::optional<double> incumbentSpeedup;  // after this candidate
+  std::string origin = "planner";          // "baseline" | "planner" | "replay" | "llm"
+};
+
+struct LoopResult {
+  bool ok = false;               // false: the loop could not start (error says why)
+  std::string error;
+  Task task;
+  std::string runId;
+  bool usedGpu = false;
+  std::string gpuName;
+  std::string timeSource;        // "gpu" | "model"
+  std::vector<CandidateRecord> candidates;
+  std::optional<int> incumbent;  // index of the best Ok candidate
+  std::optional<int> evaluationsToBest;  // candidates evaluated up to the incumbent, baseline included
+  int replayed = 0;              // candidates that came from a replayed lineage
+  int llmSteps = 0, llmFailures = 0;     // LLM calls, and those that gave no candidate
+  std::vector<std::string> notes;        // steps that gave no candidate, warm start, calibration
+  std::optional<double> baselineMs() const;
+  std::optional<double> bestMs() const;
+  std::optional<double> bestSpeedup() const;
+  std::optional<double> bestTflops() const;
+};
+
+LoopResult runAgentLoop(const Task& task, const LoopOptions& options);
+
+// "#3 set_params {BM:128} <- #1: ok, 1.234 ms (model), 2.10x, incumbent #3".
+std::string progressLine(const CandidateRecord& record, const std::optional<CandidateRecord>& incumbent);
+
+// What the memory stores about a task to find similar ones: op ("dot" or the
+// kernel name), dtype of the first tensor, the measure sizes, kernel tags,
+// and "family" (op/dtype), the key similar tasks are retrieved by.
+nlohmann::json taskFeaturesFor(const Task& task, const KernelFeatures& baseline);
+
+// --- the LLM path (llm_step.cpp) -------------------------------------------------
+
+struct LlmStepInput {
+  const Task* task = nullptr;
+  std::string incumbentSource;
+  nlohmann::json latestDiagnostics = nlohmann::json::array();  // of the latest candidate
+  std::string latestSource;        // the latest candidate when it failed (shown as a warm item)
+  std::vector<Case> warmCases;     // retrieved from memory
+  std::vector<const KnowledgeEntry*> entries;  // applicable knowledge; the first is the focus
+  TokenBudget budget;
+};
+
+struct LlmStepResult {
+  std::optional<Candidate> candidate;  // the reply's kernel, unevaluated
+  std::string error;                   // why there is none
+  BuiltPrompt prompt;
+  LlmReply reply;
+};
+
+// The system message every LLM step sends.
+std::string llmSystemPrompt();
+// The context items of one step (hot: task, incumbent, diagnostics; warm:
+// cases and the failed attempt; cold: the entries' prompt fragments).
+std::vector<ContextItem> llmContextItems(const LlmStepInput& input);
+// Builds the prompt, asks the provider, extracts the kernel. Never throws.
+LlmStepResult runLlmStep(LlmProvider& provider, const LlmStepInput& input);
+
+}  // namespace argus::agent
