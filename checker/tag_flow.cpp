@@ -75,8 +75,17 @@ bool TagFlow::check(const z3::expr& formula) {
   z3::params params(ctx_);
   params.set("timeout", options_.queryTimeoutMs);
   solver.set(params);
-  solver.add(formula);
-  bool unsat = solver.check() == z3::unsat;
+  bool unsat = false;
+  if (std::optional<z3::expr> abstracted = abstractRemainders(formula)) {
+    z3::solver fast(ctx_, "QF_BV");
+    fast.set(params);
+    fast.add(*abstracted);
+    unsat = fast.check() == z3::unsat;
+  }
+  if (!unsat) {
+    solver.add(formula);
+    unsat = solver.check() == z3::unsat;
+  }
   proven_.emplace(formula.id(), std::make_pair(formula, unsat));
   return unsat;
 }
@@ -98,10 +107,12 @@ TagMap TagFlow::viewTags(ir::ValueId view) {
     element.push_back(d >= r - k ? offset + coordVar(d - (r - k)) : offset);
   }
   if (baseType.kind == ir::TypeKind::Tensor) {
-    for (size_t d = 0; d < r; ++d)
-      out.tags.emplace(originKey(static_cast<int64_t>(d)), TagTerm{element[d], ctx_.bool_val(true), ctx_.bool_val(true), {}});
     for (size_t i = 0; i < fn_.params.size(); ++i)
       if (fn_.params[i].value == base) out.originTensor = static_cast<int>(i);
+    auto only = onlyOrigins_.find(out.originTensor);
+    for (size_t d = 0; d < r; ++d)
+      if (!kOnly_ || (only != onlyOrigins_.end() && only->second.count(static_cast<int64_t>(d))))
+        out.tags.emplace(originKey(static_cast<int64_t>(d)), TagTerm{element[d], ctx_.bool_val(true), ctx_.bool_val(true), {}});
     return out;
   }
   const TagMap* slots = bufferTags(base);
@@ -232,6 +243,7 @@ bool TagFlow::independent(const z3::expr& term, const z3::expr& k, int64_t exten
 // which must not depend on k; acc's user tags pass through.
 TagMap TagFlow::dotTags(const ir::Op& op) {
   TagMap out;
+  if (kOnly_) return out;  // nothing reads a dot's tags
   if (const TagMap* acc = tilesTags(op.operands[2])) {
     out = *acc;
     for (auto it = out.tags.begin(); it != out.tags.end();)
@@ -243,12 +255,17 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
   std::vector<z3::expr> bounds{z3::ult(m, bv(aShape[0])), z3::ult(n, bv(fn_.values[op.operands[2]].type.shape[1]))};
   const char* names[] = {"row", "col"};
   for (int side = 0; side < 2; ++side) {
-    TagMap operand = viewTags(op.operands[static_cast<size_t>(side)]);
+    ir::ValueId operandId = op.operands[static_cast<size_t>(side)];
+    const TagMap* tile = fn_.values[operandId].type.isTile() ? tilesTags(operandId) : nullptr;
+    TagMap operand = tile ? *tile : viewTags(operandId);
     addLabels(out.trace, operand.trace, 4);
-    auto it = operand.tags.find(originKey(side));
+    // With trans_b, b[k, n] is b_view[n, k]: its column origin is the view's row's.
+    bool transposed = side == 1 && (op.attrs.i & ir::kDotTransB) != 0;
+    auto it = operand.tags.find(originKey(transposed ? 0 : side));
     if (it == operand.tags.end()) continue;
-    // Operand coordinates: a[m, k] (c0 = m, c1 = k), b[k, n] (c0 = k, c1 = n).
-    std::vector<z3::expr> to = side == 0 ? std::vector<z3::expr>{m, k} : std::vector<z3::expr>{k, n};
+    // Operand coordinates: a[m, k] (c0 = m, c1 = k), b[k, n] (c0 = k, c1 = n; trans_b: c0 = n, c1 = k).
+    std::vector<z3::expr> to = side == 0 ? std::vector<z3::expr>{m, k}
+                                         : transposed ? std::vector<z3::expr>{n, k} : std::vector<z3::expr>{k, n};
     z3::expr value = substitute(it->second.value, {coordVar(0), coordVar(1)}, to);
     z3::expr known = substitute(it->second.known, {coordVar(0), coordVar(1)}, to);
     z3::expr present = substitute(it->second.present, {coordVar(0), coordVar(1)}, to);
@@ -257,7 +274,7 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     // One summary of (present, known, value) that must not change along k.
     z3::expr summary = z3::ite(present, z3::ite(known, value, bv(-1)), bv(-2));
     z3::expr flags = z3::ite(present, bv(2), bv(0)) + z3::ite(known, bv(1), bv(0));
-    if (!independent(z3::concat(summary, flags), k, aShape[1], bounds)) {
+    if (!exactDots_ || !independent(z3::concat(summary, flags), k, aShape[1], bounds)) {
       term.present = ctx_.bool_val(true);
       term.known = ctx_.bool_val(false);
       addLabels(term.why, {Label{op.range, std::string("the ") + (side ? "B" : "A") + " operand's origin." + names[side] +
@@ -328,6 +345,7 @@ void TagFlow::step(const ir::Op& op) {
       if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = reduceTags(*t, op.attrs.i, op);
       return;
     case OpKind::Dot:
+      if (recording_ && hook_) hook_(op);  // "the operands agree in K"
       if (op.operands.size() == 3) tiles_[op.results[0]] = dotTags(op);
       return;
     case OpKind::TagSet: {

@@ -1,6 +1,7 @@
 // Loops in the tag flow, by induction over the iteration index j. The tags at
 // the head of iteration j are guessed, the body is walked from the guess, and
-// the guess is proven: for j > 0 it must equal what iteration j - 1 yields.
+// the guess is proven: for j > 0 it must cover what iteration j - 1 yields.
+//   a loop that writes a stage ring: the ring guess (tag_rings.cpp) first;
 //   guess 1: the tags on entry, unchanged;
 //   guess 2: the entry's at j = 0, else what the body yields from guess 1 at j - 1;
 //   then the tags that still fail are given up (unknown for j > 0).
@@ -8,10 +9,6 @@
 #include "checker/tag_state.h"
 
 namespace argus::checker {
-
-namespace {
-
-using Combine = std::function<TagTerm(const std::string& component, const TagTerm* a, const TagTerm* b)>;
 
 TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, const Combine& f) {
   TagMap out;
@@ -27,8 +24,6 @@ TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, c
   addLabels(out.trace, b.trace, 4);
   return out;
 }
-
-}  // namespace
 
 std::vector<z3::expr> TagFlow::boundsOf(const ir::Type& type, bool slots) {
   std::vector<z3::expr> out;
@@ -186,12 +181,27 @@ void TagFlow::walkFor(const ir::Op& op) {
   }
   entry.buffers = buffers_;
 
-  // Guess 1: unchanged. Then head(j) = entry at j = 0, else the previous guess's
-  // yield at j - 1, a few times (a double buffer settles at the second); then give up
-  // what still fails, then everything.
+  // Guess 1: unchanged. Guess 2: the ring guess (ringGuess). Then head(j) =
+  // entry at j = 0, else the previous guess's yield at j - 1, a few times; then
+  // give up what still fails, then everything.
   State head = entry;
+  // A ring loop's first walk only tells which components the body touches.
+  bool ring = ringDepth(op) > 0, savedDots = exactDots_;
+  exactDots_ = savedDots && !ring;
   State yield = walkBody(op, head, loop, false);
-  std::set<std::string> failing = failingClaims(head, yield, loop, op, false);
+  exactDots_ = savedDots;
+  // A loop that fills a ring of stages changes its tags every iteration: no
+  // need to ask whether they stay unchanged.
+  std::set<std::string> failing =
+      !ring ? failingClaims(head, yield, loop, op, false) : std::set<std::string>{"*"};
+  if (ring) {
+    if (std::optional<State> guess = ringGuess(entry, yield, loop, op)) {
+      head = std::move(*guess);
+      failing.clear();
+    } else {
+      yield = walkBody(op, head, loop, false);  // with the dots' tags, for the rounds below
+    }
+  }
   std::set<std::string> giveUp;
   for (int round = 0; round < 5 && !failing.empty(); ++round) {
     if (round >= 3) giveUp.insert(failing.begin(), failing.end());

@@ -57,8 +57,8 @@ struct LoopFrame {
 
 class TagFlow {
  public:
-  // Called on each Assert op, and each Store into a global tensor, of the final
-  // walk, with the state before it.
+  // Called on each Assert op, each Store into a global tensor and each Dot of
+  // the final walk, with the state before it.
   using AssertHook = std::function<void(const ir::Op&)>;
 
   TagFlow(z3::context& ctx, const ir::Function& fn, const Options& options, const SourceFile* file)
@@ -79,6 +79,13 @@ class TagFlow {
   z3::expr slotVar(size_t d) { return ctx_.bv_const(("p" + std::to_string(d)).c_str(), 32); }
   // The tags of a shared view's element c (terms over the coordinate variables).
   TagMap viewTags(ir::ValueId view);
+  // Track only these origins (tensor parameter index -> axes) and leave every
+  // dot's result untagged: enough for the built-in K check, and cheaper.
+  void trackOnly(std::map<int, std::set<int64_t>> origins) {
+    onlyOrigins_ = std::move(origins);
+    kOnly_ = true;
+    exactDots_ = false;
+  }
   // The launch parameters the encoding introduced (for counterexamples).
   const std::vector<std::pair<std::string, z3::expr>>& launchTerms() const { return launch_; }
   std::string position(SourceRange range) const;
@@ -117,6 +124,13 @@ class TagFlow {
   };
   State loopHead(const State& entry, const State& yield, const LoopFrame& loop, const std::set<std::string>& giveUp,
                  const ir::Op& op);
+  // The ring guess (tag_rings.cpp): the last S iterations unrolled over
+  // "unknown"; nullopt when the induction query refutes it.
+  static constexpr int64_t kMaxRingDepth = 16;
+  int ringDepth(const ir::Op& loopOp) const;
+  std::optional<State> ringGuess(const State& entry, const State& firstYield, const LoopFrame& loop, const ir::Op& op);
+  State ringBottom(const State& entry, const State& firstYield, const LoopFrame& loop, const ir::Op& op);
+  State headFrom(const State& entry, const State& yield, const LoopFrame& loop);
   State loopExit(const State& entry, const State& last, const LoopFrame& loop, const ir::Op& op);
   // The failing claims; with `which` false, only whether some claim fails ({"*"}).
   std::set<std::string> failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op,
@@ -130,6 +144,9 @@ class TagFlow {
   const SourceFile* file_;
   AssertHook hook_;
   bool recording_ = true;
+  bool kOnly_ = false;
+  std::map<int, std::set<int64_t>> onlyOrigins_;
+  bool exactDots_ = true;  // false: a dot's result tags are unknown, no query (the ring guess's early rounds)
   std::unordered_map<ir::ValueId, TagMap> tiles_;
   std::map<ir::ValueId, TagMap> buffers_;
   std::vector<LoopFrame> loopStack_;
@@ -143,11 +160,31 @@ class TagFlow {
   std::vector<std::pair<std::string, z3::expr>> launch_;
 };
 
+// Per tag of two maps (either may lack it), combined by `f`; the owner
+// ("c<i>" or "b<id>") prefixes the component key passed to `f`.
+using Combine = std::function<TagTerm(const std::string& component, const TagTerm* a, const TagTerm* b)>;
+TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, const Combine& f);
+
+// `formula` with every remainder by a constant abstracted (tag_remainders.cpp):
+// unsatisfiable only if `formula` is; nullopt when it has no remainder.
+std::optional<z3::expr> abstractRemainders(const z3::expr& formula);
+
+// The built-in "the operands of a dot agree in K" (AG2035, tag_dot.cpp): the
+// (A, B) tensor parameters of a dot it concerns (operands traced to loads of
+// tensors with the same K extent), and the check in the state of the walk.
+std::optional<std::pair<int, int>> dotOperandTensors(const ir::Function& fn, const ir::Op& op);
+// The K axes of every tensor some checked dot reads (TagFlow::trackOnly).
+std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Block& block);
+void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,
+                              const ir::Op& op);
+
 // A model's value of a bit-vector term, as a signed 32-bit integer.
 int64_t modelValue(const z3::model& model, const z3::expr& e);
 // Kernels worth a tag-flow walk: with an assertion, or a store into a tensor of
 // a tile that may come from a load of a tensor with the same extents.
-bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block);
+// With `countDots` false, only assertions and stores count: a kernel that
+// needs the walk only for the dots' K check tracks the K origins alone.
+bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block, bool countDots = true);
 // The built-in "a stored element lands where its origin says" (AG2018) for one
 // Store into global memory, in the state of the walk.
 void checkStoreLandsAtOrigin(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,

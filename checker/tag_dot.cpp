@@ -1,0 +1,253 @@
+// Built-in: the operands of a dot() agree in K (AG2035). For a dot whose two
+// operands come from loads of global tensors (directly, or through shared
+// memory filled by copy, copy_async or the pipelined ring) whose K extents are
+// the same, every element pair the dot multiplies, a[m, k] with b[k, n], must
+// come from one K: a.origin[1] at (m, k) == b.origin[0] at (k, n) (with
+// trans_b, b_view.origin[1] at (n, k)), for every thread, value and
+// iteration. Only a definite violation is reported: where the tags are
+// unknown or the query is undecided the check is silent (an assertion would
+// say "cannot prove"; docs/checker.md, "Built-in invariants").
+#include <algorithm>
+
+#include "checker/tag_state.h"
+
+namespace argus::checker {
+
+namespace {
+
+// The tensor parameter whose loads `value` comes from, through shared memory,
+// copies and casts; -1 when it is not that simple (several tensors, a value
+// computed by a dot or a reduction, a loop-carried tile).
+int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
+  if (value >= fn.values.size() || depth > 32) return -1;
+  const ir::Type& type = fn.values[value].type;
+  const ir::Op* def = fn.values[value].def;
+  if (type.kind == ir::TypeKind::Tensor) {
+    for (size_t i = 0; i < fn.params.size(); ++i)
+      if (fn.params[i].value == value) return static_cast<int>(i);
+    return -1;
+  }
+  if (!def) return -1;
+  switch (def->kind) {
+    case ir::OpKind::View: {
+      if (def->operands.empty()) return -1;
+      ir::ValueId base = def->operands[0];
+      if (fn.values[base].type.kind == ir::TypeKind::Tensor) return traceOrigin(fn, base, depth + 1);
+      if (fn.values[base].type.kind != ir::TypeKind::Shared) return -1;
+      // Every write into the buffer must bring the same tensor's elements.
+      int found = -1;
+      bool any = false, mixed = false;
+      std::function<void(const ir::Block&)> scan = [&](const ir::Block& block) {
+        for (const auto& op : block.ops) {
+          bool writes = (op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync) && op->operands.size() == 2;
+          const ir::Op* target = writes ? fn.values[op->operands[0]].def : nullptr;
+          if (target && target->kind == ir::OpKind::View && !target->operands.empty() && target->operands[0] == base) {
+            int source = traceOrigin(fn, op->operands[1], depth + 1);
+            mixed = mixed || source < 0 || (any && source != found);
+            found = source;
+            any = true;
+          }
+          for (const ir::Block& region : op->regions) scan(region);
+        }
+      };
+      scan(fn.body);
+      return any && !mixed ? found : -1;
+    }
+    case ir::OpKind::Load:
+    case ir::OpKind::Cast:
+    case ir::OpKind::ConvertLayout:
+    case ir::OpKind::TagSet:
+      return def->operands.empty() ? -1 : traceOrigin(fn, def->operands[0], depth + 1);
+    default:
+      return -1;
+  }
+}
+
+ir::ValueId storage(const ir::Function& fn, ir::ValueId v) {
+  const ir::Op* def = fn.values[v].def;
+  return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : v;
+}
+
+// An assertion of the user on the origins of this dot's two operands speaks
+// for it (AG2010 or AG2004 there); the built-in stays quiet.
+bool userAssertsOrigins(const ir::Function& fn, const ir::Block& block, ir::ValueId a, ir::ValueId b) {
+  for (const auto& op : block.ops) {
+    const std::vector<std::string>& names = op->attrs.names;  // [message, tag names...]
+    if (op->kind == ir::OpKind::Assert && names.size() > 1 &&
+        std::find(names.begin() + 1, names.end(), "origin") != names.end()) {
+      bool readsA = false, readsB = false;
+      for (ir::ValueId v : op->operands) {
+        if (v >= fn.values.size() || fn.values[v].type.isScalar()) continue;
+        readsA = readsA || storage(fn, v) == a;
+        readsB = readsB || storage(fn, v) == b;
+      }
+      if (readsA && readsB) return true;
+    }
+    for (const ir::Block& region : op->regions)
+      if (userAssertsOrigins(fn, region, a, b)) return true;
+  }
+  return false;
+}
+
+bool sameExtent(const ir::DimRef& x, const ir::DimRef& y) {
+  return (x.constant >= 0 && x.constant == y.constant) || (x.sizeIndex >= 0 && x.sizeIndex == y.sizeIndex);
+}
+
+}  // namespace
+
+// The tensor axes the K index of each operand runs along: a rank-2 view of a
+// rank-r tensor covers its last two axes; A's K is the view's column, B's its
+// row (with trans_b, its column).
+size_t kAxisOfA(size_t rank) { return rank - 1; }
+size_t kAxisOfB(size_t rank, const ir::Op& dot) { return (dot.attrs.i & ir::kDotTransB) != 0 ? rank - 1 : rank - 2; }
+
+// The (A, B) tensor parameters of a dot the built-in K check concerns, or nullopt.
+std::optional<std::pair<int, int>> dotOperandTensors(const ir::Function& fn, const ir::Op& op) {
+  if (op.kind != ir::OpKind::Dot || op.operands.size() != 3) return std::nullopt;
+  int a = traceOrigin(fn, op.operands[0], 0), b = traceOrigin(fn, op.operands[1], 0);
+  if (a < 0 || b < 0) return std::nullopt;
+  const ir::Param& pa = fn.params[static_cast<size_t>(a)];
+  const ir::Param& pb = fn.params[static_cast<size_t>(b)];
+  if (pa.dims.size() < 2 || pb.dims.size() < 2) return std::nullopt;
+  if (!sameExtent(pa.dims[kAxisOfA(pa.dims.size())], pb.dims[kAxisOfB(pb.dims.size(), op)])) return std::nullopt;
+  return std::make_pair(a, b);
+}
+
+std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Block& block) {
+  std::map<int, std::set<int64_t>> out;
+  std::function<void(const ir::Block&)> scan = [&](const ir::Block& b) {
+    for (const auto& op : b.ops) {
+      if (std::optional<std::pair<int, int>> t = dotOperandTensors(fn, *op))
+        for (int tensor : {t->first, t->second})  // every axis: the check skips elements outside the tensor
+          for (size_t d = 0; d < fn.params[static_cast<size_t>(tensor)].dims.size(); ++d)
+            out[tensor].insert(static_cast<int64_t>(d));
+      for (const ir::Block& region : op->regions) scan(region);
+    }
+  };
+  scan(block);
+  return out;
+}
+
+void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,
+                              const ir::Op& op) {
+  std::optional<std::pair<int, int>> tensors = dotOperandTensors(fn, op);
+  if (!tensors) return;
+  if (userAssertsOrigins(fn, fn.body, storage(fn, op.operands[0]), storage(fn, op.operands[1]))) return;
+  z3::context& ctx = flow.context();
+  auto operandTags = [&](ir::ValueId id) {
+    if (fn.values[id].type.isTile()) {
+      const TagMap* t = flow.tilesTags(id);
+      return t ? *t : TagMap{};
+    }
+    return flow.viewTags(id);
+  };
+  TagMap a = operandTags(op.operands[0]), b = operandTags(op.operands[1]);
+  bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  const ir::Param& pa = fn.params[static_cast<size_t>(tensors->first)];
+  const ir::Param& pb = fn.params[static_cast<size_t>(tensors->second)];
+  auto aIt = a.tags.find(originKey(static_cast<int64_t>(kAxisOfA(pa.dims.size()))));
+  auto bIt = b.tags.find(originKey(static_cast<int64_t>(kAxisOfB(pb.dims.size(), op))));
+  if (aIt == a.tags.end() || bIt == b.tags.end()) return;
+  const std::vector<int64_t>& aShape = fn.values[op.operands[0]].type.shape;
+  const std::vector<int64_t>& accShape = fn.values[op.operands[2]].type.shape;
+  if (aShape.size() != 2 || accShape.size() != 2) return;
+  z3::expr m = ctx.bv_const("dot_m", 32), n = ctx.bv_const("dot_n", 32), k = ctx.bv_const("dot_k", 32);
+  std::vector<z3::expr> coords{flow.coordVar(0), flow.coordVar(1)};
+  std::vector<z3::expr> atA{m, k}, atB = transB ? std::vector<z3::expr>{n, k} : std::vector<z3::expr>{k, n};
+  auto at = [&](const z3::expr& e, const std::vector<z3::expr>& to) { return substitute(e, coords, to); };
+  z3::expr kA = at(aIt->second.value, atA), kB = at(bIt->second.value, atB);
+  z3::expr described = at(aIt->second.present && aIt->second.known, atA) && at(bIt->second.present && bIt->second.known, atB);
+  // A masked element past a tensor's edge is zero, and so is its product:
+  // only elements inside both tensors must agree.
+  auto inside = [&](const TagMap& tags, const ir::Param& tensor, const std::vector<z3::expr>& to) {
+    z3::expr all = ctx.bool_val(true);
+    for (size_t d = 0; d < tensor.dims.size(); ++d) {
+      auto it = tags.tags.find(originKey(static_cast<int64_t>(d)));
+      if (it == tags.tags.end()) continue;
+      const ir::DimRef& dim = tensor.dims[d];
+      z3::expr extent = dim.constant >= 0 ? flow.bv(dim.constant)
+                                          : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
+      z3::expr value = at(it->second.value, to);
+      all = all && z3::implies(at(it->second.present && it->second.known, to), value >= 0 && value < extent);
+    }
+    return all;
+  };
+  z3::expr formula = flow.assumptions() && z3::ult(m, flow.bv(aShape[0])) && z3::ult(k, flow.bv(aShape[1])) &&
+                     z3::ult(n, flow.bv(accShape[1])) && described && kA != kB && inside(a, pa, atA) &&
+                     inside(b, pb, atB);
+  if (flow.check(formula)) return;  // proven (the common case, one cached query)
+  z3::solver solver(ctx, "QF_BV");
+  z3::params params(ctx);
+  params.set("timeout", options.queryTimeoutMs);
+  solver.set(params);
+  solver.add(formula);
+  if (solver.check() != z3::sat) return;  // undecided: silent (no assertion asked for it)
+  flow.preferSmall(solver);
+  // Then the first rows and columns of the accumulator (thread 0 holds acc[0, 0]).
+  for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+    solver.push();
+    solver.add(z3::ult(m, flow.bv(bound)) && z3::ult(n, flow.bv(bound)));
+    if (solver.check() == z3::sat) break;
+    solver.pop();
+  }
+  if (solver.check() != z3::sat) return;
+  z3::model model = solver.get_model();
+  int64_t mv = modelValue(model, m), nv = modelValue(model, n), kv = modelValue(model, k);
+  int64_t aK = modelValue(model, kA), bK = modelValue(model, kB);
+  std::string aName = flow.valueName(op.operands[0]), bName = flow.valueName(op.operands[1]);
+  const std::string& aTensor = fn.params[static_cast<size_t>(tensors->first)].name;
+  const std::string& bTensor = fn.params[static_cast<size_t>(tensors->second)].name;
+  std::string aElement = aName + "[" + std::to_string(mv) + ", " + std::to_string(kv) + "]";
+  std::string bElement = transB ? bName + "[" + std::to_string(nv) + ", " + std::to_string(kv) + "]"
+                                : bName + "[" + std::to_string(kv) + ", " + std::to_string(nv) + "]";
+  // The lowest thread that holds acc[m, n] computes this product.
+  Counterexample cx;
+  const ir::Type& accType = fn.values[op.operands[2]].type;
+  ir::Distribution dist = ir::Distribution::of(accType.layout, fn.numWarps);
+  for (int64_t t = 0; t < fn.numThreads(); ++t)
+    if (int64_t v = dist.valueIndexOf(t, {mv, nv}); v >= 0) {
+      cx.thread = t;
+      cx.warp = t / 32;
+      cx.lane = t % 32;
+      cx.value = v;
+      break;
+    }
+  for (const LoopFrame& l : flow.loops()) cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
+  std::string who = cx.thread ? "thread " + std::to_string(*cx.thread) + " (warp " + std::to_string(*cx.warp) +
+                                    ", lane " + std::to_string(*cx.lane) + "), value " + std::to_string(*cx.value) + ": "
+                              : std::string();
+  std::string iteration;
+  for (const auto& [name, v] : cx.iteration) iteration += (iteration.empty() ? "" : ", ") + name + " = " + std::to_string(v);
+  std::string summary = who + aElement + " comes from column " + std::to_string(aK) + " of '" + aTensor + "' but " +
+                        bElement + " from " + (transB ? "column " : "row ") + std::to_string(bK) + " of '" + bTensor +
+                        "'" + (iteration.empty() ? "" : " in iteration " + iteration);
+  Diagnostic& d = diags.report(DiagId::DotOperandsDisagreeInK, op.range, {aName, bName, summary});
+  cx.facts.emplace_back("element", aElement);
+  cx.facts.emplace_back("element", bElement);
+  cx.facts.emplace_back("a_k", std::to_string(aK));
+  cx.facts.emplace_back("b_k", std::to_string(bK));
+  // Where the two elements come from in their tensors (trans_b: B's view is (N, K)).
+  auto originAt = [&](const TagMap& tags, const std::vector<z3::expr>& to) {
+    std::string text = "(";
+    for (int64_t d = 0; d < 3; ++d) {
+      auto it = tags.tags.find(originKey(d));
+      if (d == 2 && it == tags.tags.end()) break;
+      text += (d ? ", " : "") + (it == tags.tags.end() ? std::string("?") : std::to_string(modelValue(model, at(it->second.value, to))));
+    }
+    return text + ")";
+  };
+  cx.facts.emplace_back("a_origin", originAt(a, atA));
+  cx.facts.emplace_back("b_origin", originAt(b, atB));
+  cx.facts.emplace_back("product", "acc[" + std::to_string(mv) + ", " + std::to_string(nv) + "] += " + aElement + " * " +
+                                       bElement + " (k = " + std::to_string(kv) + ")");
+  std::string launch = flow.launchText(model);
+  if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+  cx.trace = a.trace;
+  addLabels(cx.trace, b.trace, 8);
+  d.counterexample = std::move(cx);
+  d.notes.push_back("a dot multiplies a[m, k] by b[k, n]: both must come from the same K index of '" + aTensor +
+                    "' and '" + bTensor + "'; check the K offsets of the loads (and the stage indices) that fill '" +
+                    aName + "' and '" + bName + "'");
+}
+
+}  // namespace argus::checker
