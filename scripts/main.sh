@@ -34,4 +34,9 @@ for src in examples/broken/*.ag; do
   echo "== $src (broken on purpose, to show the diagnostics)"
   "$ARGUSC" "$src" -o "$OUT/broken.ptx" && status=1
 done
+# The optimization agent, offline: validation on the CPU interpreter, ranking by
+# the cost model (docs/agent.md). A small task and budget keep this quick.
+echo "== argus-agent run examples/agent/gemm_small.task.json (offline: CPU interpreter + cost model)"
+build/argus-agent run examples/agent/gemm_small.task.json --no-gpu --budget 6 --memory :memory: \
+  --out "$OUT/agent-report" || status=1
 exit $status
