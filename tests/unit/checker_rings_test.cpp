@@ -12,6 +12,7 @@
 #include "checker/checker.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "checker_only.h"
 #include "test_sources.h"
 
 namespace fs = std::filesystem;
@@ -20,35 +21,14 @@ using argus::CompileOptions;
 using argus::Diagnostic;
 using argus::DiagnosticSink;
 using argus::SourceFile;
+using argus::testing::Checked;
+using argus::testing::checkOnly;
+using argus::testing::describe;
+using argus::testing::withCode;
 
 namespace {
 
-struct Checked {
-  std::unique_ptr<Compilation> compilation;
-  DiagnosticSink diags;
-};
-
-std::unique_ptr<Checked> check(const std::string& source) {
-  auto out = std::make_unique<Checked>();
-  out->compilation = std::make_unique<Compilation>(SourceFile("ring.ag", source), CompileOptions{});
-  const argus::ir::Module& module = out->compilation->ir();
-  EXPECT_FALSE(out->compilation->hasErrors()) << "the test kernel must pass sema\n" << source;
-  argus::checker::check(module, out->diags, &out->compilation->source());
-  return out;
-}
-
-std::string describe(const DiagnosticSink& diags) {
-  std::string s;
-  for (const Diagnostic& d : diags.diagnostics()) s += std::string(d.code()) + ": " + d.message + "\n";
-  return s;
-}
-
-std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const char* code) {
-  std::vector<const Diagnostic*> out;
-  for (const Diagnostic& d : diags.diagnostics())
-    if (std::string(d.code()) == code) out.push_back(&d);
-  return out;
-}
+std::unique_ptr<Checked> check(const std::string& source) { return checkOnly(source, "ring.ag"); }
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);

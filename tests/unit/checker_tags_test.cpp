@@ -14,6 +14,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "checker_only.h"
 #include "test_sources.h"
 
 namespace fs = std::filesystem;
@@ -22,6 +23,10 @@ using argus::CompileOptions;
 using argus::Diagnostic;
 using argus::DiagnosticSink;
 using argus::SourceFile;
+using argus::testing::Checked;
+using argus::testing::checkOnly;
+using argus::testing::describe;
+using argus::testing::withCode;
 using argus::ir::Distribution;
 using argus::ir::Layout;
 
@@ -32,33 +37,7 @@ using argus::testing::withoutLine;
 namespace {
 
 
-struct Checked {
-  std::unique_ptr<Compilation> compilation;
-  DiagnosticSink diags;
-};
-
-// Sema, then only the checker, so that the diagnostics are the checker's.
-std::unique_ptr<Checked> check(const std::string& source) {
-  auto out = std::make_unique<Checked>();
-  out->compilation = std::make_unique<Compilation>(SourceFile("test.ag", source), CompileOptions{});
-  const argus::ir::Module& module = out->compilation->ir();
-  EXPECT_FALSE(out->compilation->hasErrors()) << "the test kernel must pass sema";
-  argus::checker::check(module, out->diags, &out->compilation->source());
-  return out;
-}
-
-std::string describe(const DiagnosticSink& diags) {
-  std::string s;
-  for (const Diagnostic& d : diags.diagnostics()) s += std::string(d.code()) + ": " + d.message + "\n";
-  return s;
-}
-
-std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const char* code) {
-  std::vector<const Diagnostic*> out;
-  for (const Diagnostic& d : diags.diagnostics())
-    if (std::string(d.code()) == code) out.push_back(&d);
-  return out;
-}
+std::unique_ptr<Checked> check(const std::string& source) { return checkOnly(source, "test.ag"); }
 
 std::vector<std::string> facts(const Diagnostic& d, const std::string& name) {
   std::vector<std::string> out;
