@@ -7,6 +7,9 @@
 
 namespace argus::checker {
 
+// Separation of global stores (AG2036), checker/invariant_separation.cpp.
+void checkGlobalSeparation(const ir::Function& fn, DiagnosticSink& diags, const Options& options);
+
 void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
   for (const auto& fn : module.functions)
     if (fn) {
@@ -15,7 +18,10 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
       checkTagAssertions(*fn, diags, file, options);
     }
   for (const auto& fn : module.functions)
-    if (fn) checkBuiltinInvariants(*fn, diags, file, options);
+    if (fn) {
+      checkBuiltinInvariants(*fn, diags, file, options);
+      checkGlobalSeparation(*fn, diags, options);
+    }
 }
 
 }  // namespace argus::checker

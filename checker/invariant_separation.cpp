@@ -1,0 +1,354 @@
+// Separation of global stores (AG2036): within one launch every block runs
+// concurrently, and nothing orders the stores of two blocks (or two threads)
+// to global memory, so no two distinct instances of stores may write the same
+// element of a tensor. An instance is (block, thread, value, loop iterations);
+// only primary owners store (ir/types.h, Distribution), and elements outside
+// the tensor are skipped (masked), so neither counts. One thread rewriting an
+// element, in another iteration or by another store, is ordered by program
+// order and is not a conflict.
+//
+// For each pair of store ops on the same tensor (an op with itself included)
+// one Z3 query: two copies of the block-uniform scalars (checker/
+// invariant_scalar.h; the second copy's program ids and iteration indices are
+// renamed, the runtime sizes are shared: one launch), a symbolic thread and
+// value per side through the layout's mixed radix, and the question whether
+// both sides reach one in-bounds element from different blocks or different
+// threads. A side whose offsets depend on a value the encoding does not
+// interpret, an `if` condition it cannot encode, a grid it cannot encode, or
+// an answer "unknown" keeps the check silent: it reports only what it proves.
+#include <z3++.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+
+#include "checker/invariant_check.h"
+#include "checker/invariant_scalar.h"
+
+namespace argus::checker {
+
+using ir::OpKind;
+
+namespace {
+
+struct GlobalStore {
+  const ir::Op* store = nullptr;
+  const ir::Op* view = nullptr;
+  const ir::Param* tensor = nullptr;
+  ScalarScope scope;
+};
+
+// One instance of a store: its scalars, thread, value and the element it writes.
+struct Instance {
+  std::unique_ptr<ScalarEncoder> encoder;
+  z3::expr_vector from, to;  // renaming of this side's program ids and iterations
+  std::vector<z3::expr> constraints;
+  std::vector<z3::expr> element;  // 64-bit coordinates in the tensor
+  std::vector<z3::expr> offset;   // the view's offsets (32-bit)
+  std::vector<z3::expr> programIds;
+  std::vector<std::pair<std::string, z3::expr>> iterations;  // loop variable -> value
+  std::optional<z3::expr> thread, value;
+  explicit Instance(z3::context& ctx) : from(ctx), to(ctx) {}
+  z3::expr renamed(z3::expr e) { return from.empty() ? e : e.substitute(from, to); }
+};
+
+bool isI32(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::I32; }
+
+// Mirrors the conditions ScalarEncoder assumes: anything else is dropped there,
+// which would over-approximate where a store runs, so the check stays silent.
+bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth = 0) {
+  if (depth > 64 || id >= fn.values.size()) return false;
+  const ir::Op* def = fn.values[id].def;
+  if (!def) return false;
+  switch (def->kind) {
+    case OpKind::Const: return true;
+    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[def->operands[0]].type);
+    case OpKind::Unary:
+      return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
+             conditionEncodable(fn, def->operands[0], depth + 1);
+    case OpKind::Binary:
+      return def->operands.size() == 2 &&
+             (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
+              def->attrs.binary == ir::BinaryKind::Xor) &&
+             conditionEncodable(fn, def->operands[0], depth + 1) && conditionEncodable(fn, def->operands[1], depth + 1);
+    default: return false;
+  }
+}
+
+std::string elementText(const std::string& tensor, const std::vector<int64_t>& element) {
+  std::string s = tensor + "[";
+  for (size_t d = 0; d < element.size(); ++d) s += (d ? ", " : "") + std::to_string(element[d]);
+  return s + "]";
+}
+
+class SeparationCheck {
+ public:
+  SeparationCheck(const ir::Function& fn, DiagnosticSink& diags, const Options& options)
+      : fn_(fn), diags_(diags), options_(options) {}
+
+  void run() {
+    ScalarScope scope;
+    collect(fn_.body, scope);
+    for (size_t i = 0; i < stores_.size(); ++i)
+      for (size_t j = i; j < stores_.size(); ++j) {
+        if (stores_[i].tensor != stores_[j].tensor) continue;
+        auto elapsed = std::chrono::steady_clock::now() - start_;
+        if (std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() >= options_.kernelBudgetMs) return;
+        try {
+          checkPair(stores_[i], stores_[j]);
+        } catch (const z3::exception&) {
+          // A solver failure proves nothing either way: stay silent (docs/checker.md, Limits).
+        }
+      }
+  }
+
+ private:
+  void collect(const ir::Block& block, ScalarScope& scope) {
+    for (const auto& op : block.ops) {
+      if (op->kind == OpKind::Store) addStore(*op, scope);
+      if (op->kind == OpKind::For && !op->regions.empty()) {
+        scope.loops.push_back(op.get());
+        collect(op->regions[0], scope);
+        scope.loops.pop_back();
+      } else if (op->kind == OpKind::If && op->regions.size() == 2 && !op->operands.empty()) {
+        for (int branch = 0; branch < 2; ++branch) {
+          scope.conditions.push_back({op->operands[0], branch == 0});
+          collect(op->regions[static_cast<size_t>(branch)], scope);
+          scope.conditions.pop_back();
+        }
+      } else {
+        for (const ir::Block& region : op->regions) collect(region, scope);
+      }
+    }
+  }
+
+  void addStore(const ir::Op& store, const ScalarScope& scope) {
+    if (store.operands.size() < 2 || !fn_.typeOf(store.operands[1]).isTile()) return;
+    const ir::Op* view = fn_.values[store.operands[0]].def;
+    if (!view || view->kind != OpKind::View || view->operands.empty()) return;
+    if (fn_.typeOf(view->operands[0]).kind != ir::TypeKind::Tensor) return;
+    const ir::Param* tensor = nullptr;
+    for (const ir::Param& p : fn_.params)
+      if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) tensor = &p;
+    if (!tensor || view->operands.size() != tensor->dims.size() + 1) return;
+    for (const auto& [cond, taken] : scope.conditions)
+      if (!conditionEncodable(fn_, cond)) return;  // where it runs is unknown: never a false alarm
+    stores_.push_back({&store, view, tensor, scope});
+  }
+
+  z3::expr bv(int64_t v) { return ctx_->bv_val(v, 32); }
+  z3::expr sizeVar(size_t index) {
+    std::string name = index < fn_.sizeNames.size() ? fn_.sizeNames[index] : std::to_string(index);
+    return ctx_->bv_const(("size_" + name).c_str(), 32);  // the name ScalarEncoder gives it
+  }
+
+  std::optional<z3::expr> launchInt(const ir::LaunchExpr& e) {
+    using LK = ir::LaunchExpr::Kind;
+    std::vector<z3::expr> ops;
+    for (const ir::LaunchExpr& o : e.operands) {
+      auto v = launchInt(o);
+      if (!v) return std::nullopt;
+      ops.push_back(*v);
+    }
+    bool two = ops.size() == 2;
+    switch (e.kind) {
+      case LK::Const: return bv(e.value);
+      case LK::Size: return sizeVar(static_cast<size_t>(e.value));
+      case LK::Add: if (two) return ops[0] + ops[1]; break;
+      case LK::Sub: if (two) return ops[0] - ops[1]; break;
+      case LK::Mul: if (two) return ops[0] * ops[1]; break;
+      case LK::FloorDiv: if (two) return z3::to_expr(*ctx_, Z3_mk_bvsdiv(*ctx_, ops[0], ops[1])); break;
+      case LK::CeilDiv: if (two) return z3::to_expr(*ctx_, Z3_mk_bvsdiv(*ctx_, ops[0] + ops[1] - 1, ops[1])); break;
+      case LK::Mod: if (two) return z3::srem(ops[0], ops[1]); break;
+      case LK::Min: if (two) return z3::ite(ops[0] < ops[1], ops[0], ops[1]); break;
+      case LK::Max: if (two) return z3::ite(ops[0] > ops[1], ops[0], ops[1]); break;
+      default: break;
+    }
+    return std::nullopt;
+  }
+
+  // Encodes one side; `suffix` renames its program ids and iteration indices. False: not encodable.
+  bool encode(const GlobalStore& s, const std::string& suffix, Instance& side) {
+    side.encoder = std::make_unique<ScalarEncoder>(*ctx_, fn_, s.scope);
+    ScalarEncoder& enc = *side.encoder;
+    for (int axis = 0; axis < 3; ++axis) {
+      z3::expr pid = ctx_->bv_const(("program_id" + std::to_string(axis)).c_str(), 32);
+      z3::expr own = ctx_->bv_const(("program_id" + std::to_string(axis) + suffix).c_str(), 32);
+      side.from.push_back(pid);
+      side.to.push_back(own);
+      side.programIds.push_back(own);
+    }
+    for (size_t l = 0; l < s.scope.loops.size(); ++l) {
+      side.from.push_back(ctx_->bv_const(("j" + std::to_string(l)).c_str(), 32));
+      side.to.push_back(ctx_->bv_const(("j" + std::to_string(l) + suffix).c_str(), 32));
+    }
+    for (size_t d = 1; d < s.view->operands.size(); ++d) side.offset.push_back(enc.scalar(s.view->operands[d]));
+    for (const ir::Op* loop : s.scope.loops)
+      if (!loop->regions.empty() && !loop->regions[0].args.empty()) {
+        ir::ValueId iv = loop->regions[0].args[0];
+        const std::string& name = fn_.values[iv].name;
+        side.iterations.emplace_back(name.empty() ? "the loop variable" : name, enc.scalar(iv));
+      }
+    if (!enc.opaqueNames().empty()) return false;
+    for (z3::expr& x : side.offset) x = side.renamed(x);
+    for (auto& [name, iv] : side.iterations) iv = side.renamed(iv);
+    for (const z3::expr& c : enc.constraints()) side.constraints.push_back(side.renamed(c));
+    for (int axis = 0; axis < 3; ++axis) {
+      auto grid = launchInt(fn_.grid[axis]);
+      if (!grid) return false;
+      z3::expr pid = side.programIds[static_cast<size_t>(axis)];
+      side.constraints.push_back(pid >= 0 && pid < *grid);
+    }
+    // Thread and value through the layout's mixed radix (ir/types.h), as sync_encode.cpp does.
+    const ir::Layout& layout = fn_.typeOf(s.store->operands[1]).layout;
+    const ir::Distribution dist = ir::Distribution::of(layout, fn_.numWarps);
+    z3::expr t = ctx_->bv_const(("thread" + suffix).c_str(), 32);
+    z3::expr v = ctx_->bv_const(("value" + suffix).c_str(), 32);
+    side.thread = t;
+    side.value = v;
+    side.constraints.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
+    std::vector<z3::expr> c;
+    for (size_t d = 0; d < dist.lanes.size(); ++d) c.push_back(bv(0));
+    auto apply = [&](const std::vector<ir::Distribution::Digit>& digits, z3::expr id, bool isValue) {
+      for (const ir::Distribution::Digit& digit : digits) {
+        bool reduced = layout.isReduced(static_cast<size_t>(digit.dim));
+        if (reduced && isValue) continue;
+        z3::expr x = z3::urem(id, bv(digit.extent));
+        id = z3::udiv(id, bv(digit.extent));
+        if (!reduced) c[static_cast<size_t>(digit.dim)] = c[static_cast<size_t>(digit.dim)] + x * bv(digit.stride);
+        else side.constraints.push_back(x == 0);  // only the primary owner stores
+      }
+      if (!isValue) side.constraints.push_back(id == 0);  // leftover bits are replicas
+    };
+    apply(dist.laneDigits, z3::urem(t, bv(32)), false);
+    apply(dist.warpDigits, z3::udiv(t, bv(32)), false);
+    apply(dist.valueDigits, v, true);
+    size_t r = s.tensor->dims.size(), k = c.size();
+    if (k > r) return false;
+    for (size_t d = 0; d < r; ++d) {
+      z3::expr x = z3::sext(side.offset[d], 32);
+      if (d + k >= r) x = x + z3::zext(c[d + k - r], 32);
+      const ir::DimRef& dim = s.tensor->dims[d];
+      z3::expr extent = dim.constant >= 0 ? ctx_->bv_val(dim.constant, 64)
+                                          : z3::sext(sizeVar(static_cast<size_t>(dim.sizeIndex)), 32);
+      if (dim.constant < 0) side.constraints.push_back(sizeVar(static_cast<size_t>(dim.sizeIndex)) >= 0);
+      side.constraints.push_back(x >= 0 && x < extent);  // elements outside the tensor are skipped
+      side.element.push_back(x);
+    }
+    return true;
+  }
+
+  void checkPair(const GlobalStore& a, const GlobalStore& b) {
+    if (!ctx_) ctx_ = std::make_unique<z3::context>();
+    Instance first(*ctx_), second(*ctx_);
+    if (!encode(a, "_a", first) || !encode(b, "_b", second)) return;
+    z3::solver solver(*ctx_, "QF_BV");
+    z3::params params(*ctx_);
+    params.set("timeout", options_.queryTimeoutMs);
+    solver.set(params);
+    for (const z3::expr& c : first.constraints) solver.add(c);
+    for (const z3::expr& c : second.constraints) solver.add(c);
+    for (size_t d = 0; d < first.element.size(); ++d) solver.add(first.element[d] == second.element[d]);
+    z3::expr otherBlock = ctx_->bool_val(false);
+    for (size_t axis = 0; axis < 3; ++axis) otherBlock = otherBlock || first.programIds[axis] != second.programIds[axis];
+    solver.add(otherBlock || *first.thread != *second.thread);
+    if (solver.check() != z3::sat) return;  // unsat: separate; unknown: silent, never a guess
+    z3::model model = minimize(solver.assertions(), first, second).value_or(solver.get_model());
+    report(a, b, first, second, model);
+  }
+
+  // Smallest launch, then the first blocks, iterations and threads: a readable counterexample.
+  std::optional<z3::model> minimize(const z3::expr_vector& assertions, const Instance& first, const Instance& second) {
+    z3::optimize opt(*ctx_);
+    z3::params params(*ctx_);
+    params.set("timeout", options_.queryTimeoutMs);
+    opt.set(params);
+    for (const z3::expr& e : assertions) opt.add(e);
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) opt.minimize(sizeVar(i));
+    for (const Instance* side : {&first, &second}) {
+      for (size_t axis = 3; axis-- > 0;) opt.minimize(side->programIds[axis]);
+      for (size_t l = 0; l < side->to.size(); ++l)
+        if (l >= 3) opt.minimize(side->to[static_cast<unsigned>(l)]);
+      opt.minimize(*side->thread);
+      opt.minimize(*side->value);
+    }
+    if (opt.check() != z3::sat) return std::nullopt;
+    return opt.get_model();
+  }
+
+  std::string instanceText(const Instance& side, const z3::model& model) {
+    std::string s;
+    for (size_t axis = 0; axis < 3; ++axis)
+      if (!(fn_.grid[axis].kind == ir::LaunchExpr::Kind::Const && fn_.grid[axis].value == 1))
+        s += (s.empty() ? "" : ", ") + std::string("program_id(") + std::to_string(axis) +
+             ") = " + std::to_string(ScalarEncoder::valueOf(model, side.programIds[axis]));
+    int64_t t = ScalarEncoder::valueOf(model, *side.thread);
+    s += (s.empty() ? "" : ", ") + std::string("thread ") + std::to_string(t) + " (warp " + std::to_string(t / 32) +
+         ", lane " + std::to_string(t % 32) + "), value " + std::to_string(ScalarEncoder::valueOf(model, *side.value));
+    std::string when;
+    for (const auto& [name, iv] : side.iterations)
+      when += (when.empty() ? "" : ", ") + name + " = " + std::to_string(ScalarEncoder::valueOf(model, iv));
+    if (!when.empty()) s += " in iteration " + when;
+    return s;
+  }
+
+  void report(const GlobalStore& a, const GlobalStore& b, const Instance& first, const Instance& second,
+              const z3::model& model) {
+    std::vector<int64_t> element, offsetA, offsetB;
+    for (const z3::expr& x : first.element) element.push_back(model.eval(x, true).get_numeral_int64());
+    for (const z3::expr& x : first.offset) offsetA.push_back(ScalarEncoder::valueOf(model, x));
+    for (const z3::expr& x : second.offset) offsetB.push_back(ScalarEncoder::valueOf(model, x));
+    bool otherBlock = false;
+    for (size_t axis = 0; axis < 3; ++axis)
+      otherBlock = otherBlock || ScalarEncoder::valueOf(model, first.programIds[axis]) !=
+                                     ScalarEncoder::valueOf(model, second.programIds[axis]);
+    std::string launch;
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) {
+      z3::expr v = model.eval(sizeVar(i), false);
+      if (v.is_numeral()) launch += (launch.empty() ? "" : ", ") + fn_.sizeNames[i] + " = " + std::to_string(ScalarEncoder::valueOf(model, v));
+    }
+    const std::string& tensor = a.tensor->name;
+    std::string text = elementText(tensor, element);
+    std::string detail = instanceText(first, model) + " and " + instanceText(second, model) + " both store " + text;
+    if (!launch.empty()) detail += " when " + launch;
+    std::string who = std::string(otherBlock ? "two blocks" : "two threads of one block");
+    // Reported at the later store, labelled at the other (or twice at one).
+    Diagnostic& d = diags_.report(DiagId::GlobalStoresOverlap, b.store->range, {who, tensor, detail});
+    if (a.store != b.store) d.labels.push_back(Label{a.store->range, "the other store of the same element"});
+    Counterexample cx;
+    int64_t t = ScalarEncoder::valueOf(model, *second.thread);
+    cx.thread = t;
+    cx.warp = t / 32;
+    cx.lane = t % 32;
+    cx.value = ScalarEncoder::valueOf(model, *second.value);
+    for (const auto& [name, iv] : second.iterations) cx.iteration.emplace_back(name, ScalarEncoder::valueOf(model, iv));
+    cx.facts.emplace_back("element", text);
+    cx.facts.emplace_back("offset", shapeText(offsetB));
+    cx.facts.emplace_back("other", instanceText(first, model));
+    cx.facts.emplace_back("other_thread", std::to_string(ScalarEncoder::valueOf(model, *first.thread)));
+    cx.facts.emplace_back("other_value", std::to_string(ScalarEncoder::valueOf(model, *first.value)));
+    cx.facts.emplace_back("other_offset", shapeText(offsetA));
+    if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+    d.counterexample = std::move(cx);
+    d.notes.push_back(otherBlock ? "the blocks of a launch run concurrently and nothing orders their stores; give "
+                                   "each block its own part of the tensor (index the view by every program id the "
+                                   "grid varies)"
+                                 : "nothing orders the stores of two threads to global memory; give each thread "
+                                   "(each warp, each iteration) its own elements");
+  }
+
+  const ir::Function& fn_;
+  DiagnosticSink& diags_;
+  const Options& options_;
+  std::vector<GlobalStore> stores_;
+  std::unique_ptr<z3::context> ctx_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+void checkGlobalSeparation(const ir::Function& fn, DiagnosticSink& diags, const Options& options) {
+  SeparationCheck(fn, diags, options).run();
+}
+
+}  // namespace argus::checker
