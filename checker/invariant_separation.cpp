@@ -18,6 +18,7 @@
 // an answer "unknown" keeps the check silent: it reports only what it proves.
 #include <z3++.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -30,6 +31,8 @@ namespace argus::checker {
 using ir::OpKind;
 
 namespace {
+
+constexpr unsigned kSeparationQueryMs = 1000;
 
 struct GlobalStore {
   const ir::Op* store = nullptr;
@@ -142,6 +145,8 @@ class SeparationCheck {
     return ctx_->bv_const(("size_" + name).c_str(), 32);  // the name ScalarEncoder gives it
   }
 
+  // The grid expressions in 64 bits, as the host evaluates them (a product of
+  // two block counts can pass 2^31 where the i32 arithmetic would wrap).
   std::optional<z3::expr> launchInt(const ir::LaunchExpr& e) {
     using LK = ir::LaunchExpr::Kind;
     std::vector<z3::expr> ops;
@@ -152,8 +157,8 @@ class SeparationCheck {
     }
     bool two = ops.size() == 2;
     switch (e.kind) {
-      case LK::Const: return bv(e.value);
-      case LK::Size: return sizeVar(static_cast<size_t>(e.value));
+      case LK::Const: return ctx_->bv_val(e.value, 64);
+      case LK::Size: return z3::sext(sizeVar(static_cast<size_t>(e.value)), 32);
       case LK::Add: if (two) return ops[0] + ops[1]; break;
       case LK::Sub: if (two) return ops[0] - ops[1]; break;
       case LK::Mul: if (two) return ops[0] * ops[1]; break;
@@ -196,8 +201,10 @@ class SeparationCheck {
     for (int axis = 0; axis < 3; ++axis) {
       auto grid = launchInt(fn_.grid[axis]);
       if (!grid) return false;
+      // A launch past CUDA's grid limits fails on the host and never runs.
+      const int64_t maxBlocks = axis == 0 ? (int64_t{1} << 31) - 1 : 65535;
       z3::expr pid = side.programIds[static_cast<size_t>(axis)];
-      side.constraints.push_back(pid >= 0 && pid < *grid);
+      side.constraints.push_back(pid >= 0 && z3::sext(pid, 32) < *grid && *grid <= ctx_->bv_val(maxBlocks, 64));
     }
     // Thread and value through the layout's mixed radix (ir/types.h), as sync_encode.cpp does.
     const ir::Layout& layout = fn_.typeOf(s.store->operands[1]).layout;
@@ -244,7 +251,10 @@ class SeparationCheck {
     if (!encode(a, "_a", first) || !encode(b, "_b", second)) return;
     z3::solver solver(*ctx_, "QF_BV");
     z3::params params(*ctx_);
-    params.set("timeout", options_.queryTimeoutMs);
+    // Undecided is silent here, so a long wait buys nothing: index arithmetic
+    // the solver cannot settle quickly (a grouped block order's divisions)
+    // would otherwise cost every compile the whole query budget.
+    params.set("timeout", std::min(options_.queryTimeoutMs, kSeparationQueryMs));
     solver.set(params);
     for (const z3::expr& c : first.constraints) solver.add(c);
     for (const z3::expr& c : second.constraints) solver.add(c);
