@@ -199,6 +199,7 @@ class AgentRun {
     if (record.becameIncumbent) incumbentRecord = record;
     say(progressLine(record, incumbentRecord));
     result_.candidates.push_back(std::move(record));
+    if (options_.afterCandidate) options_.afterCandidate(result_);
     return result_.candidates.back().index;
   }
 

@@ -28,6 +28,8 @@
 
 namespace argus::agent {
 
+struct LoopResult;
+
 struct LoopOptions {
   int budget = 0;                // candidates to evaluate, baseline included; 0: the task's budget
   uint64_t seed = 1;
@@ -42,6 +44,9 @@ struct LoopOptions {
   std::function<Evaluation(const Candidate&)> evaluate;
   // One line per candidate (and per step that produced none), as it happens.
   std::function<void(const std::string&)> progress;
+  // After every recorded candidate, with the run so far (the CLI rewrites the
+  // report each time, so a run that is stopped leaves one behind).
+  std::function<void(const LoopResult&)> afterCandidate;
 };
 
 struct CandidateRecord {

@@ -155,6 +155,11 @@ int runCommand(const std::vector<std::string>& args) {
   options.memory = memory.get();
   options.llm = llm.get();
   if (!run.quiet) options.progress = [](const std::string& line) { std::cout << line << std::endl; };
+  // The report so far after every candidate: a run that is stopped still leaves one.
+  options.afterCandidate = [&run](const LoopResult& partial) {
+    std::string ignored;
+    writeReport(partial, run.outDir, ignored);
+  };
   if (!run.quiet) {
     std::cout << "argus-agent: task " << task->name << " (" << task->kernelPath << "), budget "
               << (run.budget > 0 ? run.budget : task->candidateBudget) << " candidates"

@@ -87,6 +87,7 @@ Evaluation standInEvaluate(const Candidate& candidate, bool stagingAloneIsSlower
 struct RunOutcome {
   LoopResult result;
   std::vector<std::string> lines;
+  std::vector<size_t> seenCounts;  // candidates in the run at each afterCandidate call
 };
 
 RunOutcome runStandIn(const Task& task, ExperienceMemory* memory, int budget, uint64_t seed,
@@ -99,6 +100,7 @@ RunOutcome runStandIn(const Task& task, ExperienceMemory* memory, int budget, ui
   options.memory = memory;
   options.evaluate = [stagingAloneIsSlower](const Candidate& c) { return standInEvaluate(c, stagingAloneIsSlower); };
   options.progress = [&](const std::string& line) { run.lines.push_back(line); };
+  options.afterCandidate = [&](const LoopResult& partial) { run.seenCounts.push_back(partial.candidates.size()); };
   run.result = runAgentLoop(task, options);
   return run;
 }
@@ -123,6 +125,9 @@ TEST(AgentLoop, ImprovesRecordsEveryCaseAndNeverCrownsAnInvalidCandidate) {
   int progressLines = 0;
   for (const auto& line : run.lines) progressLines += line.starts_with("#");
   EXPECT_EQ(progressLines, static_cast<int>(result.candidates.size()));
+  // afterCandidate saw the run grow by one candidate at a time.
+  ASSERT_EQ(run.seenCounts.size(), result.candidates.size());
+  for (size_t i = 0; i < run.seenCounts.size(); ++i) EXPECT_EQ(run.seenCounts[i], i + 1);
   CaseFilter mine;
   mine.runId = result.runId;
   mine.limit = 1000;
