@@ -25,6 +25,18 @@ TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, c
   return out;
 }
 
+TagFlow::State TagFlow::combineStates(const State& entry, const State& other, const Combine& f) {
+  State out;
+  for (size_t i = 0; i < entry.carried.size(); ++i)
+    out.carried.push_back(combineMaps("c" + std::to_string(i), entry.carried[i],
+                                      i < other.carried.size() ? other.carried[i] : TagMap{}, f));
+  for (const auto& [buffer, slots] : other.buffers) {
+    auto it = entry.buffers.find(buffer);
+    out.buffers[buffer] = combineMaps("b" + std::to_string(buffer), it == entry.buffers.end() ? TagMap{} : it->second, slots, f);
+  }
+  return out;
+}
+
 std::vector<z3::expr> TagFlow::boundsOf(const ir::Type& type, bool slots) {
   std::vector<z3::expr> out;
   for (size_t d = 0; d < type.shape.size(); ++d)
@@ -77,15 +89,7 @@ TagFlow::State TagFlow::loopHead(const State& entry, const State& yield, const L
     addLabels(out.why, previous.why, 3);
     return out;
   };
-  State head;
-  for (size_t i = 0; i < entry.carried.size(); ++i)
-    head.carried.push_back(combineMaps("c" + std::to_string(i), entry.carried[i],
-                                       i < yield.carried.size() ? yield.carried[i] : TagMap{}, f));
-  for (const auto& [buffer, slots] : yield.buffers) {
-    auto it = entry.buffers.find(buffer);
-    head.buffers[buffer] = combineMaps("b" + std::to_string(buffer), it == entry.buffers.end() ? TagMap{} : it->second, slots, f);
-  }
-  return head;
+  return combineStates(entry, yield, f);
 }
 
 // After the loop: the entry's tags when it runs zero times, else the last iteration's.
@@ -101,14 +105,7 @@ TagFlow::State TagFlow::loopExit(const State& entry, const State& last, const Lo
     addLabels(out.why, lastTerm.why, 3);
     return out;
   };
-  State exit;
-  for (size_t i = 0; i < entry.carried.size(); ++i)
-    exit.carried.push_back(combineMaps("c", entry.carried[i], i < last.carried.size() ? last.carried[i] : TagMap{}, f));
-  for (const auto& [buffer, slots] : last.buffers) {
-    auto it = entry.buffers.find(buffer);
-    exit.buffers[buffer] = combineMaps("b", it == entry.buffers.end() ? TagMap{} : it->second, slots, f);
-  }
-  return exit;
+  return combineStates(entry, last, f);
 }
 
 // The components whose claim head(j) == yield(j - 1), for every j > 0, is not

@@ -62,16 +62,7 @@ TagFlow::State TagFlow::ringBottom(const State& entry, const State& firstYield, 
     addLabels(out.why, {lost}, 3);
     return out;
   };
-  State guess;
-  for (size_t i = 0; i < entry.carried.size(); ++i)
-    guess.carried.push_back(combineMaps("c" + std::to_string(i), entry.carried[i],
-                                        i < firstYield.carried.size() ? firstYield.carried[i] : TagMap{}, bottom));
-  for (const auto& [buffer, slots] : firstYield.buffers) {
-    auto it = entry.buffers.find(buffer);
-    guess.buffers[buffer] =
-        combineMaps("b" + std::to_string(buffer), it == entry.buffers.end() ? TagMap{} : it->second, slots, bottom);
-  }
-  return guess;
+  return combineStates(entry, firstYield, bottom);
 }
 
 // The head of iteration j from a yield: the entry's tags at j = 0, else what

@@ -48,6 +48,11 @@ void mapTerms(TagMap& map, const std::function<z3::expr(const z3::expr&)>& f);
 // Appends the labels not already there, up to `cap` in all.
 void addLabels(std::vector<Label>& into, const std::vector<Label>& from, size_t cap);
 
+// Per tag of two maps (either may lack it), combined by `f`; the owner
+// ("c<i>" or "b<id>") prefixes the component key passed to `f`.
+using Combine = std::function<TagTerm(const std::string& component, const TagTerm* a, const TagTerm* b)>;
+TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, const Combine& f);
+
 // One For op being walked: its iteration variable j and induction value.
 struct LoopFrame {
   const ir::Op* op = nullptr;
@@ -136,6 +141,9 @@ class TagFlow {
   std::set<std::string> failingClaims(const State& head, const State& yield, const LoopFrame& loop, const ir::Op& op,
                                       bool which);
   State walkBody(const ir::Op& op, const State& head, const LoopFrame& loop, bool record);
+  // Component by component (carried tile i, each buffer `other` has), the
+  // entry's tags and another state's (a yield, the last iteration) through `f`.
+  static State combineStates(const State& entry, const State& other, const Combine& f);
   std::vector<z3::expr> boundsOf(const ir::Type& type, bool slots);
 
   z3::context& ctx_;
@@ -160,10 +168,6 @@ class TagFlow {
   std::vector<std::pair<std::string, z3::expr>> launch_;
 };
 
-// Per tag of two maps (either may lack it), combined by `f`; the owner
-// ("c<i>" or "b<id>") prefixes the component key passed to `f`.
-using Combine = std::function<TagTerm(const std::string& component, const TagTerm* a, const TagTerm* b)>;
-TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, const Combine& f);
 
 // `formula` with every remainder by a constant abstracted (tag_remainders.cpp):
 // unsatisfiable only if `formula` is; nullopt when it has no remainder.
