@@ -5,7 +5,10 @@ without a GPU.
 
 GEMM: the tensors named A, B, C (any case), else the first three tensors in
 order; A (M, K) and B (K, N) inputs, C (M, N) output, C's dtype as compiled.
-Scalars named alpha / beta get 1 / 0.
+Scalars named alpha / beta get 1 / 0. The "A @ W^T" form (a linear layer,
+transposed_b=True) takes W (N, K) instead of B, named W or B. A kernel that
+copies an operand with TMA (a "tensor_maps" entry) needs that operand's rows to
+be a multiple of 16 bytes (K a multiple of 8 for bf16): other K are n/a.
 
 Attention: the tensors named q, k, v and o (or out / y), else the first four in
 order; rank 4 means (B, H, S, D), rank 3 (B*H, S, D), rank 2 (B*H*S, D). Further
@@ -39,11 +42,19 @@ def _dims_text(p):
     return "(" + ", ".join(str(d.get("const", d.get("size"))) for d in p.dims) + ")"
 
 
+ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "f8e4m3": 1, "f8e5m2": 1}
+TMA_ROW_ALIGNMENT = 16  # bytes: cuTensorMapEncodeTiled's rule for every stride
+
+
 class GemmBinding:
-    def __init__(self, spec):
+    """C = A @ B, or C = A @ W^T with transposed_b (B is then W, stored (N, K))."""
+
+    def __init__(self, spec, transposed_b=False):
         self.spec = spec
+        self.transposed_b = transposed_b
         tensors = [p for p in spec.user_params if p.kind == "tensor"]
-        a, b, c = _by_name(tensors, {"a"}), _by_name(tensors, {"b"}), _by_name(tensors, {"c"})
+        b_names = {"w", "b"} if transposed_b else {"b"}
+        a, b, c = _by_name(tensors, {"a"}), _by_name(tensors, b_names), _by_name(tensors, {"c"})
         if not (a and b and c):
             if len(tensors) < 3:
                 raise MetadataMismatch(f"{spec.name} has {len(tensors)} tensor parameters; a GEMM needs A, B, C")
@@ -66,15 +77,36 @@ class GemmBinding:
             else:
                 raise MetadataMismatch(f"{spec.name}: do not know what to pass for scalar '{p.name}'")
         if a.dtype != b.dtype:
-            raise MetadataMismatch(f"{spec.name}: A is {a.dtype} but B is {b.dtype}")
+            raise MetadataMismatch(f"{spec.name}: A is {a.dtype} but {b.name} is {b.dtype}")
+        self._check_shared_k()
         self.in_dtype, self.out_dtype = a.dtype, c.dtype
+        self.tma_params = {m.param for m in getattr(spec, "tensor_maps", [])}
+
+    def _check_shared_k(self):
+        """With named extents, A's K must be B's K in the position the form expects:
+        a kernel of the other form would otherwise be run on transposed data."""
+        a_k, b_k = self.a.dims[1].get("size"), self.b.dims[1 if self.transposed_b else 0].get("size")
+        if a_k and b_k and a_k != b_k:
+            want, other = ("(N, K)", "C = A @ B with B (K, N)") if self.transposed_b else \
+                ("(K, N)", "C = A @ W^T with W (N, K)")
+            raise MetadataMismatch(f"{self.spec.name}: {self.a.name}{_dims_text(self.a)} and "
+                                   f"{self.b.name}{_dims_text(self.b)} do not share K as {self.b.name} {want} "
+                                   f"would; is it a kernel of the other form ({other})?")
+
+    def b_shape(self, n, k):
+        return (n, k) if self.transposed_b else (k, n)
 
     def check_shape(self, m, n, k):
-        """Raises Unsupported when a dimension is a constant that differs."""
-        for p, shape in ((self.a, (m, k)), (self.b, (k, n)), (self.c, (m, n))):
+        """Raises Unsupported when a dimension is a constant that differs, or when TMA
+        cannot describe an operand of this size (rows not a multiple of 16 bytes)."""
+        for p, shape in ((self.a, (m, k)), (self.b, self.b_shape(n, k)), (self.c, (m, n))):
             for axis, (d, extent) in enumerate(zip(p.dims, shape)):
                 if "const" in d and int(d["const"]) != extent:
                     raise Unsupported(f"{self.spec.name} was compiled for {p.name}.shape[{axis}] = {d['const']}")
+            row_bytes = shape[-1] * ELEMENT_BYTES.get(p.dtype, 1)
+            if p.name in self.tma_params and row_bytes % TMA_ROW_ALIGNMENT:
+                raise Unsupported(f"{self.spec.name} copies {p.name} with TMA, which needs rows that are a multiple "
+                                  f"of {TMA_ROW_ALIGNMENT} bytes; a row of {shape[-1]} {p.dtype} is {row_bytes}")
 
     def args(self, a, b, c):
         """Positional arguments in the kernel's order."""
@@ -83,8 +115,10 @@ class GemmBinding:
         return [by_name[p.name] for p in self.spec.user_params]
 
     def describe(self):
-        return (f"{self.spec.signature()}: A={self.a.name}{_dims_text(self.a)} B={self.b.name}{_dims_text(self.b)} "
-                f"C={self.c.name}{_dims_text(self.c)} {self.out_dtype}; grid {', '.join(self.spec.grid_text)}; "
+        tma = f"; TMA for {', '.join(sorted(self.tma_params))}" if self.tma_params else ""
+        return (f"{self.spec.signature()}: A={self.a.name}{_dims_text(self.a)} "
+                f"{'W' if self.transposed_b else 'B'}={self.b.name}{_dims_text(self.b)} "
+                f"C={self.c.name}{_dims_text(self.c)} {self.out_dtype}{tma}; grid {', '.join(self.spec.grid_text)}; "
                 f"{self.spec.threads} threads; {self.spec.static_shared_bytes} B shared")
 
 

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Argus against its peers on the GPU, side by side in one run.
 
-    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|attention]
+    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|gemm_nt|attention]
     python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR --dry-run     # no GPU, no torch needed
 
 Workloads (DESIGN.md section 10):
   - bf16 GEMM C = A @ B (A M x K, B K x N, row-major): Argus `gemm_tc` (DIR/gemm_tc.ptx +
     .meta.json), cuBLAS (torch.matmul), Triton (bench/triton_gemm.py, autotuned);
+  - "gemm_nt", bf16 GEMM on the Hopper path, C = A @ W^T (A M x K, W N x K, both K-major: a
+    linear layer): Argus `gemm_wgmma` (DIR/gemm_wgmma.ptx, compiled for sm_90a: wgmma, TMA
+    tensor maps, mbarriers), cuBLAS (torch.matmul(A, W.t())), Triton (the same kernel given
+    the strided view W.t() as B). Same data for all three; K must be a multiple of 8 for TMA
+    (16-byte rows), so the ragged sizes have M, N off the tiles and K = 8 mod 64, and one
+    K = 300 size shows the n/a;
   - bf16 attention forward (B, H, S, D), non-causal and causal: Argus `attention`
     (DIR/attention.ptx; builds with other -D constants, a causal one or another head size, may
     sit beside it as DIR/attention_*.ptx: each case runs on the first that accepts it), SDPA with the
@@ -21,8 +27,8 @@ fresh input sets, after warm-up; the median over the replays, per launch. The ti
 outputs are checked again afterwards. A kernel whose PTX is missing is a "not built"
 row; a wrong result is FAIL and is never timed.
 
-Each group (Argus GEMM, Argus attention, the GEMM peers, the attention peers) runs in
-its own subprocess, so a kernel that faults cannot take the others with it. Writes
+Each group (per workload, the Argus kernel and its peers: "argus:gemm_nt", "peers:gemm_nt",
+...) runs in its own subprocess, so a kernel that faults cannot take the others with it. Writes
 bench_gpu.json (every number, the machine, the versions, the command), bench_gpu.md and
 bench_gpu.png into --out-dir.
 """
@@ -49,7 +55,20 @@ GEMM_IMPLS = ["argus", "cublas", "triton"]
 ATTN_IMPLS = ["argus", "flash", "cudnn"]
 LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
           "triton": "Triton (autotuned)", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
-ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "attention": [("attention.ptx", "attention")]}
+WORKLOADS = ["gemm", "gemm_nt", "attention"]
+TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
+          "attention": "bf16 attention forward"}
+ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_wgmma.ptx", "gemm_wgmma")],
+               "attention": [("attention.ptx", "attention")]}
+
+
+def is_gemm(workload):
+    """gemm: C = A @ B; gemm_nt: C = A @ W^T. Both are (M, N, K) sized."""
+    return workload in ("gemm", "gemm_nt")
+
+
+def impls_for(workload):
+    return GEMM_IMPLS if is_gemm(workload) else ATTN_IMPLS
 
 
 def gemm_sizes(quick):
@@ -58,6 +77,18 @@ def gemm_sizes(quick):
     timed = [(2048, 2048, 2048), (4096, 4096, 512)] if quick else \
         [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 512)]
     return ragged, timed
+
+
+def gemm_nt_sizes(quick):
+    """As gemm_sizes, but the ragged K are multiples of 8 that are not multiples of 64
+    (TMA needs 16-byte rows; the last tile along K is partly zero-filled) while M and N
+    are off the 128 x 256 tiles; K = 300 is n/a for TMA kernels, a visible row."""
+    ragged = [(1000, 1003, 520)] if quick else [(1000, 1003, 520), (129, 257, 136), (1, 1, 8), (129, 257, 300)]
+    return ragged, gemm_sizes(quick)[1]
+
+
+def sizes_of(workload, quick):
+    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "attention": attention_sizes}[workload](quick)
 
 
 def attention_sizes(quick):
@@ -78,8 +109,12 @@ def attention_flops(size):
     return 4.0 * b * h * s * s * d / (2 if causal else 1)
 
 
+def flops_of(workload, size):
+    return gemm_flops(size) if is_gemm(workload) else attention_flops(size)
+
+
 def size_text(workload, size):
-    if workload == "gemm":
+    if is_gemm(workload):
         return "M={} N={} K={}".format(*size)
     return "B={} H={} S={} D={}{}".format(*size[:4], " causal" if size[4] else "")
 
@@ -105,7 +140,8 @@ def load_specs(ptx_dir, workload):
         specs = {s.name: s for s in read_metadata(path)}
         if kernel not in specs:
             raise MetadataMismatch(f"{path}: no kernel '{kernel}' in its metadata (kernels: {', '.join(specs)})")
-        binding = (GemmBinding if workload == "gemm" else AttentionBinding)(specs[kernel])
+        binding = GemmBinding(specs[kernel], transposed_b=workload == "gemm_nt") if is_gemm(workload) \
+            else AttentionBinding(specs[kernel])
         out.append((path, binding, "built"))
     return out
 
@@ -236,10 +272,11 @@ def markdown(doc):
              "timed: one launch per input set (4 fresh sets) captured in a CUDA graph, warm-up, then the median of "
              f"{doc['replays']} graph replays timed with CUDA events, per launch; the outputs are re-checked after "
              "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal.", ""]
-    for workload, impls, title in (("gemm", GEMM_IMPLS, "bf16 GEMM"), ("attention", ATTN_IMPLS, "bf16 attention forward")):
+    for workload in WORKLOADS:
         if not any(r["workload"] == workload for r in records):
             continue
-        lines += [f"## {title}", ""] + timed_table(records, workload, impls_of(records, workload, impls)) + [""]
+        lines += [f"## {TITLES[workload]}", ""] + \
+            timed_table(records, workload, impls_of(records, workload, impls_for(workload))) + [""]
     notes = [f"{g['group']}: {g['worker_error']}" for g in doc["groups"] if "worker_error" in g]
     notes += [f"{g['group']}: {n}" for g in doc["groups"] for n in g.get("notes", [])]
     if notes:
@@ -265,8 +302,7 @@ def plot(doc, path):
     except Exception as e:  # noqa: BLE001
         return f"no plot: {e}"
     records = [r for r in all_records(doc) if r["phase"] == "timed"]
-    panels = [(w, impls_of(records, w, d)) for w, d in (("gemm", GEMM_IMPLS), ("attention", ATTN_IMPLS))
-              if any(r["workload"] == w for r in records)]
+    panels = [(w, impls_of(records, w, impls_for(w))) for w in WORKLOADS if any(r["workload"] == w for r in records)]
     if not panels:
         return "no plot: nothing was timed"
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.8), squeeze=False)
@@ -290,7 +326,7 @@ def plot(doc, path):
         ax.set_xticks(range(len(sizes)))
         ax.set_xticklabels([s.replace(" causal", "\ncausal") for s in sizes], fontsize=7)
         ax.set_ylabel("TFLOP/s")
-        ax.set_title(f"bf16 {workload} on {doc['environment'].get('gpu', '?')}")
+        ax.set_title(f"{TITLES[workload]} on {doc['environment'].get('gpu', '?')}", fontsize=10)
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -304,13 +340,13 @@ def dry_run(args, workloads):
     and that the Triton peer parses; prints the plan. No torch, no GPU."""
     problems = 0
     for workload in workloads:
-        ragged, timed = (gemm_sizes if workload == "gemm" else attention_sizes)(args.quick)
+        ragged, timed = sizes_of(workload, args.quick)
         print(f"{workload}: checks at {len(ragged) + len(timed)} sizes, timed at "
               f"{', '.join(size_text(workload, s) for s in timed)}")
         try:
             for path, binding, status in load_specs(args.ptx_dir, workload):
                 print(f"  Argus {os.path.basename(path)}: {status}" + (f": {binding.describe()}" if binding else ""))
-                if binding and workload == "gemm":
+                if binding and is_gemm(workload):
                     for s in ragged + timed:
                         try:
                             binding.check_shape(*s)
@@ -331,7 +367,7 @@ def dry_run(args, workloads):
         except Exception as e:  # noqa: BLE001 -- MetadataError, MetadataMismatch: the point of the dry run
             print(f"  ERROR: {type(e).__name__}: {e}")
             problems += 1
-        peers = GEMM_IMPLS[1:] if workload == "gemm" else ATTN_IMPLS[1:]
+        peers = impls_for(workload)[1:]
         print(f"  peers: {', '.join(LABELS[p] for p in peers)}")
     with open(os.path.join(ROOT, "bench", "triton_gemm.py")) as f:
         ast.parse(f.read(), "triton_gemm.py")
@@ -341,11 +377,12 @@ def dry_run(args, workloads):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ptx-dir", required=True, help="folder with gemm_tc.ptx, attention.ptx and their .meta.json")
+    ap.add_argument("--ptx-dir", required=True,
+                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, attention.ptx and their .meta.json")
     ap.add_argument("--out-dir", required=True, help="where bench_gpu.json, .md and .png go")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (a smoke run)")
     ap.add_argument("--dry-run", action="store_true", help="check arguments and metadata only; no GPU needed")
-    ap.add_argument("--only", choices=["gemm", "attention"], action="append", help="only this workload")
+    ap.add_argument("--only", choices=WORKLOADS, action="append", help="only this workload (repeatable)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per worker group")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--worker-out", help=argparse.SUPPRESS)
@@ -356,7 +393,7 @@ def main():
         ap.error(f"--out-dir {args.out_dir}: exists and is not a directory")
     if args.timeout is None:
         args.timeout = 240 if args.quick else 540
-    workloads = args.only or ["gemm", "attention"]
+    workloads = args.only or WORKLOADS
 
     if args.worker:
         result = run_worker(args)

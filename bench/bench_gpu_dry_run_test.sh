@@ -9,11 +9,20 @@ argusc=$1 python=$2 scratch=$3
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rm -rf "$scratch" && mkdir -p "$scratch/ptx" "$scratch/bad" "$scratch/out"
 fail=0
-for name in gemm_tc attention; do
+for name_arch in gemm_tc:sm_90 gemm_wgmma:sm_90a attention:sm_90; do
+  name=${name_arch%%:*} arch=${name_arch#*:}
   src="$root/examples/$name.ag"
   [ -f "$src" ] || continue
-  "$argusc" --emit=ptx --arch=sm_90 "$src" -o "$scratch/ptx/$name.ptx" || { echo "argusc failed on $src"; fail=1; }
+  "$argusc" --emit=ptx --arch=$arch "$src" -o "$scratch/ptx/$name.ptx" || { echo "argusc failed on $src"; fail=1; }
 done
+# gemm_wgmma is the gemm_nt workload's kernel; the dry run must bind it as C = A @ W^T
+# and call K = 300 n/a (TMA rows of 16 bytes) instead of failing on it.
+if [ -f "$scratch/ptx/gemm_wgmma.ptx" ]; then
+  out=$("$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run --only gemm_nt)
+  rc=$?; [ $rc -eq 0 ] || { echo "gemm_nt dry run exited $rc, expected 0: $out"; fail=1; }
+  echo "$out" | grep -q "W=W(N, K)" || { echo "gemm_wgmma not bound as A @ W^T in: $out"; fail=1; }
+  echo "$out" | grep -q "M=129 N=257 K=300: n/a" || { echo "no K=300 n/a row in: $out"; fail=1; }
+fi
 "$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run
 rc=$?; [ $rc -eq 0 ] || { echo "dry run on the compiled examples exited $rc, expected 0"; fail=1; }
 "$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run --quick >/dev/null

@@ -1,5 +1,6 @@
 """The GPU side of bench_gpu.py: one worker process per group ("argus:gemm",
-"peers:gemm", "argus:attention", "peers:attention"). Checks every implementation
+"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:attention",
+"peers:attention"). Checks every implementation
 of the group first, then times those whose checks all passed; returns plain
 records (see bench_gpu.py for the method)."""
 
@@ -18,13 +19,15 @@ SETS = 4      # input sets rotated through while timing
 def thresholds(workload, out_dtype):
     """Relative-error bounds (METHOD.md): fp32 accumulation of exact bf16 products is far
     under 1e-4; rounding the output to bf16 alone gives ~1e-3; attention also rounds P."""
-    if workload == "gemm":
+    if plan.is_gemm(workload):
         return 1e-4 if out_dtype == "f32" else 8e-3
     return 1e-2
 
 
 class Problem:
-    """One fresh random input set, with its reference computed on first use."""
+    """One fresh random input set, with its reference computed on first use. GEMM:
+    a (M, K) and b (K, N); for gemm_nt, w (N, K) is the data and b = w.t() its
+    strided (K, N) view, so that C = a @ b is the same product for every peer."""
 
     def __init__(self, torch, workload, size, gen):
         self.torch, self.workload, self.size = torch, workload, size
@@ -33,6 +36,12 @@ class Problem:
             m, n, k = size
             self.a = torch.randn(m, k, device="cuda", dtype=bf16, generator=gen)
             self.b = torch.randn(k, n, device="cuda", dtype=bf16, generator=gen)
+            self.out_shape = (m, n)
+        elif workload == "gemm_nt":
+            m, n, k = size
+            self.a = torch.randn(m, k, device="cuda", dtype=bf16, generator=gen)
+            self.w = torch.randn(n, k, device="cuda", dtype=bf16, generator=gen)
+            self.b = self.w.t()
             self.out_shape = (m, n)
         else:
             b, h, s, d, _ = size
@@ -45,7 +54,7 @@ class Problem:
         if self._ref is not None:
             return self._ref
         t = self.torch
-        if self.workload == "gemm":
+        if plan.is_gemm(self.workload):
             self._ref = self.a.double() @ self.b.double()
             return self._ref
         b, h, s, d, causal = self.size
@@ -114,7 +123,7 @@ class ArgusGemm(Impl):
         self.binding.check_shape(*size)
 
     def run(self, p, out):
-        launch(self.fn, self.binding.args(p.a, p.b, out))
+        launch(self.fn, self.binding.args(p.a, p.w if self.binding.transposed_b else p.b, out))
         return out
 
 
@@ -225,11 +234,14 @@ def make_impls(torch, group, ptx_dir):
     specs = plan.load_specs(ptx_dir, workload)
     if kind == "argus":
         import argus
-        return [ArgusGemm(torch, argus, specs) if workload == "gemm" else ArgusAttention(torch, argus, specs)]
-    if workload == "gemm":
+        return [ArgusGemm(torch, argus, specs) if plan.is_gemm(workload) else ArgusAttention(torch, argus, specs)]
+    if plan.is_gemm(workload):
         argus_out = specs[0][1].out_dtype if specs[0][1] else "bf16"
-        impls = [Cublas(torch)] + ([CublasF32(torch)] if argus_out == "f32" else [])
-        return impls + [Triton(torch, argus_out)]
+        impls = [Cublas(torch)] + ([CublasF32(torch)] if argus_out == "f32" else []) + [Triton(torch, argus_out)]
+        if workload == "gemm_nt":  # the same W for everyone: cuBLAS and Triton get its transposed view
+            for impl in impls:
+                impl.note = "; ".join(filter(None, [impl.note, "B = W.t(), a strided (K, N) view of W (N, K)"]))
+        return impls
     return [Sdpa(torch, "flash", "FLASH_ATTENTION"), Sdpa(torch, "cudnn", "CUDNN_ATTENTION")]
 
 
@@ -320,9 +332,8 @@ def run(args):
     gen.manual_seed(seed)
     impls = make_impls(torch, group, args.ptx_dir)
     result["notes"] += [f"{i.name}: {i.note}" for i in impls if i.note]
-    ragged, timed = (plan.gemm_sizes if workload == "gemm" else plan.attention_sizes)(args.quick)
+    ragged, timed = plan.sizes_of(workload, args.quick)
     replays = 10 if args.quick else 40
-    flops = plan.gemm_flops if workload == "gemm" else plan.attention_flops
     failed = {i.name: None for i in impls}
     dead = None
 
@@ -392,7 +403,7 @@ def run(args):
                     continue
                 rec = record(impl, size, "timed", "ok", ms=med, ms_min=lo, ms_max=hi, timing=mode, replays=replays,
                              launches_per_replay=len(sets), rel_error=worst, threshold=thr[impl.name],
-                             tflops=flops(size) / (med * 1e-3) / 1e12)
+                             tflops=plan.flops_of(workload, size) / (med * 1e-3) / 1e12)
                 if note:
                     rec["why"] = note
                 if impl.name == "triton":

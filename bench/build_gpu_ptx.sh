@@ -9,9 +9,17 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/build-gpu/ptx}"
 argusc="${2:-$root/build/argusc}"
 mkdir -p "$out"
+# Kernels that use Hopper's arch-specific instructions (wgmma, TMA, mbarriers) only
+# compile for sm_90a; argusc rejects them for plain sm_90. Everything else stays sm_90.
+arch_of() {
+  case "$1" in
+    gemm_wgmma) echo sm_90a ;;
+    *) echo sm_90 ;;
+  esac
+}
 for src in "$root"/examples/*.ag; do
   name="$(basename "$src" .ag)"
-  "$argusc" --arch=sm_90 "$src" -o "$out/$name.ptx"
+  "$argusc" --arch="$(arch_of "$name")" "$src" -o "$out/$name.ptx"
 done
 # The attention cases bench_gpu.py runs besides the default (D128, non-causal).
 "$argusc" --arch=sm_90 "$root/examples/attention.ag" -D CAUSAL=1 -o "$out/attention_causal.ptx"

@@ -1,17 +1,25 @@
 """Unit tests of bench_gpu.py's GPU-free parts: the metadata bindings of the Argus
-kernels and the report. Run by ctest (bench_gpu_dry_run) or:
+kernels, the report, and whole worker groups on a fake GPU (fake_gpu.py stands in
+for torch; the Argus kernel and Triton are stand-ins too). Run by ctest
+(bench_gpu_dry_run) or:
     python3 -m unittest discover -s bench -p 'test_bench_gpu.py' -v"""
 
+import argparse
 import json
 import math
 import os
 import sys
 import tempfile
+import types
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import bench_gpu  # noqa: E402
+import bench_gpu  # noqa: E402  (puts python/ on the path, for argus)
+import argus  # noqa: E402
+import bench_gpu_worker  # noqa: E402
+import fake_gpu  # noqa: E402
 from argus.meta import KernelSpec  # noqa: E402
 from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, Unsupported  # noqa: E402
 
@@ -21,10 +29,23 @@ def tensor(name, dtype, *dims):
             "dims": [{"const": d} if isinstance(d, int) else {"size": d} for d in dims]}
 
 
-def spec(name, params, sizes, constants=None):
+def spec_dict(name, params, sizes, constants=None, tensor_maps=None):
     params = params + [{"name": s, "kind": "size", "dtype": "i32"} for s in sizes]
-    return KernelSpec({"name": name, "warps": 4, "threads": 128, "params": params, "sizes": sizes,
-                       "grid": [{"const": 1}] * 3, "constants": constants or {}})
+    return {"name": name, "warps": 4, "threads": 128, "params": params, "sizes": sizes,
+            "grid": [{"const": 1}] * 3, "constants": constants or {}, "tensor_maps": tensor_maps or []}
+
+
+def spec(name, params, sizes, constants=None, tensor_maps=None):
+    return KernelSpec(spec_dict(name, params, sizes, constants, tensor_maps))
+
+
+def wgmma_spec_dict():
+    """gemm_wgmma's metadata as argusc writes it (examples/gemm_wgmma.ag), trimmed."""
+    return spec_dict("gemm_wgmma", [tensor("A", "bf16", "M", "K"), tensor("W", "bf16", "N", "K"),
+                                    tensor("C", "bf16", "M", "N")], ["M", "K", "N"],
+                     {"BM": 128, "BN": 256, "BK": 64, "STAGES": 4},
+                     [{"param": "A", "box": [128, 64], "swizzle_bytes": 128},
+                      {"param": "W", "box": [256, 64], "swizzle_bytes": 128}])
 
 
 class GemmBindingTest(unittest.TestCase):
@@ -54,6 +75,43 @@ class GemmBindingTest(unittest.TestCase):
                                                                    "dtype": "f32"}], ["M", "K", "N"]))
         with self.assertRaisesRegex(MetadataMismatch, "2 tensor parameters"):
             GemmBinding(spec("g", [tensor("A", "bf16", "M", "K"), tensor("B", "bf16", "K", "N")], ["M", "K", "N"]))
+
+
+class GemmNtBindingTest(unittest.TestCase):
+    """gemm_nt: C = A @ W^T, the Hopper kernel gemm_wgmma."""
+
+    def test_w_is_n_by_k_and_passed_in_the_kernels_order(self):
+        b = GemmBinding(KernelSpec(wgmma_spec_dict()), transposed_b=True)
+        self.assertEqual((b.a.name, b.b.name, b.c.name), ("A", "W", "C"))
+        self.assertEqual(b.args("a", "w", "c"), ["a", "w", "c"])
+        self.assertIn("W=W(N, K)", b.describe())
+        self.assertIn("TMA for A, W", b.describe())
+
+    def test_tma_rows_need_k_a_multiple_of_8(self):
+        b = GemmBinding(KernelSpec(wgmma_spec_dict()), transposed_b=True)
+        b.check_shape(1000, 1003, 520)
+        b.check_shape(1, 1, 8)
+        with self.assertRaisesRegex(Unsupported, "copies A with TMA.*a row of 300 bf16 is 600"):
+            b.check_shape(129, 257, 300)
+
+    def test_the_form_must_match_the_kernel(self):
+        with self.assertRaisesRegex(MetadataMismatch, "other form \\(C = A @ W\\^T"):
+            GemmBinding(KernelSpec(wgmma_spec_dict()))
+        nn = spec("gemm_tc", [tensor("A", "bf16", "M", "K"), tensor("B", "bf16", "K", "N"),
+                              tensor("C", "bf16", "M", "N")], ["M", "N", "K"])
+        with self.assertRaisesRegex(MetadataMismatch, "other form \\(C = A @ B"):
+            GemmBinding(nn, transposed_b=True)
+
+    def test_ragged_sizes_are_off_the_tiles_with_k_a_multiple_of_8(self):
+        for quick in (False, True):
+            ragged, timed = bench_gpu.gemm_nt_sizes(quick)
+            self.assertEqual(timed, bench_gpu.gemm_sizes(quick)[1])
+            tma_ok = [s for s in ragged if s[2] % 8 == 0]
+            self.assertTrue(tma_ok)
+            for m, n, k in tma_ok:
+                self.assertTrue(m % 128 and n % 256 and k % 64, (m, n, k))
+        self.assertIn((4096, 4096, 512), bench_gpu.gemm_nt_sizes(False)[1])
+        self.assertIn((8192, 8192, 8192), bench_gpu.gemm_nt_sizes(False)[1])
 
 
 class AttentionBindingTest(unittest.TestCase):
@@ -93,6 +151,122 @@ class AttentionBindingTest(unittest.TestCase):
         bad = self.make(rank=3, extra=[tensor("lse", "f32", "T")])
         with self.assertRaises(Unsupported):
             bad.extra_shapes(2, 4, 100, 128)
+
+
+class FakeWgmmaKernel:
+    """Stands in for argus.load(...)["gemm_wgmma"]: C = A @ W^T, launched on the fake
+    stream; `skip_last_row` plays a kernel whose ragged edge is wrong."""
+    attributes = {"num_regs": 168, "local_size_bytes": 0}
+
+    def __init__(self, skip_last_row=False):
+        self.skip_last_row, self.calls = skip_last_row, []
+
+    def plan(self, a, w, c):
+        if a.shape[1] % 8:
+            raise argus.ArgumentError("tensor 'A': its row of K bf16 elements is not a multiple of 16 bytes")
+
+    def __call__(self, a, w, c):
+        self.calls.append((a.shape, w.shape, c.shape))
+        assert a.shape[1] == w.shape[1] and c.shape == (a.shape[0], w.shape[0]), "not C = A @ W^T"
+        rows = a.shape[0] - 1 if self.skip_last_row else a.shape[0]
+
+        def work():
+            full = a @ w.t()
+            for i in range(rows):
+                for j in range(c.shape[1]):
+                    c.storage[c.offset + i * c.stride(0) + j * c.stride(1)] = full.storage[i * c.shape[1] + j]
+        fake_gpu.launch(work)
+
+
+class WorkerOnFakeGpuTest(unittest.TestCase):
+    """A whole gemm_nt worker group (checks, graph timing, re-check) on fake_gpu."""
+    RAGGED, TIMED = [(5, 7, 24), (3, 9, 12)], [(4, 6, 16)]
+
+    def run_group(self, group, kernel=None, write_wgmma=True):
+        triton_seen = []
+
+        def triton_matmul(a, b, out):
+            triton_seen.append(b.stride())
+            return fake_gpu.matmul(a, b, out)
+        fake_triton = types.SimpleNamespace(matmul=triton_matmul, best_config=lambda *size: "BLOCK_M=16")
+        with tempfile.TemporaryDirectory() as d:
+            if write_wgmma:
+                with open(os.path.join(d, "gemm_wgmma.ptx"), "w") as f:
+                    f.write("// fake\n")
+                with open(os.path.join(d, "gemm_wgmma.meta.json"), "w") as f:
+                    json.dump({"version": 1, "kernels": [wgmma_spec_dict()]}, f)
+            args = argparse.Namespace(worker=group, ptx_dir=d, quick=True)
+            with mock.patch.dict(sys.modules, {"torch": fake_gpu, "triton_gemm": fake_triton}), \
+                    mock.patch.object(bench_gpu, "gemm_nt_sizes", lambda quick: (self.RAGGED, self.TIMED)), \
+                    mock.patch.object(bench_gpu, "gemm_sizes", lambda quick: (self.RAGGED, self.TIMED)), \
+                    mock.patch.object(argus, "load", lambda path: {"gemm_wgmma": kernel}):
+                result = bench_gpu_worker.run(args)
+        return result, triton_seen
+
+    def rows(self, result):
+        return {(r["impl"], tuple(r["size"]), r["phase"]): r for r in result["records"]}
+
+    def test_argus_is_checked_at_ragged_sizes_then_graph_timed(self):
+        kernel = FakeWgmmaKernel()
+        result, _ = self.run_group("argus:gemm_nt", kernel)
+        rows = self.rows(result)
+        self.assertEqual(rows[("argus", (5, 7, 24), "check")]["status"], "ok")
+        self.assertLess(rows[("argus", (5, 7, 24), "check")]["rel_error"], 1e-12)
+        self.assertRegex(rows[("argus", (3, 9, 12), "check")]["status"], "^n/a: gemm_wgmma copies A with TMA")
+        timed = rows[("argus", (4, 6, 16), "timed")]
+        self.assertEqual((timed["status"], timed["timing"], timed["workload"]), ("ok", "graph", "gemm_nt"))
+        self.assertEqual(timed["size_text"], "M=4 N=6 K=16")
+        self.assertGreater(timed["tflops"], 0)
+        self.assertIn(((5, 24), (7, 24), (5, 7)), kernel.calls)  # A (M, K), W (N, K), C (M, N)
+
+    def test_a_wrong_ragged_edge_fails_and_is_never_timed(self):
+        result, _ = self.run_group("argus:gemm_nt", FakeWgmmaKernel(skip_last_row=True))
+        rows = self.rows(result)
+        self.assertEqual(rows[("argus", (5, 7, 24), "check")]["status"], "FAIL")
+        self.assertIn("outputs NaN", rows[("argus", (5, 7, 24), "check")]["why"])
+        timed = rows[("argus", (4, 6, 16), "timed")]
+        self.assertEqual(timed["status"], "FAIL")
+        self.assertNotIn("ms", timed)
+
+    def test_peers_get_the_same_w_through_its_transposed_view(self):
+        result, triton_seen = self.run_group("peers:gemm_nt")
+        rows = self.rows(result)
+        for impl in ("cublas", "triton"):
+            for size in self.RAGGED + self.TIMED:
+                self.assertEqual(rows[(impl, size, "check")]["status"], "ok", (impl, size))
+            self.assertEqual(rows[(impl, (4, 6, 16), "timed")]["timing"], "graph")
+        self.assertIn((1, 24), triton_seen)  # b = W.t(): strides (1, K)
+        self.assertEqual(rows[("triton", (4, 6, 16), "timed")]["config"], "BLOCK_M=16")
+        self.assertTrue(any("B = W.t()" in n for n in result["notes"]), result["notes"])
+
+    def test_without_the_ptx_argus_rows_say_not_built(self):
+        result, _ = self.run_group("argus:gemm_nt", write_wgmma=False)
+        self.assertEqual({r["status"] for r in result["records"]}, {"not built"})
+        self.assertEqual(len(result["records"]), len(self.RAGGED) + 2 * len(self.TIMED))
+
+    def test_the_a_at_b_gemm_workload_is_unchanged(self):
+        result, triton_seen = self.run_group("peers:gemm", write_wgmma=False)
+        rows = self.rows(result)
+        self.assertEqual(rows[("cublas", (3, 9, 12), "check")]["status"], "ok")
+        self.assertEqual(rows[("triton", (4, 6, 16), "timed")]["status"], "ok")
+        self.assertIn((6, 1), triton_seen)  # B (K, N) row-major
+        self.assertEqual(result["notes"], [])
+
+    def test_report_has_the_hopper_table_with_all_three(self):
+        groups = [self.run_group("argus:gemm_nt", FakeWgmmaKernel())[0], self.run_group("peers:gemm_nt")[0]]
+        doc = {"date": "d", "command": "c", "replays": 10, "environment": {"gpu": "G"}, "groups": groups}
+        text = bench_gpu.markdown(doc)
+        table = text.split("## bf16 GEMM, Hopper path (C = A @ W^T)\n")[1].split("##")[0]
+        self.assertIn("| size | Argus TFLOP/s (ms) | cuBLAS (torch.matmul) TFLOP/s (ms) | Triton (autotuned) "
+                      "TFLOP/s (ms) |", table)
+        self.assertRegex(table, "\\| M=4 N=6 K=16 \\| \\*\\*\\d+\\*\\* \\(.*\\) \\| \\*\\*\\d+\\*\\* \\(.*\\) \\| "
+                                "\\*\\*\\d+\\*\\* \\(.*\\) \\|")
+        self.assertNotIn("## bf16 GEMM\n", text)  # no gemm (A @ B) records, no such table
+        self.assertIn("| gemm_nt | Argus | M=3 N=9 K=12 | check | - | - | n/a: gemm_wgmma copies A with TMA", text)
+        self.assertEqual(json.loads(json.dumps(doc)), doc)
+        with tempfile.TemporaryDirectory() as d:
+            why = bench_gpu.plot(doc, os.path.join(d, "p.png"))
+            self.assertTrue(why is None or "no plot" in why)
 
 
 class ReportTest(unittest.TestCase):

@@ -1,5 +1,6 @@
 """The Triton peer of the Argus tensor-core GEMM: C = A @ B with A (M, K) and
-B (K, N) row-major bf16, fp32 accumulation, C bf16 or fp32. A standard tiled
+B (K, N) bf16, fp32 accumulation, C bf16 or fp32. Any strides: the Hopper
+workload (C = A @ W^T) passes B = W.t(), W (N, K) row-major, i.e. strides (1, K). A standard tiled
 tl.dot kernel (grouped program order for L2 reuse, masked edges, so any M, N, K
 works) autotuned over a few block shapes that suit Hopper. Imported only on the
 GPU machine: `import triton` happens here, never in the dry run.

@@ -97,6 +97,7 @@ bool KernelLowering::lowerFor(const ir::Op& op) {
 
   b_.SetInsertPoint(exit);
   unflatten(op.results, phiValues);
+  retireInFlightWgmma(op);
   return true;
 }
 

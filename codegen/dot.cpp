@@ -16,6 +16,7 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   const ir::Type& aType = fn_.typeOf(op.operands[0]);
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
   const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  if (accType.layout.wgmma) return lowerWgmmaDot(op);
   if (aType.isTile()) {
     if (canUseTensorCores(op)) return lowerMmaDot(op);
     return unsupported(op, "dot with a register operand that tensor cores cannot take",

@@ -1,5 +1,7 @@
 // Kernel setup: signature and annotations, parameters, static shared memory,
 // thread-id arithmetic (emitted once in the entry block), op dispatch.
+#include <set>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
@@ -49,7 +51,32 @@ int64_t product(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// Buffers that TMA writes or wgmma reads: their swizzle pattern is a function
+// of the shared address, so they start on a 1024-byte boundary.
+std::set<ir::ValueId> addressSwizzledBuffers(const ir::Function& fn) {
+  std::set<ir::ValueId> out;
+  auto bufferOf = [&](ir::ValueId view) {
+    const ir::Op* def = fn.values[view].def;
+    if (def && def->kind == OpKind::View && !def->operands.empty()) out.insert(def->operands[0]);
+  };
+  forEachOp(fn.body, [&](const ir::Op& op) {
+    if (op.kind == OpKind::CopyBulk && !op.operands.empty()) bufferOf(op.operands[0]);
+    if (op.kind == OpKind::Dot && op.operands.size() == 3 && fn.typeOf(op.operands[2]).layout.wgmma) {
+      bufferOf(op.operands[0]);
+      bufferOf(op.operands[1]);
+    }
+  });
+  return out;
+}
+
+int64_t alignUp(int64_t x, int64_t alignment) { return (x + alignment - 1) / alignment * alignment; }
+
 }  // namespace
+
+int64_t sharedBufferAlignment(const ir::Function& fn, const ir::Op& alloc) {
+  static constexpr int64_t kSwizzleAtomBytes = 1024;
+  return !alloc.results.empty() && addressSwizzledBuffers(fn).count(alloc.results[0]) ? kSwizzleAtomBytes : 16;
+}
 
 int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op) {
   if (op.operands.empty() || op.results.empty()) return 0;
@@ -87,17 +114,19 @@ bool KernelLowering::planDynamicSharedMemory(const std::vector<std::pair<const i
     auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), 0);
     base = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::ExternalLinkage, nullptr, kName,
                                     nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-    base->setAlignment(llvm::Align(16));
   }
-  int64_t offset = 0;
-  auto at = [&](int64_t bytes) {
+  int64_t offset = 0, maxAlignment = 16;
+  auto at = [&](int64_t bytes, int64_t alignment) {
+    offset = alignUp(offset, alignment);
+    maxAlignment = std::max(maxAlignment, alignment);
     llvm::Constant* p = llvm::ConstantExpr::getInBoundsGetElementPtr(
         llvm::Type::getInt8Ty(ctx_), base, llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx_), offset));
     offset += alignTo16(bytes);
     return p;
   };
-  for (const auto& [op, bytes] : buffers) sharedBuffers_[op] = at(bytes);
-  if (scratchBytes_ > 0) scratch_ = at(scratchBytes_);
+  for (const auto& [op, bytes] : buffers) sharedBuffers_[op] = at(bytes, sharedBufferAlignment(fn_, *op));
+  if (scratchBytes_ > 0) scratch_ = at(scratchBytes_, 16);
+  base->setAlignment(std::max(base->getAlign().valueOrOne(), llvm::Align(static_cast<uint64_t>(maxAlignment))));
   return true;
 }
 
@@ -116,7 +145,7 @@ bool KernelLowering::planSharedMemory() {
       }
       int64_t bytes = product(t.shape) * dtypeBytes(t.dtype);
       buffers.push_back({&op, bytes});
-      total += alignTo16(bytes);
+      total = alignUp(total, sharedBufferAlignment(fn_, op)) + alignTo16(bytes);
       if (total > limit && !overflowAt) overflowAt = &op;
     }
     scratchBytes_ = std::max(scratchBytes_, scratchBytesFor(fn_, op));
@@ -150,7 +179,7 @@ bool KernelLowering::planSharedMemory() {
                                         llvm::UndefValue::get(arrayTy),
                                         fn_.name + "_smem_" + (name.empty() ? "buf" : name), nullptr,
                                         llvm::GlobalValue::NotThreadLocal, 3);
-    gv->setAlignment(llvm::Align(16));
+    gv->setAlignment(llvm::Align(static_cast<uint64_t>(sharedBufferAlignment(fn_, *op))));
     sharedBuffers_[op] = gv;
   }
   if (scratchBytes_ > 0) {
@@ -173,7 +202,7 @@ int64_t sharedMemoryBytes(const ir::Function& fn) {
   forEachOp(fn.body, [&](const ir::Op& op) {
     if (op.kind == OpKind::AllocShared && !op.results.empty()) {
       const ir::Type& t = fn.typeOf(op.results[0]);
-      total += alignTo16(product(t.shape) * dtypeBytes(t.dtype));
+      total = alignUp(total, sharedBufferAlignment(fn, op)) + alignTo16(product(t.shape) * dtypeBytes(t.dtype));
     }
     scratch = std::max(scratch, scratchBytesFor(fn, op));
   });
@@ -201,8 +230,22 @@ bool KernelLowering::declareKernel() {
       case ir::ParamKind::Scalar: paramTypes.push_back(memType(p.dtype)); break;
     }
   }
+  // TMA descriptors: 128-byte byval parameters marked grid_constant (ir/bulk.h).
+  tensorMaps_ = ir::tensorMapsOf(fn_);
+  auto* tensorMapTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), 128);
+  for (size_t m = 0; m < tensorMaps_.size(); ++m) paramTypes.push_back(llvm::PointerType::get(ctx_, 0));
   auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), paramTypes, false);
   kernel_ = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage, fn_.name, module_);
+  llvm::SmallVector<llvm::Metadata*> gridConstants;
+  for (size_t m = 0; m < tensorMaps_.size(); ++m) {
+    unsigned index = static_cast<unsigned>(fn_.params.size() + m);
+    llvm::Argument* arg = kernel_->getArg(index);
+    arg->setName(fn_.params[tensorMaps_[m].param].name + "_tensor_map");
+    kernel_->addParamAttr(index, llvm::Attribute::getWithByValType(ctx_, tensorMapTy));
+    kernel_->addParamAttr(index, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+    tensorMapArgs_.push_back(arg);
+    gridConstants.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx_), index + 1)));
+  }
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
   kernel_->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::NamedMDNode* annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
@@ -212,6 +255,11 @@ bool KernelLowering::declareKernel() {
     annotations->addOperand(llvm::MDNode::get(ctx_, md));
   };
   annotate("kernel", 1);
+  if (!gridConstants.empty()) {
+    llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(ctx_, "grid_constant"),
+                            llvm::MDNode::get(ctx_, gridConstants)};
+    annotations->addOperand(llvm::MDNode::get(ctx_, md));
+  }
   annotate("maxntidx", fn_.numThreads());
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
@@ -422,6 +470,11 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::CopyAsync: return lowerCopyAsync(op);
     case OpKind::CommitGroup: return lowerCommitGroup(op);
     case OpKind::WaitGroup: return lowerWaitGroup(op);
+    case OpKind::MbarrierInit:
+    case OpKind::MbarrierExpectTx:
+    case OpKind::MbarrierArrive:
+    case OpKind::MbarrierWait: return lowerMbarrier(op);
+    case OpKind::CopyBulk: return lowerCopyBulk(op);
     case OpKind::For: return lowerFor(op);
     case OpKind::If: return lowerIf(op);
     case OpKind::Yield: return true;  // consumed by the enclosing For / If

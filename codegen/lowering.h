@@ -7,6 +7,7 @@
 //   reduce.cpp       Reduce, ReduceAll, ConvertLayout (shuffles + shared scratch)
 //   dot.cpp          Dot on CUDA cores (FMA)
 //   mma.cpp          Dot on tensor cores (ldmatrix + mma.sync)
+//   hopper.cpp       sm_90a: mbarriers, TMA copies, wgmma
 //   control.cpp      For, If
 //   module.cpp       target machine, O3 pipeline, PTX emission, public API
 //   ptxas.cpp        assembleCubin
@@ -23,6 +24,7 @@
 #include <llvm/IR/Module.h>
 
 #include "codegen/thread_layout.h"
+#include "ir/bulk.h"
 #include "ir/ir.h"
 #include "support/diagnostic.h"
 
@@ -189,6 +191,21 @@ class KernelLowering {
   void emitAsyncChunks(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
   void emitSyncFallback(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
 
+  // ---- hopper.cpp (sm_90a: mbarriers, TMA, wgmma)
+  llvm::Value* inlinePtx(llvm::Type* result, const std::string& text, const std::string& constraints,
+                         const std::vector<llvm::Value*>& args, bool sideEffects);
+  llvm::Value* sharedAddress32(llvm::Value* pointer);
+  llvm::Value* mbarrierAddress(ir::ValueId bars, ir::ValueId index);
+  void onThreadZero(const std::function<void()>& body);
+  bool requireSm90a(const ir::Op& op, const char* what);
+  bool lowerMbarrier(const ir::Op& op);
+  bool lowerCopyBulk(const ir::Op& op);
+  llvm::Value* wgmmaDescriptor(llvm::Value* address, int swizzleBytes);
+  std::string wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const;
+  bool lowerWgmmaDot(const ir::Op& op);
+  std::vector<llvm::Value*> wgmmaWait(int pending, const std::vector<llvm::Value*>& acc);
+  void retireInFlightWgmma(const ir::Op& loop);
+
   // ---- control.cpp
   bool lowerFor(const ir::Op& op);
   bool lowerIf(const ir::Op& op);
@@ -212,10 +229,15 @@ class KernelLowering {
   std::map<const ir::Op*, llvm::Value*> sharedBuffers_;  // a global array, or an offset into the dynamic one
   llvm::Value* scratch_ = nullptr;
   int64_t scratchBytes_ = 0;
+  // TMA descriptors (ir/bulk.h) and their byval kernel parameters, in the same order.
+  std::vector<ir::TensorMapUse> tensorMaps_;
+  std::vector<llvm::Value*> tensorMapArgs_;
 };
 
 // Scratch bytes an op needs (0 for most); used to size the scratch array up front.
 int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
+// 1024 for buffers TMA writes or wgmma reads (their swizzle follows the address), else 16.
+int64_t sharedBufferAlignment(const ir::Function& fn, const ir::Op& alloc);
 int64_t dtypeBytes(ir::DType t);
 inline int64_t alignTo16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/bulk.h"
 #include "ir/ir.h"
 
 namespace argus {
@@ -85,6 +86,16 @@ long long sharedBytesIn(const ir::Function& fn, const ir::Block& block) {
   return total;
 }
 
+// One entry per ir::tensorMapsOf map, in its (the ABI's) order.
+json tensorMapsJson(const ir::Function& fn) {
+  json maps = json::array();
+  for (const ir::TensorMapUse& use : ir::tensorMapsOf(fn)) {
+    if (use.param >= fn.params.size()) continue;  // tensorMapsOf never yields one; stay safe on bad IR
+    maps.push_back(json{{"param", fn.params[use.param].name}, {"box", use.box}, {"swizzle_bytes", use.swizzleBytes}});
+  }
+  return maps;
+}
+
 json kernelJson(const ir::Function& fn) {
   json params = json::array();
   for (const ir::Param& p : fn.params) params.push_back(paramJson(p, fn.sizeNames));
@@ -110,6 +121,7 @@ json kernelJson(const ir::Function& fn) {
               {"requirements", std::move(requirements)},
               {"static_shared_bytes", staticSharedBytes(fn)},
               {"dynamic_shared_bytes", codegen::dynamicSharedBytes(fn)},
+              {"tensor_maps", tensorMapsJson(fn)},
               {"constants", std::move(constants)}};
 }
 

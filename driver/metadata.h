@@ -17,7 +17,18 @@
 //     "static_shared_bytes": 8192,
 //     "dynamic_shared_bytes": 0,   // > 0: pass this at launch, after raising the kernel's
 //                                  // MAX_DYNAMIC_SHARED_SIZE_BYTES attribute to it
+//     "tensor_maps": [{"param": "A", "box": [64, 64], "swizzle_bytes": 128}],
 //     "constants": {"BLOCK": 1024}}]}
+// "tensor_maps" lists the TMA descriptors of a kernel whose copy_bulk copies
+// read global memory through TMA (ir::tensorMapsOf order; ir/bulk.h): after the
+// size parameters the launcher passes, per entry, a 128-byte, 64-byte aligned
+// CUtensorMap from cuTensorMapEncodeTiled for the tensor parameter `param` as
+// launched: global address; dims = its extents innermost first; strides (bytes,
+// dims 1..rank-1) of its row-major contiguous layout; box = "box" (extents
+// outermost first, one per tensor dimension) reversed; element strides 1; no
+// interleave; swizzle_bytes 0/32/64/128 = CU_TENSOR_MAP_SWIZZLE_NONE/32B/64B/128B;
+// L2 promotion 128B; out-of-bounds elements read as zero; data type from the
+// tensor's dtype. Metadata without the key (older argusc) has no maps.
 // where expr is {"const": 4} | {"size": "N"} | {"op": "cdiv", "args": [expr, ...]}
 // with op one of add sub mul floordiv cdiv mod min max lt le gt ge eq ne and or not
 // (integer division and modulo truncate toward zero, as ir::LaunchExpr::evaluate).

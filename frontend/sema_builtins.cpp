@@ -53,6 +53,8 @@ const std::vector<BuiltinInfo>& builtinTable() {
        "copy_async(dst, src): start copying a global view into a shared view (cp.async)"},
       {Builtin::CommitGroup, "commit_group", {}, 0, "commit_group(): close this thread's group of copy_async"},
       {Builtin::WaitGroup, "wait_group", {"n"}, 1, "wait_group(n): wait until at most n committed groups are pending"},
+      {Builtin::CopyBulk, "copy_bulk", {"dst", "src"}, 2,
+       "copy_bulk(dst, src): a TMA copy of a global view into a whole shared buffer, at the start of a pipelined loop (sm_90a)"},
       {Builtin::Pipelined, "pipelined", {"n", "stages"}, 2,
        "pipelined(n, stages=S): 0..n-1 with the loop's leading copy_async calls run S-1 iterations ahead"},
   };
@@ -191,6 +193,7 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
     case Builtin::Dot: return builtinDot(call, a);
     case Builtin::Require: return builtinRequire(call, a);
     case Builtin::CopyAsync:
+    case Builtin::CopyBulk:
     case Builtin::CommitGroup:
     case Builtin::WaitGroup: return builtinAsync(info.id, call, a);
     case Builtin::Tag:
@@ -429,6 +432,7 @@ Val Analyzer::builtinAsync(Builtin id, const ast::CallExpr& call, const std::vec
       b().create(ir::OpKind::WaitGroup, {}, {}, call.range, attrs);
       return Val::none();
     }
+    case Builtin::CopyBulk: return builtinCopyBulk(call, a);
     case Builtin::CopyAsync: {
       Val dst = asView(eval(*a[0]->value), a[0]->value->range, "copy_async", "dst");
       Val src = asView(eval(*a[1]->value), a[1]->value->range, "copy_async", "src");

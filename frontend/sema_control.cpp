@@ -266,7 +266,9 @@ void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bo
     bnd.val = Val::value(iterArgs[i]);
     bnd.version = nextVersion_++;
   }
+  if (stages > 0) ++pipelinedDepth_;
   analyzeBlock(s.body, false);
+  if (stages > 0) --pipelinedDepth_;
   std::vector<ir::ValueId> yields;
   for (size_t i = 0; i < carried.size(); ++i) {
     Binding* bnd = findBinding(carried[i].name);

@@ -93,7 +93,7 @@ enum class Builtin : int {
   Sum, Max, Min, Prod, Maximum, Minimum,
   Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Abs, Floor, Ceil,
   Fma, Where, Cast, Dot, Barrier, Require, Range, Tag,
-  CopyAsync, CommitGroup, WaitGroup,  // asynchronous copies (sema_builtins.cpp)
+  CopyAsync, CommitGroup, WaitGroup, CopyBulk,  // asynchronous copies (sema_builtins.cpp)
   Pipelined,                          // only as a for loop's iterator (sema_control.cpp)
   Count_
 };
@@ -229,6 +229,8 @@ class Analyzer {
   Val builtinCdiv(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val storeValue(const Val& view, Operand value, SourceRange range, const char* verb);
   Val builtinAsync(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
+  Val builtinCopyBulk(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);  // sema_hopper.cpp
+  std::optional<ir::Layout> wgmmaLayoutArg(const ast::CallExpr& call, const std::vector<int64_t>& shape);
   std::optional<ir::Swizzle> swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape);
 
   // ---- launch geometry (sema_launch.cpp)
@@ -286,6 +288,7 @@ class Analyzer {
   size_t errors_ = 0;                 // errors reported in the current kernel
   int quiet_ = 0;                     // > 0 inside functions with syntax errors: count, do not report
   int controlDepth_ = 0;              // loops and runtime ifs around the current statement
+  int pipelinedDepth_ = 0;            // pipelined loops around the current statement
   int gridRank_ = 3;
   std::unordered_map<std::string, int> sizeIndex_;
   std::unordered_map<ir::ValueId, std::vector<std::string>> tensorDims_;  // extents as written

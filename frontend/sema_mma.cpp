@@ -10,8 +10,9 @@ std::optional<ir::Layout> Analyzer::mmaLayoutArg(const ast::Expr& e, const std::
   const auto* callee = call && call->callee && call->callee->kind == ast::ExprKind::Name
                            ? static_cast<const ast::NameExpr*>(call->callee.get())
                            : nullptr;
+  if (callee && callee->name == "wgmma") return wgmmaLayoutArg(*call, shape);
   if (!callee || callee->name != "mma") {
-    report(DiagId::BadLayoutArgument, e.range, {"a layout written mma(warps=(WM, WN))"});
+    report(DiagId::BadLayoutArgument, e.range, {"a layout written mma(warps=(WM, WN)) or wgmma(warpgroups=W)"});
     return std::nullopt;
   }
   const ast::Expr* warpsExpr = nullptr;

@@ -32,6 +32,11 @@ const char* opKindName(OpKind k) {
     case OpKind::CopyAsync: return "copy_async";
     case OpKind::CommitGroup: return "commit_group";
     case OpKind::WaitGroup: return "wait_group";
+    case OpKind::MbarrierInit: return "mbarrier_init";
+    case OpKind::MbarrierExpectTx: return "mbarrier_expect_tx";
+    case OpKind::MbarrierArrive: return "mbarrier_arrive";
+    case OpKind::MbarrierWait: return "mbarrier_wait";
+    case OpKind::CopyBulk: return "copy_bulk";
     case OpKind::For: return "for";
     case OpKind::If: return "if";
     case OpKind::Yield: return "yield";

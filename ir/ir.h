@@ -63,6 +63,24 @@ enum class OpKind : uint8_t {
                 // that holds them, and other threads see them after a Barrier that follows.
   CommitGroup,  // closes this thread's group of CopyAsync ops issued since the previous commit
   WaitGroup,    // attrs.i = n >= 0: waits until at most n of this thread's committed groups are pending
+  // --- Hopper (sm_90a): bulk tensor copies (TMA) and mbarriers; docs/language.md "Hopper".
+  // An mbarrier operand is a pair (bars, index): bars a shared buffer of u64 with shape (S,), index an
+  // i32 scalar in [0, S). Each mbarrier counts phases 0, 1, 2, ...; a phase completes when its expected
+  // arrivals (MbarrierInit's count) have arrived and its pending transaction bytes reached zero.
+  MbarrierInit, // (bars, index) attrs.i = arrivals per phase (>= 1). One thread initializes it; the
+                // block may use it after the Barrier that follows (codegen adds the proxy fence).
+  MbarrierExpectTx, // (bars, index) attrs.i = bytes: one thread arrives once on the current phase and
+                // adds `bytes` transaction bytes that CopyBulk ops complete.
+  MbarrierArrive, // (bars, index): every thread arrives once on the current phase.
+  MbarrierWait, // (bars, index, parity: i32 scalar 0 or 1): every thread waits until the most recent
+                // phase of that parity has completed. Shared writes of the CopyBulk ops that completed
+                // the phase are visible to the thread afterwards.
+  CopyBulk,     // (dst: View shared, src: View global[, bars, index]) -> nothing; same shape and dtype.
+                // One thread issues a TMA tile copy (cp.async.bulk.tensor) of the whole view; source
+                // elements outside the tensor are written as 0; the bytes written complete transactions
+                // on mbarrier (bars, index). Without the mbarrier operands it is a leading copy of a
+                // `pipelined` loop, which the policy pass gives its mbarriers (ir/pipeline.h); nowhere
+                // else. Codegen passes the tensor maps as kernel parameters (ir/bulk.h).
   // --- structure
   For,          // (lb, ub, step, inits...) region(iv, iters...) -> final iters. step > 0; runs while iv < ub.
                 // attrs.i = pipeline stages requested by `pipelined(n, stages=S)` (0: a plain loop);
@@ -95,6 +113,11 @@ enum class AssertCode : int64_t {
 };
 
 constexpr int64_t kDotTransB = 1;  // Dot attrs.i flag
+// Dot attrs.i flag, set only by the pipelining policy on a wgmma dot whose accumulator is carried
+// from one iteration of a copy_bulk pipeline to the next: the pipeline refills a stage one
+// iteration later than it otherwise would (ir/pipeline.h), so codegen may leave the dot's wgmma
+// group in flight until the next iteration's dot (or the end of the loop). Semantics unchanged.
+constexpr int64_t kDotWgmmaInFlight = 2;
 
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
 enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };

@@ -44,6 +44,7 @@ bool endsLeadingRun(OpKind k) {
   switch (k) {
     case OpKind::AllocShared: case OpKind::Load: case OpKind::Store: case OpKind::Dot:
     case OpKind::Barrier: case OpKind::CommitGroup: case OpKind::WaitGroup:
+    case OpKind::MbarrierInit: case OpKind::MbarrierExpectTx: case OpKind::MbarrierArrive: case OpKind::MbarrierWait:
     case OpKind::For: case OpKind::If: case OpKind::Yield:
       return true;
     default:
@@ -82,7 +83,24 @@ struct LoopPlan {
   std::vector<const Op*> copies;        // the leading copy_async ops, in order
   std::vector<ValueId> buffers;         // the buffer each of them fills
   std::unordered_set<const Op*> slice;  // body ops that feed the copies' views
+  bool bulk = false;                    // copy_bulk (TMA, mbarriers) instead of copy_async
 };
+
+bool isCopy(OpKind k) { return k == OpKind::CopyAsync || k == OpKind::CopyBulk; }
+bool isExplicitSync(OpKind k) {
+  return k == OpKind::Barrier || k == OpKind::CommitGroup || k == OpKind::WaitGroup || k == OpKind::MbarrierInit ||
+         k == OpKind::MbarrierExpectTx || k == OpKind::MbarrierArrive || k == OpKind::MbarrierWait;
+}
+
+// True when `target` is nested in a For of `block` (at any depth).
+bool insideLoop(const Block& block, const Op& target, bool inLoop = false) {
+  for (const auto& op : block.ops) {
+    if (op.get() == &target) return inLoop;
+    for (const Block& region : op->regions)
+      if (insideLoop(region, target, inLoop || op->kind == OpKind::For)) return true;
+  }
+  return false;
+}
 
 class Analysis {
  public:
@@ -98,7 +116,7 @@ class Analysis {
     const Block& body = loop_.regions[0];
     const Op* stop = nullptr;
     for (const auto& op : body.ops) {
-      if (op->kind == OpKind::CopyAsync) plan.copies.push_back(op.get());
+      if (isCopy(op->kind)) plan.copies.push_back(op.get());
       else if (endsLeadingRun(op->kind)) { stop = op.get(); break; }
     }
     if (plan.copies.empty()) {
@@ -106,12 +124,18 @@ class Analysis {
       problem(PipelineProblem::Kind::NoLeadingCopy, where, loop_.range);
       return std::move(problems_);
     }
+    plan.bulk = plan.copies.front()->kind == OpKind::CopyBulk;
+    for (const Op* copy : plan.copies)
+      if (copy->kind != plan.copies.front()->kind) {
+        problem(PipelineProblem::Kind::MixedCopies, copy->range, plan.copies.front()->range);
+        break;
+      }
+    if (plan.bulk && insideLoop(fn_.body, loop_)) problem(PipelineProblem::Kind::BulkNested, loop_.range, loop_.range);
     std::unordered_set<const Op*> leading(plan.copies.begin(), plan.copies.end());
     forEachOp(body, [&](const Op& op) {
-      if (op.kind == OpKind::CopyAsync && !leading.count(&op))
+      if (isCopy(op.kind) && !leading.count(&op))
         problem(PipelineProblem::Kind::LateCopy, op.range, plan.copies.front()->range);
-      if (op.kind == OpKind::Barrier || op.kind == OpKind::CommitGroup || op.kind == OpKind::WaitGroup)
-        problem(PipelineProblem::Kind::ExplicitSync, op.range, loop_.range);
+      if (isExplicitSync(op.kind)) problem(PipelineProblem::Kind::ExplicitSync, op.range, loop_.range);
     });
     for (const Op* copy : plan.copies) checkDestination(*copy, plan);
     for (const Op* copy : plan.copies) collectSlice(*copy, plan);
@@ -208,7 +232,7 @@ class Analysis {
 class Rewriter {
  public:
   Rewriter(Function& fn, Op& loop, const LoopPlan& plan)
-      : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), range_(loop.range) {}
+      : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), ahead_(stages_ - 1), range_(loop.range) {}
 
   // Returns the ops that go before and after the loop in its block.
   void run(std::vector<std::unique_ptr<Op>>& before, std::vector<std::unique_ptr<Op>>& after) {
@@ -217,11 +241,13 @@ class Rewriter {
       std::vector<int64_t>& shape = fn_.values[b].type.shape;
       shape.insert(shape.begin(), stages_);
     }
+    if (plan_.bulk) buildMbarriers(before);
+    if (plan_.bulk && stages_ >= 3) markCarriedWgmmaDot();
     buildPrologue(before);
     buildSteadyBody();
     Block epilogue;
     Builder b(fn_, &epilogue);
-    b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(0));
+    if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(0));
     b.create(OpKind::Barrier, {}, {}, range_);
     after = std::move(epilogue.ops);
     loop_.attrs.i = 0;
@@ -240,6 +266,44 @@ class Rewriter {
   }
 
   ValueId i32(Builder& b, int64_t v) { return b.constInt(v, DType::I32, range_); }
+
+  // A top-level wgmma dot whose accumulator is an iteration argument and whose
+  // result is yielded back to it, used by nothing else: give it a stage of slack.
+  void markCarriedWgmmaDot() {
+    Block& body = loop_.regions[0];
+    const Op* yield = body.ops.empty() ? nullptr : body.ops.back().get();
+    if (!yield || yield->kind != OpKind::Yield) return;
+    std::unordered_map<ValueId, int> uses;
+    countUses(body, uses);
+    for (auto& op : body.ops) {
+      if (op->kind != OpKind::Dot || op->operands.size() != 3 || !fn_.typeOf(op->operands[2]).layout.wgmma) continue;
+      ValueId acc = op->operands[2], result = op->results[0];
+      auto arg = std::find(body.args.begin() + 1, body.args.end(), acc);
+      if (arg == body.args.end() || uses[acc] != 1 || uses[result] != 1) continue;
+      size_t index = static_cast<size_t>(arg - body.args.begin() - 1);
+      if (index >= yield->operands.size() || yield->operands[index] != result) continue;
+      op->attrs.i |= kDotWgmmaInFlight;
+      ahead_ = stages_ - 2;
+      return;
+    }
+  }
+
+  // One mbarrier per stage, each completing a phase when its one expect_tx
+  // arrival and its copies' bytes are in.
+  void buildMbarriers(std::vector<std::unique_ptr<Op>>& out) {
+    Block setup;
+    Builder b(fn_, &setup);
+    Type barsType = Type::shared(DType::U64, {stages_});
+    bars_ = b.make(OpKind::AllocShared, {}, barsType, range_);
+    fn_.values[bars_].name = "pipeline_mbarriers";
+    for (int64_t s = 0; s < stages_; ++s) b.create(OpKind::MbarrierInit, {bars_, i32(b, s)}, {}, range_, intAttrs(1));
+    b.create(OpKind::Barrier, {}, {}, range_);
+    for (const Op* copy : plan_.copies) {
+      const Type& t = fn_.typeOf(copy->operands[0]);
+      bytesPerStage_ += t.numElements() * std::max(1, dtypeBits(t.dtype) / 8);
+    }
+    for (auto& op : setup.ops) out.push_back(std::move(op));
+  }
 
   // The copies of iteration `iteration` into stage `stage`: the slice cloned
   // with the loop variable replaced, then the copy_async ops.
@@ -263,10 +327,15 @@ class Rewriter {
         fn_.values[clone.results[i]].name = fn_.values[op->results[i]].name;
       }
     }
+    if (plan_.bulk) b.create(OpKind::MbarrierExpectTx, {bars_, stage}, {}, range_, intAttrs(bytesPerStage_));
     for (const Op* copy : plan_.copies) {
       std::vector<ValueId> operands;
       for (ValueId v : copy->operands) operands.push_back(mapped(v));
-      b.create(OpKind::CopyAsync, std::move(operands), {}, copy->range, copy->attrs);
+      if (plan_.bulk) {
+        operands.push_back(bars_);
+        operands.push_back(stage);
+      }
+      b.create(copy->kind, std::move(operands), {}, copy->range, copy->attrs);
     }
   }
 
@@ -298,15 +367,15 @@ class Rewriter {
     ValueId n = loop_.operands[1];
     const Op* nDef = fn_.values[n].def;
     bool nKnown = nDef && nDef->kind == OpKind::Const;
-    for (int64_t p = 0; p + 1 < stages_; ++p) {
+    for (int64_t p = 0; p < ahead_; ++p) {
       if (!nKnown || p < nDef->attrs.i) {
         ValueId iteration = i32(b, p);
         if (nKnown) emitCopies(b, iteration, iteration);  // stage p = p % S
         else emitGuardedCopies(b, less(b, iteration, n), iteration, false, iteration);
       }
-      b.create(OpKind::CommitGroup, {}, {}, range_);
+      if (!plan_.bulk) b.create(OpKind::CommitGroup, {}, {}, range_);
     }
-    out = std::move(prologue.ops);
+    for (auto& op : prologue.ops) out.push_back(std::move(op));
   }
 
   // Views of a staged buffer in the body read stage `stage`.
@@ -331,15 +400,23 @@ class Rewriter {
     Block steady;
     steady.args = body.args;
     Builder b(fn_, &steady);
-    b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(stages_ - 2));
+    if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(stages_ - 2));
     b.create(OpKind::Barrier, {}, {}, range_);
-    ValueId ahead = b.make(OpKind::Binary, {j, i32(b, stages_ - 1)}, Type::scalar(DType::I32), range_,
+    ValueId ahead = b.make(OpKind::Binary, {j, i32(b, ahead_)}, Type::scalar(DType::I32), range_,
                            binaryAttrs(BinaryKind::Add));
     emitGuardedCopies(b, less(b, ahead, loop_.operands[1]), ahead, true, kNoValue);
-    b.create(OpKind::CommitGroup, {}, {}, range_);
+    if (!plan_.bulk) b.create(OpKind::CommitGroup, {}, {}, range_);
     ValueId stage = b.make(OpKind::Binary, {j, i32(b, stages_)}, Type::scalar(DType::I32), range_,
                            binaryAttrs(BinaryKind::Rem));
     fn_.values[stage].name = "stage";
+    if (plan_.bulk) {
+      ValueId round = b.make(OpKind::Binary, {j, i32(b, stages_)}, Type::scalar(DType::I32), range_,
+                             binaryAttrs(BinaryKind::Div));
+      ValueId parity = b.make(OpKind::Binary, {round, i32(b, 2)}, Type::scalar(DType::I32), range_,
+                              binaryAttrs(BinaryKind::Rem));
+      fn_.values[parity].name = "parity";
+      b.create(OpKind::MbarrierWait, {bars_, stage, parity}, {}, range_);
+    }
 
     // The rest of the body, reading stage j % S.
     std::unordered_set<const Op*> copies(plan_.copies.begin(), plan_.copies.end());
@@ -373,8 +450,11 @@ class Rewriter {
   Op& loop_;
   const LoopPlan& plan_;
   int64_t stages_;
+  int64_t ahead_;  // how many iterations ahead the copies run: S-1, or S-2 with a wgmma in flight
   SourceRange range_;
   std::unordered_set<ValueId> staged_;
+  ValueId bars_ = kNoValue;     // bulk loops: the stages' mbarriers
+  int64_t bytesPerStage_ = 0;   // bulk loops: what one iteration's copies write
 };
 
 void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& problems) {

@@ -13,6 +13,24 @@
 //     <the rest of the body, B -> B[j % S]>
 //   wait_group(0); barrier
 //
+// A loop whose leading copies are copy_bulk (TMA) instead gets one mbarrier per
+// stage (BYTES: the bytes its leading copies write per iteration):
+//
+//   bars = shared<u64, [S]>; mbarrier_init(bars[s], 1) for every s; barrier
+//   for p in 0 .. S-2:  if p < n: mbarrier_expect_tx(bars[p], BYTES); copy_bulk(B[p], src(p), bars[p])
+//   for j in 0 .. n:
+//     barrier
+//     if j+S-1 < n: st = (j+S-1) % S; mbarrier_expect_tx(bars[st], BYTES); copy_bulk(B[st], src(j+S-1), bars[st])
+//     mbarrier_wait(bars[j % S], parity (j / S) % 2)
+//     <the rest of the body, B -> B[j % S]>
+//   barrier
+//
+// When the body's computation is a wgmma dot whose accumulator the loop carries
+// (and S >= 3), the copies run S-2 iterations ahead instead of S-1 (the prologue
+// issues S-2 of them, iteration j refills stage (j+S-2) % S): the stage a dot
+// read is refilled two iterations later, so its wgmma group may still be in
+// flight for one iteration. The dot is marked kDotWgmmaInFlight for codegen.
+//
 // The checker and codegen only ever see the rewritten loop. Why it is correct
 // is argued in pipeline.cpp.
 #pragma once
@@ -42,6 +60,8 @@ struct PipelineProblem {
                          // the copy) or a loop-carried block argument (`range` is the copy,
                          // `related` where the value is assigned)
     BadLoop,           // not a loop from 0 with step 1, or S < 2 (sema never builds one)
+    MixedCopies,       // leading copies of both kinds; `range` is the first copy of the other kind
+    BulkNested,        // a loop of copy_bulk copies inside another loop; `range` is the loop
   };
   Kind kind;
   SourceRange range;    // what the user wrote that causes it

@@ -85,6 +85,14 @@ PipelineMessage describe(const Function& fn, const PipelineProblem& p, const Sou
       m.args = {std::to_string(ahead), ahead == 1 ? "" : "s", what};
       break;
     }
+    case Kind::MixedCopies:
+      m.id = DiagId::PipelineMixedCopies;
+      m.labels.push_back({p.related, "the first pipelined copy is of the other kind"});
+      break;
+    case Kind::BulkNested:
+      m.id = DiagId::PipelineBulkNested;
+      m.range = forKeyword;
+      break;
     case Kind::BadLoop:
       m.args = {fn.name, "a pipelined loop must run from 0 with step 1 and have at least 2 stages"};
       break;

@@ -134,6 +134,8 @@ class Printer {
       case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(a.reduce) + " " + operands;
       case OpKind::AllocShared: case OpKind::Barrier: case OpKind::CommitGroup: return opKindName(op.kind);
       case OpKind::WaitGroup: return "wait_group " + std::to_string(a.i);
+      case OpKind::MbarrierInit: return "mbarrier_init " + operands + ", count " + std::to_string(a.i);
+      case OpKind::MbarrierExpectTx: return "mbarrier_expect_tx " + operands + ", bytes " + std::to_string(a.i);
       case OpKind::View:
         return "view " + (op.operands.empty() ? std::string("?") : name(op.operands[0])) + "[" + list(op.operands, 1) + "]";
       case OpKind::Load:

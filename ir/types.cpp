@@ -251,8 +251,9 @@ int64_t Type::numElements() const {
 }
 
 std::string layoutStr(const Layout& layout) {
-  std::string out = (layout.isMma() ? "#mma<" : "#blocked<") + joinInts(layout.parent);
-  if (layout.isMma()) out += ", warps=" + joinInts({layout.warpsM, layout.warpsN});
+  std::string out = (layout.wgmma ? "#wgmma<" : layout.isMma() ? "#mma<" : "#blocked<") + joinInts(layout.parent);
+  if (layout.wgmma) out += ", warpgroups=" + std::to_string(layout.warpsM / 4);
+  else if (layout.isMma()) out += ", warps=" + joinInts({layout.warpsM, layout.warpsN});
   if (layout.reducedMask) {
     std::vector<int64_t> axes;
     for (size_t d = 0; d < 32; ++d)

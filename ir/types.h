@@ -53,6 +53,10 @@ struct Layout {
   uint32_t reducedMask = 0;
   LayoutKind kind = LayoutKind::Blocked;
   int64_t warpsM = 1, warpsN = 1;  // Mma only
+  // Mma only: the accumulator of wgmma.mma_async m64nNk16 (sm_90a) instead of mma.sync. Its
+  // distribution is exactly the mma layout's with warps (4 * warpgroups, 1) and BM = 64 * warpgroups
+  // (warpgroup g, warps 4g..4g+3, owns rows 64g..64g+63); only codegen's instruction differs.
+  bool wgmma = false;
   bool operator==(const Layout&) const = default;
   bool isReduced(size_t axis) const { return (reducedMask >> axis) & 1u; }
   bool isMma() const { return kind == LayoutKind::Mma; }
@@ -62,6 +66,10 @@ struct Layout {
   // Requires rank 2, BM % (16*warpsM) == 0 and BN % (8*warpsN) == 0 (sema checks).
   static Layout mma(int64_t rows, int64_t cols, int64_t warpsM, int64_t warpsN) {
     return Layout{{rows, cols}, 0, LayoutKind::Mma, warpsM, warpsN};
+  }
+  // Requires rank 2, BM == 64 * warpgroups, BN % 8 == 0 and BN <= 256 (sema checks).
+  static Layout wgmmaAccumulator(int64_t rows, int64_t cols, int64_t warpgroups) {
+    return Layout{{rows, cols}, 0, LayoutKind::Mma, 4 * warpgroups, 1, true};
   }
 };
 

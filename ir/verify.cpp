@@ -332,6 +332,30 @@ class Verifier {
         if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
         return;
       }
+      case OpKind::MbarrierInit:
+      case OpKind::MbarrierExpectTx:
+      case OpKind::MbarrierArrive:
+        if (!expectCounts(op, 2, 0)) return;
+        checkMbarrier(op, 0);
+        if (op.kind != OpKind::MbarrierArrive && op.attrs.i < 1)
+          error(std::string(opKindName(op.kind)) + " needs a positive count, got " + std::to_string(op.attrs.i));
+        return;
+      case OpKind::MbarrierWait:
+        if (!expectCounts(op, 3, 0)) return;
+        checkMbarrier(op, 0);
+        expectSameType(op.operands[2], Type::scalar(DType::I32), "parity");
+        return;
+      case OpKind::CopyBulk: {
+        if (op.operands.size() != 2 && op.operands.size() != 4) { error("expects (dst, src) or (dst, src, bars, index)"); return; }
+        if (!op.results.empty()) { error("copy_bulk has no results"); return; }
+        const Type& dst = type(op.operands[0]);
+        const Type& src = type(op.operands[1]);
+        if (dst.kind != TypeKind::View || dst.space != MemSpace::Shared) { error("destination must be a shared view, got " + dst.str()); return; }
+        if (src.kind != TypeKind::View || src.space != MemSpace::Global) { error("source must be a global view, got " + src.str()); return; }
+        if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
+        if (op.operands.size() == 4) checkMbarrier(op, 2);
+        return;
+      }
       case OpKind::For: return checkFor(op);
       case OpKind::If: return checkIf(op);
       case OpKind::Yield:
@@ -349,6 +373,14 @@ class Verifier {
       case OpKind::Assert: return checkAssert(op);
     }
     error("unknown op kind");
+  }
+
+  // Operands first, first + 1 name an mbarrier: a shared u64 buffer of rank 1 and an i32 index.
+  void checkMbarrier(const Op& op, size_t first) {
+    const Type& bars = type(op.operands[first]);
+    if (bars.kind != TypeKind::Shared || bars.dtype != DType::U64 || bars.shape.size() != 1)
+      error("mbarriers must be a shared buffer of u64 with rank 1, got " + bars.str());
+    expectSameType(op.operands[first + 1], Type::scalar(DType::I32), "mbarrier index");
   }
 
   // The postfix condition of an Assert (ir.h, AssertCode): well-formed, one truth left.

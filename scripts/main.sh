@@ -11,11 +11,14 @@ mkdir -p "$OUT"
 status=0
 for src in examples/*.ag; do
   name=$(basename "$src" .ag)
-  echo "== $src"
-  if "$ARGUSC" --arch=sm_90 "$src" -o "$OUT/$name.ptx"; then
+  # An example that needs Hopper-only instructions says so in a line '# arch: sm_90a'.
+  arch=$(sed -n 's/^# arch: //p' "$src" | head -n1)
+  arch=${arch:-sm_90}
+  echo "== $src (--arch=$arch)"
+  if "$ARGUSC" --arch="$arch" "$src" -o "$OUT/$name.ptx"; then
     echo "   PTX:   $OUT/$name.ptx ($(grep -c '^\s*\.entry\|^\.visible .entry' "$OUT/$name.ptx") kernel(s))"
-    if "$ARGUSC" --arch=sm_90 --emit=cubin "$src" -o "$OUT/$name.cubin"; then
-      echo "   cubin: $OUT/$name.cubin (ptxas -arch=sm_90 accepted it)"
+    if "$ARGUSC" --arch="$arch" --emit=cubin "$src" -o "$OUT/$name.cubin"; then
+      echo "   cubin: $OUT/$name.cubin (ptxas -arch=$arch accepted it)"
     else
       status=1
     fi

@@ -11,6 +11,7 @@ import struct
 
 from .errors import ArgumentError, MetadataError
 from .meta import evaluate
+from .tensor_map import TensorMapArg, plan_tensor_map
 
 # torch dtype (as str(tensor.dtype)) -> Argus dtype name.
 TORCH_DTYPES = {
@@ -91,11 +92,12 @@ def _is_tensor_like(x):
 class LaunchPlan:
     """Everything cuLaunchKernel needs, after every check passed."""
 
-    def __init__(self, values, grid, block, sizes):
-        self.values = values  # ctypes objects in ABI order
+    def __init__(self, values, grid, block, sizes, tensor_maps=()):
+        self.values = values  # ctypes objects (and TensorMapArgs, last) in ABI order
         self.grid = grid      # (gx, gy, gz)
         self.block = block    # (threads, 1, 1)
         self.sizes = sizes    # {name: extent}
+        self.tensor_maps = list(tensor_maps)  # the TensorMapArgs to encode before launching
 
     @property
     def empty(self):
@@ -213,4 +215,18 @@ def plan_launch(spec, args, kwargs, device_index):
             raise ArgumentError(f"{spec.name}: grid axis {axis} = {spec.grid_text[axis]} = {g} with "
                                 f"{size_text}; it must lie in [0, {GRID_LIMITS[axis]}]")
         grid.append(g)
-    return LaunchPlan(values, tuple(grid), (spec.threads, 1, 1), sizes)
+    # TMA descriptors after the sizes (ir/bulk.h); an empty launch has none to build.
+    maps = [] if 0 in grid else [tensor_map_arg(spec, m, bound[m.param]) for m in spec.tensor_maps]
+    return LaunchPlan(values + maps, tuple(grid), (spec.threads, 1, 1), sizes, maps)
+
+
+def tensor_map_arg(spec, tensor_map, tensor):
+    """The (not yet encoded) map of `tensor_map` for the call's tensor."""
+    param = spec.params[tensor_map.param_index]
+    names = ["" if "const" in d else str(d.get("size", "")) for d in param.dims]
+    try:
+        encoding = plan_tensor_map(param.name, param.dtype, tuple(int(s) for s in tensor.shape), names,
+                                   int(tensor.data_ptr()), tensor_map.box, tensor_map.swizzle_bytes)
+    except ArgumentError as e:
+        raise ArgumentError(f"{spec.name}: {e}") from None
+    return TensorMapArg(param.name, encoding)

@@ -5,6 +5,7 @@ name for the code (cuGetErrorName)."""
 import ctypes
 
 from .errors import ArgusError, CudaError
+from .tensor_map import param_addresses
 
 CU_JIT_INFO_LOG_BUFFER = 3
 CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4
@@ -142,8 +143,42 @@ def allow_dynamic_shared(function, nbytes, what):
           lib().cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes))
 
 
+_encode_tiled = None
+
+
+def _tensor_map_encoder():
+    global _encode_tiled
+    if _encode_tiled is None:
+        try:
+            fn = lib().cuTensorMapEncodeTiled
+        except AttributeError:
+            raise ArgusError("the NVIDIA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver "
+                             "or newer)") from None
+        vp, u32, u64, i = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
+        fn.argtypes = [vp, i, u32, vp, ctypes.POINTER(u64), ctypes.POINTER(u64), ctypes.POINTER(u32),
+                       ctypes.POINTER(u32), i, i, i, i]
+        fn.restype = ctypes.c_int
+        _encode_tiled = fn
+    return _encode_tiled
+
+
+def encode_tensor_map(arg, what=""):
+    """cuTensorMapEncodeTiled into a TensorMapArg (tensor_map.py)."""
+    e = arg.encoding
+    rank = len(e.global_dims)
+    dims = (ctypes.c_uint64 * rank)(*e.global_dims)
+    strides = (ctypes.c_uint64 * max(1, rank - 1))(*e.global_strides)
+    box = (ctypes.c_uint32 * rank)(*e.box_dims)
+    element_strides = (ctypes.c_uint32 * rank)(*e.element_strides)
+    code = _tensor_map_encoder()(arg.address, e.data_type, rank, e.global_address, dims, strides, box,
+                                 element_strides, e.interleave, e.swizzle, e.l2_promotion, e.oob_fill)
+    check(f"cuTensorMapEncodeTiled({what or arg.tensor})", code,
+          f"encoding the TMA tensor map of '{arg.tensor}': dims {e.global_dims}, strides {e.global_strides}, "
+          f"box {e.box_dims} (innermost first)")
+
+
 def launch(function, grid, block, stream, values, what, shared_bytes=0):
-    params = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
+    params = (ctypes.c_void_p * max(1, len(values)))(*param_addresses(values))
     check(f"cuLaunchKernel({what})",
           lib().cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                shared_bytes, stream, params, None))

@@ -104,6 +104,29 @@ class Param:
             ("," if len(self.dims) == 1 else "") + ")"
 
 
+class TensorMapSpec:
+    """A TMA descriptor the kernel takes after its sizes ("tensor_maps" entry)."""
+    __slots__ = ("param", "param_index", "box", "swizzle_bytes")
+
+    def __init__(self, raw, kernel, params):
+        try:
+            self.param = str(raw["param"])
+            self.box = [int(b) for b in raw["box"]]
+            self.swizzle_bytes = int(raw["swizzle_bytes"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise MetadataError(f"kernel '{kernel}': malformed tensor map {raw!r} ({type(e).__name__}: {e})") from None
+        index = next((i for i, p in enumerate(params) if p.name == self.param and p.kind == "tensor"), None)
+        if index is None:
+            raise MetadataError(f"kernel '{kernel}': tensor map of '{self.param}', which is not a tensor parameter")
+        self.param_index = index
+        if len(self.box) != len(params[index].dims):
+            raise MetadataError(f"kernel '{kernel}': the tensor map of '{self.param}' has a box of "
+                                f"{len(self.box)} extents for {len(params[index].dims)} dimensions")
+        if self.swizzle_bytes not in (0, 32, 64, 128):
+            raise MetadataError(f"kernel '{kernel}': tensor map of '{self.param}' has swizzle_bytes "
+                                f"{self.swizzle_bytes}, not 0, 32, 64 or 128")
+
+
 class KernelSpec:
     """One kernel's entry of the metadata document."""
 
@@ -120,8 +143,12 @@ class KernelSpec:
             self.static_shared_bytes = int(raw.get("static_shared_bytes", 0))
             self.dynamic_shared_bytes = int(raw.get("dynamic_shared_bytes", 0))
             self.constants = dict(raw.get("constants", {}))
+            maps = raw.get("tensor_maps", [])  # older metadata: no maps
         except (KeyError, TypeError, ValueError) as e:
             raise MetadataError(f"malformed kernel entry ({type(e).__name__}: {e})") from None
+        if not isinstance(maps, list):
+            raise MetadataError(f"kernel '{self.name}': 'tensor_maps' is not a list")
+        self.tensor_maps = [TensorMapSpec(m, self.name, self.params) for m in maps]
         if len(self.grid) != 3:
             raise MetadataError(f"kernel '{self.name}': grid has {len(self.grid)} axes, expected 3")
         if self.threads != self.warps * 32 or not 1 <= self.threads <= 1024:

@@ -8,6 +8,7 @@ from . import cuda
 from .binding import plan_launch
 from .errors import ArgusError, ArgumentError
 from .meta import read_metadata
+from .tensor_map import encode_tensor_maps
 
 
 class Kernel:
@@ -41,6 +42,7 @@ class Kernel:
         elif hasattr(stream, "cuda_stream"):
             stream = stream.cuda_stream
         cuda.ensure_current(self._module.context)
+        encode_tensor_maps(plan, lambda arg: cuda.encode_tensor_map(arg, f"{self.name}, tensor '{arg.tensor}'"))
         cuda.launch(self._function, plan.grid, plan.block, stream, plan.values, self.name,
                     self.spec.dynamic_shared_bytes)
 

@@ -8,9 +8,11 @@ import os
 import tempfile
 import unittest
 
+from . import cuda
 from .binding import pack_scalar, plan_launch
-from .errors import ArgumentError, MetadataError
+from .errors import ArgumentError, CudaError, MetadataError
 from .meta import evaluate, metadata_path, parse_metadata, read_metadata
+from .tensor_map import MAP_BYTES, TensorMapArg, encode_tensor_maps, param_addresses, plan_tensor_map
 
 
 class FakeDevice:
@@ -194,6 +196,150 @@ class SharedMemoryTest(unittest.TestCase):
         self.assertEqual(spec_of(SOFTMAX).dynamic_shared_bytes, 0)  # older metadata has no field
         big = dict(SOFTMAX, dynamic_shared_bytes=98304)
         self.assertEqual(spec_of(big).dynamic_shared_bytes, 98304)
+
+
+# A kernel copying 64x64 tiles of A (bf16, 128-byte swizzle) and 8x16 tiles of
+# the 3-D C (f32, no swizzle) with TMA, as driver/metadata.cpp writes it.
+TMA = {
+    "name": "tma", "warps": 4, "threads": 128,
+    "params": [
+        {"name": "A", "kind": "tensor", "dtype": "bf16", "dims": [size("M"), size("K")]},
+        {"name": "C", "kind": "tensor", "dtype": "f32", "dims": [const(2), size("M"), size("K")]},
+        {"name": "s", "kind": "scalar", "dtype": "f32"},
+        {"name": "M", "kind": "size", "dtype": "i32"},
+        {"name": "K", "kind": "size", "dtype": "i32"}],
+    "sizes": ["M", "K"],
+    "grid": [op("cdiv", size("M"), const(64)), const(1), const(1)],
+    "tensor_maps": [{"param": "A", "box": [64, 64], "swizzle_bytes": 128},
+                    {"param": "C", "box": [1, 8, 16], "swizzle_bytes": 0}],
+}
+
+
+class TensorMapTest(unittest.TestCase):
+    def setUp(self):
+        self.spec = spec_of(TMA)
+
+    def tensors(self, m, k, a_ptr=0xA000, c_ptr=0xC000):
+        return (FakeTensor((m, k), dtype="torch.bfloat16", ptr=a_ptr),
+                FakeTensor((2, m, k), dtype="torch.float32", ptr=c_ptr))
+
+    def test_metadata(self):
+        self.assertEqual([(m.param, m.param_index, m.box, m.swizzle_bytes) for m in self.spec.tensor_maps],
+                         [("A", 0, [64, 64], 128), ("C", 1, [1, 8, 16], 0)])
+        self.assertEqual(spec_of(SOFTMAX).tensor_maps, [])  # older metadata has no key
+        for maps, message in [([{"param": "s", "box": [1], "swizzle_bytes": 0}], "not a tensor parameter"),
+                              ([{"param": "A", "box": [64], "swizzle_bytes": 0}], "box of 1 extents for 2"),
+                              ([{"param": "A", "box": [64, 64], "swizzle_bytes": 16}], "swizzle_bytes 16"),
+                              ([{"param": "A", "box": [64, 64]}], "malformed tensor map"),
+                              ({"param": "A"}, "'tensor_maps' is not a list")]:
+            with self.assertRaisesRegex(MetadataError, message):
+                spec_of(dict(TMA, tensor_maps=maps))
+
+    def test_plan_appends_maps_after_the_sizes(self):
+        a, c = self.tensors(128, 64)
+        plan = plan_launch(self.spec, (a, c, 1.0), {}, 0)
+        self.assertEqual(len(plan.values), 7)
+        self.assertEqual([v.value for v in plan.values[:2]], [0xA000, 0xC000])
+        self.assertEqual([v.value for v in plan.values[3:5]], [128, 64])
+        self.assertEqual(plan.values[5:], plan.tensor_maps)
+        first, second = plan.tensor_maps
+        self.assertIsInstance(first, TensorMapArg)
+        e = first.encoding
+        self.assertEqual((e.data_type, e.global_address), (9, 0xA000))  # CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+        self.assertEqual(e.global_dims, [64, 128])
+        self.assertEqual(e.global_strides, [128])
+        self.assertEqual(e.box_dims, [64, 64])
+        self.assertEqual(e.element_strides, [1, 1])
+        self.assertEqual((e.interleave, e.swizzle, e.l2_promotion, e.oob_fill), (0, 3, 2, 0))
+        e = second.encoding
+        self.assertEqual((e.data_type, e.global_address, e.swizzle), (7, 0xC000, 0))  # FLOAT32
+        self.assertEqual(e.global_dims, [64, 128, 2])
+        self.assertEqual(e.global_strides, [256, 32768])
+        self.assertEqual(e.box_dims, [16, 8, 1])
+
+    def test_maps_are_64_byte_aligned_and_reach_the_params(self):
+        a, c = self.tensors(128, 64)
+        plan = plan_launch(self.spec, (a, c, 1.0), {}, 0)
+        seen = []
+
+        def fake_encode(arg):
+            seen.append(arg.encoding.global_address)
+            ctypes.memmove(arg.address, bytes([len(seen)]) * MAP_BYTES, MAP_BYTES)
+
+        encode_tensor_maps(plan, fake_encode)
+        self.assertEqual(seen, [0xA000, 0xC000])
+        addresses = param_addresses(plan.values)
+        self.assertEqual(addresses[0], ctypes.addressof(plan.values[0]))
+        for i, arg in enumerate(plan.tensor_maps):
+            self.assertEqual(arg.address % 64, 0)
+            self.assertEqual(addresses[5 + i], arg.address)
+            self.assertEqual(ctypes.string_at(addresses[5 + i], MAP_BYTES), bytes([i + 1]) * MAP_BYTES)
+
+    def test_cuda_encode_marshals_the_call(self):
+        calls = []
+        u32p, u64p = ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint64)
+        prototype = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+                                     u64p, u64p, u32p, u32p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int)
+
+        def encode(map_ptr, dtype, rank, address, dims, strides, box, element_strides, interleave, swizzle,
+                   l2, oob):
+            calls.append((map_ptr % 64, dtype, rank, address, dims[:rank], strides[:rank - 1], box[:rank],
+                          element_strides[:rank], interleave, swizzle, l2, oob))
+            ctypes.memset(map_ptr, 0x5A, MAP_BYTES)
+            return 1 if address == 0xBAD0 else 0
+
+        callback = prototype(encode)
+        saved, saved_name = cuda._encode_tiled, cuda.error_name
+        cuda._encode_tiled = callback
+        cuda.error_name = lambda code: ("CUDA_ERROR_INVALID_VALUE", "invalid argument")
+        try:
+            a, c = self.tensors(100, 64)
+            plan = plan_launch(self.spec, (a, c, 1.0), {}, 0)
+            cuda.encode_tensor_map(plan.tensor_maps[1], "tma, tensor 'C'")
+            self.assertEqual(calls, [(0, 7, 3, 0xC000, [64, 100, 2], [256, 25600], [16, 8, 1], [1, 1, 1],
+                                      0, 0, 2, 0)])
+            self.assertEqual(plan.tensor_maps[1].raw(), b"\x5a" * MAP_BYTES)
+            a, c = self.tensors(100, 64, a_ptr=0xBAD0)
+            plan = plan_launch(self.spec, (a, c, 1.0), {}, 0)
+            with self.assertRaises(CudaError) as ctx:
+                cuda.encode_tensor_map(plan.tensor_maps[0], "tma, tensor 'A'")
+            self.assertIn("cuTensorMapEncodeTiled(tma, tensor 'A') failed with CUDA_ERROR_INVALID_VALUE",
+                          str(ctx.exception))
+        finally:
+            cuda._encode_tiled, cuda.error_name = saved, saved_name
+
+    def assertTmaError(self, a_shape, fragment, a_ptr=0xA000):
+        a = FakeTensor(a_shape, dtype="torch.bfloat16", ptr=a_ptr)
+        c = FakeTensor((2,) + tuple(a_shape), dtype="torch.float32", ptr=0xC000)
+        with self.assertRaises(ArgumentError) as ctx:
+            plan_launch(self.spec, (a, c, 1.0), {}, 0)
+        self.assertEqual(str(ctx.exception), fragment)
+
+    def test_preconditions(self):
+        self.assertTmaError((64, 100), "tma: tensor 'A': its row of K=100 bf16 elements is 200 bytes; TMA needs "
+                                       "rows that are a multiple of 16 bytes (K a multiple of 8)")
+        self.assertTmaError((64, 64), "tma: tensor 'A' starts at address 0xa008, which is not 16-byte aligned; "
+                                      "TMA needs 16-byte aligned tensors (pass a tensor that starts at an aligned "
+                                      "address, e.g. a fresh .contiguous() copy instead of a slice)", a_ptr=0xA008)
+        with self.assertRaisesRegex(ArgumentError, "tiles of 512 elements along dimension 0"):
+            plan_tensor_map("A", "bf16", (1024, 64), ["M", "K"], 0, [512, 64], 0)
+        with self.assertRaisesRegex(ArgumentError, "rows are 128 bytes into a 64-byte swizzled buffer"):
+            plan_tensor_map("A", "bf16", (64, 64), ["M", "K"], 0, [64, 64], 64)
+        with self.assertRaisesRegex(ArgumentError, r"rows are 4 bf16 elements \(8 bytes\)"):
+            plan_tensor_map("A", "bf16", (64, 64), ["M", "K"], 0, [64, 4], 0)
+        with self.assertRaisesRegex(ArgumentError, r"its row of 6 f32 elements is 24 bytes.*\(a multiple of 4 "
+                                                   r"elements\)"):
+            plan_tensor_map("B", "f32", (64, 6), ["M", ""], 0, [8, 4], 0)
+        with self.assertRaisesRegex(ArgumentError, r"an empty dimension \(M=0\)"):
+            plan_tensor_map("A", "bf16", (0, 64), ["M", "K"], 0, [64, 64], 0)
+        e = plan_tensor_map("q", "f8e4m3", (32, 64), ["M", ""], 0, [32, 32], 32)
+        self.assertEqual((e.data_type, e.swizzle), (0, 1))  # UINT8, 32B
+
+    def test_empty_launch_builds_no_maps(self):
+        a, c = self.tensors(0, 64)
+        plan = plan_launch(self.spec, (a, c, 1.0), {}, 0)
+        self.assertTrue(plan.empty)
+        self.assertEqual(plan.tensor_maps, [])
 
 
 class MetadataFileTest(unittest.TestCase):

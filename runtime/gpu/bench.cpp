@@ -200,7 +200,8 @@ std::unique_ptr<BenchRun> BenchRun::create(GpuRuntime& runtime, std::shared_ptr<
     run->tensors_.push_back(&*it);
     run->buffers_.push_back(std::move(buffer));
   }
-  if (!packArguments(kernel, run->plan_, bindings, scalars, run->args_, error)) return nullptr;
+  if (!packArguments(kernel, run->plan_, bindings, scalars, run->args_, error, runtime.tensorMapEncoder()))
+    return nullptr;
   return run;
 }
 

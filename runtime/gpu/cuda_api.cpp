@@ -83,6 +83,9 @@ std::shared_ptr<const CudaApi> CudaApi::load(const std::string& library, std::st
   ok &= resolveFirst(handle, {"cuEventDestroy_v2", "cuEventDestroy"}, api->eventDestroy, missing);
   ok &= resolve(handle, "cuGetErrorName", api->getErrorName, missing);
   ok &= resolve(handle, "cuGetErrorString", api->getErrorString, missing);
+  // Optional (see cuda_api.h): a missing symbol leaves the slot null.
+  api->tensorMapEncodeTiled = reinterpret_cast<decltype(api->tensorMapEncodeTiled)>(
+      dlsym(handle, "cuTensorMapEncodeTiled"));
   if (!ok) {
     error = "the NVIDIA driver " + library + " is too old or incomplete: it lacks " + missing;
     return nullptr;

@@ -43,9 +43,37 @@ constexpr int kJitInfoLogBuffer = 3;
 constexpr int kJitInfoLogBufferSizeBytes = 4;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSizeBytes = 6;
+
+// CUtensorMap: the opaque TMA descriptor cuTensorMapEncodeTiled fills in
+// (CU_TENSOR_MAP_NUM_QWORDS = 16 words, 64-byte aligned as cuda.h declares it).
+struct alignas(64) TensorMap {
+  uint64_t opaque[16];
+};
+static_assert(sizeof(TensorMap) == 128 && alignof(TensorMap) == 64);
+// CUtensorMapDataType values
+constexpr int kTensorMapUint8 = 0;
+constexpr int kTensorMapUint16 = 1;
+constexpr int kTensorMapUint32 = 2;
+constexpr int kTensorMapInt32 = 3;
+constexpr int kTensorMapUint64 = 4;
+constexpr int kTensorMapInt64 = 5;
+constexpr int kTensorMapFloat16 = 6;
+constexpr int kTensorMapFloat32 = 7;
+constexpr int kTensorMapFloat64 = 8;
+constexpr int kTensorMapBfloat16 = 9;
+// CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill values
+constexpr int kTensorMapInterleaveNone = 0;
+constexpr int kTensorMapSwizzleNone = 0;
+constexpr int kTensorMapSwizzle32B = 1;
+constexpr int kTensorMapSwizzle64B = 2;
+constexpr int kTensorMapSwizzle128B = 3;
+constexpr int kTensorMapL2Promotion128B = 2;
+constexpr int kTensorMapFloatOobFillNone = 0;  // out-of-bounds elements read as zero
 }  // namespace cu
 
-// Function pointers into libcuda. Every member is non-null once load() succeeded.
+// Function pointers into libcuda. Every member is non-null once load() succeeded,
+// except tensorMapEncodeTiled: drivers before CUDA 12 lack it, and only kernels
+// that copy with TMA need it (their launch reports its absence).
 struct CudaApi {
   cu::Result (*init)(unsigned flags) = nullptr;
   cu::Result (*deviceGetCount)(int* count) = nullptr;
@@ -77,6 +105,11 @@ struct CudaApi {
   cu::Result (*eventDestroy)(cu::Event event) = nullptr;
   cu::Result (*getErrorName)(cu::Result result, const char** name) = nullptr;
   cu::Result (*getErrorString)(cu::Result result, const char** text) = nullptr;
+  // The enum arguments (CUtensorMapDataType, ...) are C enums: int-sized.
+  cu::Result (*tensorMapEncodeTiled)(cu::TensorMap* map, int dataType, uint32_t rank, void* globalAddress,
+                                     const uint64_t* globalDims, const uint64_t* globalStrides,
+                                     const uint32_t* boxDims, const uint32_t* elementStrides, int interleave,
+                                     int swizzle, int l2Promotion, int oobFill) = nullptr;
 
   // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a failed call's result.
   std::string describe(cu::Result result) const;

@@ -246,4 +246,10 @@ bool GpuRuntime::synchronize(std::string& error) {
          state_->api->check(state_->api->ctxSynchronize(), "the GPU work failed", error);
 }
 
+TensorMapEncoder GpuRuntime::tensorMapEncoder() const {
+  return [state = state_](const TensorMapEncoding& encoding, cu::TensorMap& map, std::string& error) {
+    return state->makeCurrent(error) && encodeTensorMap(*state->api, encoding, map, error);
+  };
+}
+
 }  // namespace argus::gpu

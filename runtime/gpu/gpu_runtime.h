@@ -16,6 +16,7 @@
 // that argus-replay builds with a bare g++ line (see tools/argus_replay.cpp).
 #include "cuda_api.h"
 #include "kernel_args.h"
+#include "tensor_map.h"
 
 namespace argus::gpu {
 
@@ -140,6 +141,9 @@ class GpuRuntime {
   bool launch(const GpuKernel& kernel, Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
               KernelArgs& args, std::string& error);
   bool synchronize(std::string& error);
+  // Encodes TMA tensor maps with this runtime's driver (keeps the runtime's
+  // state alive, like the objects above).
+  TensorMapEncoder tensorMapEncoder() const;
 
  private:
   explicit GpuRuntime(std::shared_ptr<RuntimeState> state, DeviceInfo device)

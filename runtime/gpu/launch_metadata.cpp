@@ -93,6 +93,25 @@ MetaParam parseParam(const json& j, const std::string& where) {
   return p;
 }
 
+MetaTensorMap parseTensorMap(const json& j, const KernelMeta& k, const std::string& where) {
+  MetaTensorMap m;
+  m.param = stringMember(j, "param", where);
+  auto it = std::find_if(k.params.begin(), k.params.end(), [&](const MetaParam& p) { return p.name == m.param; });
+  if (it == k.params.end() || it->kind != MetaParam::Kind::Tensor)
+    malformed(where + ": '" + m.param + "' is not a tensor parameter");
+  m.paramIndex = static_cast<size_t>(it - k.params.begin());
+  const json& box = member(j, "box", where);
+  if (!box.is_array()) malformed(where + ": \"box\" is not an array");
+  for (const json& extent : box) m.box.push_back(integer(extent, where + " box extent"));
+  if (m.box.size() != it->dims.size())
+    malformed(where + ": the box of '" + m.param + "' has " + std::to_string(m.box.size()) + " extents for " +
+              std::to_string(it->dims.size()) + " dimensions");
+  m.swizzleBytes = static_cast<int>(integer(member(j, "swizzle_bytes", where), where + ".swizzle_bytes"));
+  if (tensorMapSwizzle(m.swizzleBytes) < 0)
+    malformed(where + ": swizzle_bytes " + std::to_string(m.swizzleBytes) + " is not 0, 32, 64 or 128");
+  return m;
+}
+
 KernelMeta parseKernel(const json& j) {
   KernelMeta k;
   k.name = stringMember(j, "name", "a kernel");
@@ -128,6 +147,11 @@ KernelMeta parseKernel(const json& j) {
   if (j.contains("static_shared_bytes")) k.staticSharedBytes = integer(j.at("static_shared_bytes"), where + ".static_shared_bytes");
   if (j.contains("dynamic_shared_bytes"))
     k.dynamicSharedBytes = integer(j.at("dynamic_shared_bytes"), where + ".dynamic_shared_bytes");
+  if (j.contains("tensor_maps")) {
+    const json& maps = j.at("tensor_maps");
+    if (!maps.is_array()) malformed(where + ": \"tensor_maps\" is not an array");
+    for (const json& m : maps) k.tensorMaps.push_back(parseTensorMap(m, k, where + " tensor map"));
+  }
   return k;
 }
 
@@ -248,7 +272,7 @@ bool planLaunch(const KernelMeta& kernel, const std::map<std::string, int64_t>& 
 bool packArguments(const KernelMeta& kernel, const LaunchPlan& plan,
                    const std::map<std::string, TensorBinding>& tensors,
                    const std::map<std::string, std::vector<uint8_t>>& scalars, KernelArgs& args,
-                   std::string& error) {
+                   std::string& error, const TensorMapEncoder& encoder) {
   args = KernelArgs{};
   if (plan.tensorBytes.size() != kernel.params.size()) {
     error = "the launch plan does not belong to kernel '" + kernel.name + "'";
@@ -296,6 +320,47 @@ bool packArguments(const KernelMeta& kernel, const LaunchPlan& plan,
       }
     }
   }
+  if (!kernel.tensorMaps.empty() && !encoder) {
+    error = "kernel '" + kernel.name + "' copies with TMA and needs tensor maps, which this launcher cannot encode";
+    return false;
+  }
+  for (size_t m = 0; m < kernel.tensorMaps.size(); ++m) {
+    TensorMapEncoding encoding;
+    if (!planKernelTensorMap(kernel, plan, m, tensors, encoding, error)) return false;
+    cu::TensorMap map;
+    if (!encoder(encoding, map, error)) {
+      error = "kernel '" + kernel.name + "', tensor '" + kernel.tensorMaps[m].param + "': " + error;
+      return false;
+    }
+    args.addTensorMap(map);
+  }
+  return true;
+}
+
+bool planKernelTensorMap(const KernelMeta& kernel, const LaunchPlan& plan, size_t mapIndex,
+                         const std::map<std::string, TensorBinding>& tensors, TensorMapEncoding& out,
+                         std::string& error) {
+  if (mapIndex >= kernel.tensorMaps.size() || plan.shapes.size() != kernel.params.size()) {
+    error = "the launch plan does not belong to kernel '" + kernel.name + "'";
+    return false;
+  }
+  const MetaTensorMap& map = kernel.tensorMaps[mapIndex];
+  const MetaParam& param = kernel.params.at(map.paramIndex);
+  auto bound = tensors.find(param.name);
+  if (bound == tensors.end()) {
+    error = "no buffer for tensor '" + param.name + "'";
+    return false;
+  }
+  TensorMapTarget target;
+  target.tensorName = param.name;
+  target.dtype = param.dtype;
+  target.shape = plan.shapes[map.paramIndex];
+  for (const MetaDim& d : param.dims) target.dimNames.push_back(d.constant >= 0 ? std::string() : d.size);
+  target.address = bound->second.address;
+  if (!planTensorMap(target, map.box, map.swizzleBytes, out, error)) {
+    error = "kernel '" + kernel.name + "': " + error;
+    return false;
+  }
   return true;
 }
 
@@ -305,7 +370,8 @@ bool launchFromMetadata(GpuRuntime& runtime, const GpuKernel& gpuKernel, const K
                         const std::map<std::string, std::vector<uint8_t>>& scalars, std::string& error) {
   LaunchPlan plan;
   KernelArgs args;
-  return planLaunch(kernel, sizes, plan, error) && packArguments(kernel, plan, tensors, scalars, args, error) &&
+  return planLaunch(kernel, sizes, plan, error) &&
+         packArguments(kernel, plan, tensors, scalars, args, error, runtime.tensorMapEncoder()) &&
          runtime.launch(gpuKernel, plan.grid, plan.block, plan.dynamicSharedBytes, args, error);
 }
 

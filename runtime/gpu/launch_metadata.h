@@ -4,7 +4,7 @@
 // semantics of ir::LaunchExpr::evaluate (64-bit wrapping arithmetic, integer
 // division and modulo truncating toward zero), and the arguments are packed
 // in ABI order: a 64-bit device address per tensor, each scalar's bytes, an
-// i32 per size.
+// i32 per size, then one 128-byte TMA descriptor per tensor map (tensor_map.h).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "gpu_runtime.h"
 #include "host_dtype.h"
+#include "tensor_map.h"
 
 namespace argus::gpu {
 
@@ -60,6 +61,14 @@ struct MetaRequirement {
   std::string text;
 };
 
+// A TMA descriptor the kernel takes after its size parameters ("tensor_maps").
+struct MetaTensorMap {
+  std::string param;         // the tensor parameter it describes
+  size_t paramIndex = 0;     // its index in KernelMeta::params
+  std::vector<int64_t> box;  // outermost first, one per tensor dimension
+  int swizzleBytes = 0;      // 0, 32, 64 or 128
+};
+
 struct KernelMeta {
   std::string name;
   int threads = 128;
@@ -70,6 +79,7 @@ struct KernelMeta {
   std::vector<MetaRequirement> requirements;
   long long staticSharedBytes = 0;
   long long dynamicSharedBytes = 0;  // passed at every launch when > 0
+  std::vector<MetaTensorMap> tensorMaps;  // in ABI order; none in metadata without "tensor_maps"
 };
 
 // Every kernel of a metadata document; false with `error` on malformed JSON or
@@ -97,11 +107,20 @@ struct TensorBinding {
 };
 
 // Packs the arguments in ABI order. `scalars` holds each scalar parameter's
-// value as the raw little-endian bytes of its dtype.
+// value as the raw little-endian bytes of its dtype. A kernel with tensor maps
+// needs `encoder` (GpuRuntime::tensorMapEncoder()): each map is planned
+// for its tensor's address and shape (planTensorMap: TMA's preconditions), then
+// encoded and appended as a 64-byte aligned 128-byte argument.
 bool packArguments(const KernelMeta& kernel, const LaunchPlan& plan,
                    const std::map<std::string, TensorBinding>& tensors,
                    const std::map<std::string, std::vector<uint8_t>>& scalars, KernelArgs& args,
-                   std::string& error);
+                   std::string& error, const TensorMapEncoder& encoder = {});
+
+// The encode call of tensor map `mapIndex` of `kernel` for the planned shapes
+// and the bound tensors (what packArguments passes to the encoder).
+bool planKernelTensorMap(const KernelMeta& kernel, const LaunchPlan& plan, size_t mapIndex,
+                         const std::map<std::string, TensorBinding>& tensors, TensorMapEncoding& out,
+                         std::string& error);
 
 // planLaunch + packArguments + GpuRuntime::launch.
 bool launchFromMetadata(GpuRuntime& runtime, const GpuKernel& gpuKernel, const KernelMeta& kernel,

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "driver/compilation.h"
+#include "ir/bulk.h"
 #include "ir/ir.h"
 
 namespace argus {
@@ -115,6 +116,78 @@ TEST(DriverMetadata, PathReplacesPtxOrCubinExtension) {
   EXPECT_EQ(metadataPathFor("a.b/kernel"), "a.b/kernel.meta.json");
   EXPECT_EQ(metadataPathFor("k.txt"), "k.txt.meta.json");
   EXPECT_EQ(metadataPathFor("dir/.ptx"), "dir/.ptx.meta.json");
+}
+
+// A Hopper-style kernel: bulk copies of A[M, K] (bf16, 128-byte swizzle, twice:
+// one map), of B[K, N] (no swizzle) inside a loop, and of a 2-D view of the
+// 3-D tensor C[2, M, K] (f32, 64-byte swizzle).
+std::unique_ptr<ir::Function> makeBulkKernel() {
+  auto fn = std::make_unique<ir::Function>();
+  fn->name = "tma";
+  fn->numWarps = 4;
+  fn->sizeNames = {"M", "K", "N"};
+  ir::Builder b(*fn, &fn->body);
+  auto tensor = [&](const std::string& name, DType dt, std::vector<ir::DimRef> dims) {
+    std::vector<int64_t> shape;
+    for (const ir::DimRef& d : dims) shape.push_back(d.constant >= 0 ? d.constant : -1);
+    ir::Param p{ir::ParamKind::Tensor, name, dt, std::move(dims), ir::kNoValue, {}};
+    p.value = b.addBlockArg(fn->body, ir::Type::tensor(dt, shape), name);
+    fn->params.push_back(p);
+    return p.value;
+  };
+  ir::ValueId a = tensor("A", DType::BF16, {{-1, 0}, {-1, 1}});
+  ir::ValueId bt = tensor("B", DType::BF16, {{-1, 1}, {-1, 2}});
+  ir::ValueId c = tensor("C", DType::F32, {{2, -1}, {-1, 0}, {-1, 1}});
+  for (const char* size : {"M", "K", "N"}) {
+    ir::Param p{ir::ParamKind::Size, size, DType::I32, {}, ir::kNoValue, {}};
+    p.value = b.addBlockArg(fn->body, ir::Type::scalar(DType::I32), size);
+    fn->params.push_back(p);
+  }
+  ir::ValueId zero = b.constInt(0, DType::I32);
+  auto bulk = [&](ir::ValueId base, std::vector<ir::ValueId> offsets, DType dt, std::vector<int64_t> box,
+                  ir::Swizzle swizzle) {
+    ir::Type sharedType = ir::Type::shared(dt, box);
+    sharedType.swizzle = swizzle;
+    ir::ValueId buffer = b.make(ir::OpKind::AllocShared, {}, sharedType, {});
+    ir::Type dstType = ir::Type::view(ir::MemSpace::Shared, dt, box);
+    dstType.swizzle = swizzle;
+    ir::ValueId dst = b.make(ir::OpKind::View, {buffer, zero, zero}, dstType, {});
+    offsets.insert(offsets.begin(), base);
+    ir::ValueId src = b.make(ir::OpKind::View, offsets, ir::Type::view(ir::MemSpace::Global, dt, box), {});
+    b.create(ir::OpKind::CopyBulk, {dst, src}, {}, {});
+  };
+  const ir::Swizzle sw128{3, 3, 3}, sw64f32{2, 2, 3};
+  bulk(a, {zero, zero}, DType::BF16, {64, 64}, sw128);
+  ir::ValueId lb = b.constInt(0, DType::I32), ub = b.constInt(4, DType::I32), step = b.constInt(1, DType::I32);
+  ir::Op& loop = b.create(ir::OpKind::For, {lb, ub, step}, {}, {});
+  b.addBlockArg(loop.regions[0], ir::Type::scalar(DType::I32), "i");
+  b.setBlock(&loop.regions[0]);
+  bulk(bt, {zero, zero}, DType::BF16, {32, 64}, ir::Swizzle{});
+  bulk(a, {zero, zero}, DType::BF16, {64, 64}, sw128);  // the same map as the first copy
+  b.create(ir::OpKind::Yield, {}, {}, {});
+  b.setBlock(&fn->body);
+  bulk(c, {zero, zero, zero}, DType::F32, {8, 16}, sw64f32);
+  return fn;
+}
+
+TEST(DriverMetadata, TensorMapsFollowTensorMapsOf) {
+  auto fn = makeBulkKernel();
+  ASSERT_EQ(ir::tensorMapsOf(*fn).size(), 3u);
+  json k = metadataOf(std::move(fn))["kernels"][0];
+  EXPECT_EQ(k["tensor_maps"], json::parse(R"J([
+      {"param": "A", "box": [64, 64], "swizzle_bytes": 128},
+      {"param": "B", "box": [32, 64], "swizzle_bytes": 0},
+      {"param": "C", "box": [1, 8, 16], "swizzle_bytes": 64}])J"));
+  // The params stay as they were: the maps are passed after them.
+  ASSERT_EQ(k["params"].size(), 6u);
+  EXPECT_EQ(k["params"][5]["name"], "N");
+}
+
+TEST(DriverMetadata, KernelWithoutBulkCopiesHasNoTensorMaps) {
+  json k = metadataOf(makeKernel())["kernels"][0];
+  ASSERT_TRUE(k.contains("tensor_maps"));
+  EXPECT_TRUE(k["tensor_maps"].is_array());
+  EXPECT_TRUE(k["tensor_maps"].empty());
 }
 
 // End to end through the compiler: the examples' metadata matches their source.

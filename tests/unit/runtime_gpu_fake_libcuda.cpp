@@ -4,7 +4,11 @@
 // device memory is host memory, events read a host clock, and launching runs a
 // host version of the few kernels it knows ("vadd": out = x + y over f32, as
 // examples/vadd.ag; "double_in_place": x *= 2 over f32). Any other kernel does nothing, so its outputs stay
-// poisoned. A module image containing FAKE_JIT_ERROR fails to load.
+// poisoned. A module image containing FAKE_JIT_ERROR fails to load. Its
+// cuTensorMapEncodeTiled records the call and "tma_probe" records the tensor
+// map it receives, for the tests (runtime_gpu_fake_libcuda.h).
+#include "runtime_gpu_fake_libcuda.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +30,12 @@ struct FakeFunction {
 struct FakeEvent {
   double ms = 0;
 };
+
+ArgusFakeTensorMapCall lastTensorMapCall;
+int tensorMapCalls = 0;
+uint64_t lastProbeMap[16] = {};
+uintptr_t lastProbeParamAddress = 0;
+int probeLaunches = 0;
 
 double nowMs() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -92,6 +102,10 @@ Result cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, uns
     auto out = *static_cast<float**>(params[2]);
     int32_t n = *static_cast<int32_t*>(params[3]);
     for (int32_t i = 0; i < n; ++i) out[i] = x[i] + y[i];
+  } else if (name == "tma_probe") {
+    std::memcpy(lastProbeMap, params[2], sizeof lastProbeMap);
+    lastProbeParamAddress = reinterpret_cast<uintptr_t>(params[2]);
+    ++probeLaunches;
   } else if (name == "double_in_place") {
     auto x = *static_cast<float**>(params[0]);
     int32_t n = *static_cast<int32_t*>(params[1]);
@@ -128,6 +142,44 @@ Result cuEventElapsedTime_v2(float* ms, void* start, void* end) {
   return kSuccess;
 }
 Result cuEventDestroy_v2(void* event) { delete static_cast<FakeEvent*>(event); return kSuccess; }
+
+Result cuTensorMapEncodeTiled(void* map, int dataType, unsigned rank, void* globalAddress, const uint64_t* globalDims,
+                               const uint64_t* globalStrides, const unsigned* boxDims, const unsigned* elementStrides,
+                               int interleave, int swizzle, int l2Promotion, int oobFill) {
+  if (std::getenv("ARGUS_FAKE_TMA_FAIL")) return kInvalidValue;
+  if (rank < 1 || rank > 5 || reinterpret_cast<uintptr_t>(map) % 64 != 0) return kInvalidValue;
+  ArgusFakeTensorMapCall call;
+  call.dataType = dataType;
+  call.rank = rank;
+  call.globalAddress = reinterpret_cast<uintptr_t>(globalAddress);
+  for (unsigned d = 0; d < rank; ++d) {
+    call.globalDims[d] = globalDims[d];
+    call.boxDims[d] = boxDims[d];
+    call.elementStrides[d] = elementStrides[d];
+    if (d + 1 < rank) call.globalStrides[d] = globalStrides[d];
+  }
+  call.interleave = interleave;
+  call.swizzle = swizzle;
+  call.l2Promotion = l2Promotion;
+  call.oobFill = oobFill;
+  call.mapAddress = reinterpret_cast<uintptr_t>(map);
+  lastTensorMapCall = call;
+  ++tensorMapCalls;
+  uint64_t words[16] = {kArgusFakeTensorMapMagic, call.globalAddress, static_cast<uint64_t>(tensorMapCalls)};
+  std::memcpy(map, words, sizeof words);
+  return kSuccess;
+}
+
+const ArgusFakeTensorMapCall* argusFakeLastTensorMapCall(int* calls) {
+  *calls = tensorMapCalls;
+  return &lastTensorMapCall;
+}
+
+void argusFakeLastProbe(uint64_t words[16], uintptr_t* paramAddress, int* launches) {
+  std::memcpy(words, lastProbeMap, sizeof lastProbeMap);
+  *paramAddress = lastProbeParamAddress;
+  *launches = probeLaunches;
+}
 
 Result cuGetErrorName(Result result, const char** name) {
   switch (result) {

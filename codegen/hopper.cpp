@@ -1,0 +1,266 @@
+// Hopper (sm_90a) lowering: mbarriers, TMA tile copies (CopyBulk) and wgmma.
+//
+// Every instruction is inline PTX (LLVM 19 has no intrinsics for wgmma, TMA or
+// mbarrier.try_wait; TOOLCHAIN.md). The ops that one thread performs for the
+// block (MbarrierInit, MbarrierExpectTx, CopyBulk) run on thread 0.
+//
+// wgmma operands are K-major shared tiles whose rows are exactly one swizzle
+// span (32, 64 or 128 bytes, buffer swizzle (b, 3, 3) for 16-bit types: the
+// pattern TMA writes). A matrix descriptor names a warpgroup's 64 rows of A, or
+// all N rows of B (dot's trans_b: B stored (N, K)); the K step of 16 elements
+// advances the start address by 32 bytes inside the swizzle atom, as the
+// hardware applies the swizzle to address bits. Buffers that wgmma or TMA use
+// are 1024-byte aligned (kernel.cpp), so the pattern's phase is the address's.
+#include <llvm/IR/InlineAsm.h>
+
+#include "codegen/lowering.h"
+#include "ir/bulk.h"
+
+namespace argus::codegen {
+
+using ir::DType;
+
+namespace {
+
+bool isSm90a(const std::string& arch) { return arch == "sm_90a"; }
+
+}  // namespace
+
+llvm::Value* KernelLowering::inlinePtx(llvm::Type* result, const std::string& text, const std::string& constraints,
+                                       const std::vector<llvm::Value*>& args, bool sideEffects) {
+  std::vector<llvm::Type*> argTypes;
+  for (llvm::Value* v : args) argTypes.push_back(v->getType());
+  auto* fnTy = llvm::FunctionType::get(result, argTypes, false);
+  return b_.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, text, constraints, sideEffects), args);
+}
+
+llvm::Value* KernelLowering::sharedAddress32(llvm::Value* pointer) {
+  return b_.CreateTrunc(b_.CreatePtrToInt(pointer, b_.getInt64Ty()), b_.getInt32Ty());
+}
+
+// The 32-bit shared address of mbarrier `index` of buffer `bars` (u64 each).
+llvm::Value* KernelLowering::mbarrierAddress(ir::ValueId bars, ir::ValueId index) {
+  llvm::Value* i = b_.CreateZExt(values_[index].values[0], b_.getInt64Ty());
+  return sharedAddress32(b_.CreateGEP(b_.getInt64Ty(), values_[bars].base, i));
+}
+
+// Runs `body` on thread 0 only.
+void KernelLowering::onThreadZero(const std::function<void()>& body) {
+  llvm::BasicBlock* then = llvm::BasicBlock::Create(ctx_, "elected", kernel_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "elected.done", kernel_);
+  b_.CreateCondBr(b_.CreateICmpEQ(threadId(), b_.getInt32(0)), then, done);
+  b_.SetInsertPoint(then);
+  body();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+bool KernelLowering::requireSm90a(const ir::Op& op, const char* what) {
+  if (isSm90a(arch_)) return true;
+  return unsupported(op, std::string(what) + " for " + arch_,
+                     std::string(what) + " needs Hopper's sm_90a instructions: compile with --arch=sm_90a");
+}
+
+bool KernelLowering::lowerMbarrier(const ir::Op& op) {
+  if (!requireSm90a(op, op.kind == ir::OpKind::MbarrierWait ? "mbarrier waits" : "mbarriers")) return false;
+  llvm::Value* bar = mbarrierAddress(op.operands[0], op.operands[1]);
+  llvm::Type* voidTy = b_.getVoidTy();
+  switch (op.kind) {
+    case ir::OpKind::MbarrierInit:
+      onThreadZero([&] {
+        inlinePtx(voidTy, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}",
+                  {bar, b_.getInt32(static_cast<uint32_t>(op.attrs.i))}, true);
+        // Makes the initialized barrier visible to the async proxy (TMA) too.
+        inlinePtx(voidTy, "fence.mbarrier_init.release.cluster;", "~{memory}", {}, true);
+      });
+      return true;
+    case ir::OpKind::MbarrierExpectTx:
+      onThreadZero([&] {
+        inlinePtx(voidTy, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}",
+                  {bar, b_.getInt32(static_cast<uint32_t>(op.attrs.i))}, true);
+      });
+      return true;
+    case ir::OpKind::MbarrierArrive:
+      inlinePtx(voidTy, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", {bar}, true);
+      return true;
+    case ir::OpKind::MbarrierWait:
+      inlinePtx(voidTy,
+                "{\n.reg .pred p;\nwait_${:uid}:\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+                "@!p bra wait_${:uid};\n}",
+                "r,r,~{memory}", {bar, values_[op.operands[2]].values[0]}, true);
+      return true;
+    default: return internalError(op.range, "not an mbarrier op");
+  }
+}
+
+bool KernelLowering::lowerCopyBulk(const ir::Op& op) {
+  if (!requireSm90a(op, "copy_bulk (TMA)")) return false;
+  if (op.operands.size() != 4) return internalError(op.range, "copy_bulk without its mbarrier (the pipeline pass did not run)");
+  int map = ir::tensorMapIndex(fn_, tensorMaps_, op);
+  if (map < 0 || static_cast<size_t>(map) >= tensorMapArgs_.size())
+    return internalError(op.range, "copy_bulk reads a tensor map that was not declared");
+  const Lowered& dst = values_[op.operands[0]];
+  const Lowered& src = values_[op.operands[1]];
+  const ir::Type& dstType = fn_.typeOf(op.operands[0]);
+  const int64_t rank = static_cast<int64_t>(src.offsets.size());
+  if (rank < 1 || rank > 5) return unsupported(op, "copy_bulk of a tensor of rank " + std::to_string(rank));
+  // The stage's origin: a whole number of swizzle periods into the buffer (sema and the
+  // pipeline make destinations whole buffers or stages of them), so unswizzled.
+  llvm::Value* origin = viewElementIndex(dst, std::vector<llvm::Value*>(dstType.shape.size(), b_.getInt32(0)));
+  llvm::Value* dstAddr = sharedAddress32(b_.CreateGEP(memType(dstType.dtype), dst.base, origin));
+  llvm::Value* bar = mbarrierAddress(op.operands[2], op.operands[3]);
+  llvm::Value* tmap = b_.CreatePtrToInt(tensorMapArgs_[static_cast<size_t>(map)], b_.getInt64Ty());
+  std::string coords;
+  std::vector<llvm::Value*> args{dstAddr, tmap, bar};
+  std::string constraints = "r,l,r";
+  for (int64_t d = rank; d-- > 0;) {  // innermost first
+    coords += (coords.empty() ? "$" : ", $") + std::to_string(args.size());
+    args.push_back(src.offsets[static_cast<size_t>(d)]);
+    constraints += ",r";
+  }
+  std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
+                     "d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {" + coords + "}], [$2];";
+  onThreadZero([&] { inlinePtx(b_.getVoidTy(), text, constraints + ",~{memory}", args, true); });
+  return true;
+}
+
+// A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format") for a K-major
+// swizzled operand starting at `address` (32-bit shared): start address, leading
+// byte offset (unused by swizzled K-major layouts: 1), stride byte offset (8 rows
+// of one span), and the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B).
+llvm::Value* KernelLowering::wgmmaDescriptor(llvm::Value* address, int swizzleBytes) {
+  const uint64_t mode = swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3;
+  const uint64_t strideBytes = 8 * static_cast<uint64_t>(swizzleBytes);
+  const uint64_t fixed = (uint64_t{1} << 16) | ((strideBytes >> 4) << 32) | (mode << 62);
+  llvm::Value* start = b_.CreateZExt(b_.CreateLShr(b_.CreateAnd(address, b_.getInt32(0x3FFFF)), b_.getInt32(4)),
+                                     b_.getInt64Ty());
+  return b_.CreateOr(start, b_.getInt64(fixed));
+}
+
+// Why this dot's operand `which` cannot feed wgmma ("" when it can): a 16-bit
+// shared view that covers whole rows of a buffer whose row is one swizzle span.
+std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const {
+  const ir::Type& t = fn_.typeOf(op.operands[which]);
+  const char* name = which == 0 ? "a" : "b";
+  const ir::Op* view = fn_.values[op.operands[which]].def;
+  if (t.kind != ir::TypeKind::View || t.space != ir::MemSpace::Shared || !view || view->kind != ir::OpKind::View)
+    return std::string("operand '") + name + "' must be a shared-memory view";
+  const ir::Type& buffer = fn_.typeOf(view->operands[0]);
+  if (t.dtype != DType::BF16 && t.dtype != DType::F16) return std::string("operand '") + name + "' must be bf16 or f16";
+  int bytes = ir::tmaSwizzleBytes(t.swizzle, t.dtype);
+  if (bytes <= 0 || buffer.shape.back() * 2 != bytes || t.shape.back() != buffer.shape.back())
+    return std::string("operand '") + name + "' must be K-major rows of exactly 32, 64 or 128 bytes in a buffer with swizzle (1, 3, 3), (2, 3, 3) or (3, 3, 3) (for 128-byte rows: 64 bf16 elements and swizzle=(3, 3, 3))";
+  *swizzleBytes = bytes;
+  return {};
+}
+
+bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
+  if (!requireSm90a(op, "wgmma")) return false;
+  const ir::Type& aType = fn_.typeOf(op.operands[0]);
+  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  if (!transB)
+    return unsupported(op, "wgmma with B stored (K, N)",
+                       "store B as (N, K) (K contiguous) and call dot(a, b, acc, trans_b=True)");
+  if (accType.dtype != DType::F32) return unsupported(op, "a wgmma accumulator that is not f32");
+  int aSwizzle = 0, bSwizzle = 0;
+  for (auto [which, out] : {std::pair<size_t, int*>{0, &aSwizzle}, {1, &bSwizzle}}) {
+    std::string problem = wgmmaOperandProblem(op, which, out);
+    if (!problem.empty()) return unsupported(op, "this wgmma operand", problem);
+  }
+  if (fn_.typeOf(op.operands[1]).dtype != aType.dtype) return unsupported(op, "wgmma operands of different types");
+  const int64_t n = accType.shape[1], k = aType.shape[1];
+  const size_t numValues = static_cast<size_t>(n / 2);
+  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
+  if (acc.size() != numValues) return internalError(op.range, "wgmma accumulator has the wrong number of values");
+  for (llvm::Value*& x : acc) x = emitCast(accType.dtype, DType::F32, x);
+
+  const Lowered& a = values_[op.operands[0]];
+  const Lowered& b = values_[op.operands[1]];
+  auto originAddress = [&](const Lowered& view, const ir::Type& t) {
+    llvm::Value* origin = viewElementIndex(view, std::vector<llvm::Value*>(t.shape.size(), b_.getInt32(0)));
+    return sharedAddress32(b_.CreateGEP(memType(t.dtype), view.base, origin));
+  };
+  llvm::Value* warpgroup = b_.CreateLShr(threadId(), b_.getInt32(7));
+  llvm::Value* aRows = b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(64 * aSwizzle)));
+  llvm::Value* aBase = b_.CreateAdd(originAddress(a, aType), aRows);
+  llvm::Value* bBase = originAddress(b, fn_.typeOf(op.operands[1]));
+
+  const char* ab = aType.dtype == DType::BF16 ? "bf16" : "f16";
+  std::string regs;
+  std::string constraints;
+  for (size_t i = 0; i < numValues; ++i) {
+    regs += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=f,";
+  }
+  const size_t descA = numValues, descB = numValues + 1, scale = numValues + 2;
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(scale) + ", 0;\n" +
+                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " {" + regs +
+                     "}, $" + std::to_string(descA) + ", $" + std::to_string(descB) + ", p, 1, 1, 0, 0;\n}";
+  constraints += "l,l,r";
+  for (size_t i = 0; i < numValues; ++i) constraints += "," + std::to_string(i);
+  llvm::Type* resultTy = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(numValues, b_.getFloatTy()));
+
+  inlinePtx(b_.getVoidTy(), "wgmma.fence.sync.aligned;", "~{memory}", {}, true);
+  for (int64_t k0 = 0; k0 < k; k0 += 16) {
+    llvm::Value* step = b_.getInt32(static_cast<uint32_t>(k0 * 2));
+    std::vector<llvm::Value*> args{wgmmaDescriptor(b_.CreateAdd(aBase, step), aSwizzle),
+                                   wgmmaDescriptor(b_.CreateAdd(bBase, step), bSwizzle), b_.getInt32(1)};
+    args.insert(args.end(), acc.begin(), acc.end());
+    llvm::Value* d = inlinePtx(resultTy, text, constraints, args, true);
+    for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});
+  }
+  inlinePtx(b_.getVoidTy(), "wgmma.commit_group.sync.aligned;", "~{memory}", {}, true);
+  // A dot the pipeline gave a stage of slack leaves its group in flight; the loop's
+  // end waits for it (lowerFor).
+  acc = wgmmaWait((op.attrs.i & ir::kDotWgmmaInFlight) ? 1 : 0, acc);
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  for (llvm::Value* x : acc) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
+  return true;
+}
+
+// wgmma.wait_group `pending`, naming the accumulators as read and written so that
+// nothing reads them before their group retires.
+std::vector<llvm::Value*> KernelLowering::wgmmaWait(int pending, const std::vector<llvm::Value*>& acc) {
+  std::string constraints;
+  for (size_t i = 0; i < acc.size(); ++i) constraints += std::string(i ? "," : "") + "=f";
+  for (size_t i = 0; i < acc.size(); ++i) constraints += "," + std::to_string(i);
+  std::vector<llvm::Type*> types(acc.size(), b_.getFloatTy());
+  llvm::Value* waited = inlinePtx(llvm::StructType::get(ctx_, types),
+                                  "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+                                  constraints + ",~{memory}", acc, true);
+  std::vector<llvm::Value*> out;
+  for (size_t i = 0; i < acc.size(); ++i) out.push_back(b_.CreateExtractValue(waited, {static_cast<unsigned>(i)}));
+  return out;
+}
+
+// After a loop whose wgmma dot leaves its group in flight: wait for it before
+// anything reads the accumulator the loop returns.
+void KernelLowering::retireInFlightWgmma(const ir::Op& loop) {
+  const ir::Block& body = loop.regions[0];
+  const ir::Op* yield = body.ops.empty() ? nullptr : body.ops.back().get();
+  if (!yield || yield->kind != ir::OpKind::Yield) return;
+  for (const auto& op : body.ops) {
+    if (op->kind != ir::OpKind::Dot || !(op->attrs.i & ir::kDotWgmmaInFlight)) continue;
+    for (size_t i = 0; i < yield->operands.size() && i < loop.results.size(); ++i) {
+      if (yield->operands[i] != op->results[0]) continue;
+      Lowered& result = values_[loop.results[i]];
+      result.values = wgmmaWait(0, result.values);
+      // ptxas serializes every wgmma of the loop (C7514) when any instruction sits between the
+      // loop's exit and this wait; LLVM sinks the epilogue's address arithmetic to the top of
+      // the exit block, so the code after the wait goes to a block of its own, behind a branch
+      // on an opaque value that LLVM cannot fold (its other side is never taken).
+      llvm::Value* zero = inlinePtx(b_.getInt32Ty(), "mov.u32 $0, 0;", "=r", {}, true);
+      llvm::BasicBlock* retired = llvm::BasicBlock::Create(ctx_, "wgmma.retired", kernel_);
+      llvm::BasicBlock* never = llvm::BasicBlock::Create(ctx_, "wgmma.never", kernel_);
+      b_.CreateCondBr(b_.CreateICmpEQ(zero, b_.getInt32(0)), retired, never);
+      b_.SetInsertPoint(never);
+      b_.CreateRetVoid();
+      b_.SetInsertPoint(retired);
+    }
+  }
+}
+
+}  // namespace argus::codegen

@@ -1,0 +1,102 @@
+// The Hopper (sm_90a) surface of the language:
+//   copy_bulk(dst, src)              a TMA copy (cp.async.bulk.tensor) of a global view into a
+//                                    whole shared buffer; only as a leading copy of a pipelined
+//                                    loop, whose policy gives it mbarriers (ir/pipeline.h)
+//   layout=wgmma(warpgroups=W)       the accumulator of wgmma.mma_async m64nNk16
+#include <algorithm>
+
+#include "frontend/sema_internal.h"
+#include "ir/bulk.h"
+
+namespace argus::sema::detail {
+
+Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
+  Val dst = asView(eval(*a[0]->value), a[0]->value->range, "copy_bulk", "dst");
+  Val src = asView(eval(*a[1]->value), a[1]->value->range, "copy_bulk", "src");
+  if (dst.isError() || src.isError()) return Val::error();
+  const ir::Type dt = fn_->values[dst.id].type, st = fn_->values[src.id].type;
+  if (dt.space != ir::MemSpace::Shared) {
+    report(DiagId::CopyAsyncSpaces, a[0]->value->range, {"dst is " + describe(dst) + "; use copy() to write global memory"});
+    return Val::error();
+  }
+  if (st.space != ir::MemSpace::Global) {
+    report(DiagId::CopyAsyncSpaces, a[1]->value->range, {"src is " + describe(src) + "; use copy() between shared buffers"});
+    return Val::error();
+  }
+  if (dt.shape != st.shape) {
+    report(DiagId::StoreShapeMismatch, a[1]->value->range, {"copy_bulk", describe(src), shapeText(dt.shape)});
+    return Val::error();
+  }
+  if (dt.dtype != st.dtype) {
+    report(DiagId::BadArgument, a[1]->value->range,
+           {"src", "copy_bulk", "a view of " + std::string(ir::dtypeName(dt.dtype)) + " like the destination", describe(src)});
+    return Val::error();
+  }
+  const int64_t bytes = std::max(1, ir::dtypeBits(st.dtype) / 8);
+  const int64_t rowBytes = (st.shape.empty() ? 1 : st.shape.back()) * bytes;
+  const ir::Swizzle& sw = dt.swizzle;
+  const int swizzleBytes = ir::tmaSwizzleBytes(sw, dt.dtype);
+  std::string problem;
+  if (st.shape.empty() || st.shape.size() > 5)
+    problem = "TMA copies views of rank 1 to 5, but this one has rank " + std::to_string(st.shape.size());
+  else if (std::any_of(st.shape.begin(), st.shape.end(), [](int64_t e) { return e > 256; }))
+    problem = "TMA boxes are at most 256 elements along each axis, but the view is " + shapeText(st.shape);
+  else if (rowBytes % 16 != 0)
+    problem = "a row of the view is " + std::to_string(rowBytes) + " bytes, and TMA moves rows of a multiple of 16 bytes";
+  else if (swizzleBytes < 0)
+    problem = "the destination's swizzle=(" + std::to_string(sw.bits) + ", " + std::to_string(sw.base) + ", " +
+              std::to_string(sw.shift) + ") is not one of TMA's patterns; for " + ir::dtypeName(dt.dtype) +
+              " they are (B, " + std::to_string(ir::dtypeBits(dt.dtype) == 16 ? 3 : 4 - (ir::dtypeBits(dt.dtype) / 16)) +
+              ", 3) with B = 1, 2, 3 (32-, 64- and 128-byte rows)";
+  else if (swizzleBytes > 0 && rowBytes != swizzleBytes)
+    problem = "a row of the view is " + std::to_string(rowBytes) + " bytes, but the destination's swizzle is TMA's " +
+              std::to_string(swizzleBytes) + "-byte pattern, which needs rows of exactly " + std::to_string(swizzleBytes) +
+              " bytes";
+  if (!problem.empty()) {
+    report(DiagId::CopyBulkShape, a[1]->value->range, {problem});
+    return Val::error();
+  }
+  if (pipelinedDepth_ == 0) {
+    report(DiagId::CopyBulkOutsidePipeline, call.range, {});
+    return Val::error();
+  }
+  b().create(ir::OpKind::CopyBulk, {dst.id, src.id}, {}, call.range);
+  return Val::none();
+}
+
+// wgmma(warpgroups=W): the tile is (64 * W, N), N a multiple of 8 up to 256, and
+// the kernel has exactly 4 * W warps.
+std::optional<ir::Layout> Analyzer::wgmmaLayoutArg(const ast::CallExpr& call, const std::vector<int64_t>& shape) {
+  const ast::Expr* groupsExpr = nullptr;
+  for (const ast::Argument& a : call.args) {
+    if (!a.value) return std::nullopt;
+    if (a.keyword && *a.keyword == "warpgroups" && !groupsExpr) {
+      groupsExpr = a.value.get();
+    } else {
+      report(DiagId::BadLayoutArgument, a.range, {"wgmma(warpgroups=W), with only that keyword argument"});
+      return std::nullopt;
+    }
+  }
+  if (!groupsExpr) {
+    report(DiagId::BadLayoutArgument, call.range, {"wgmma(warpgroups=W): W compile-time warpgroups of 4 warps"});
+    return std::nullopt;
+  }
+  std::optional<int64_t> groups = constIntArg(*groupsExpr, "wgmma", "warpgroups");
+  if (!groups) return std::nullopt;
+  if (*groups < 1 || 4 * *groups != fn_->numWarps) {
+    report(DiagId::WgmmaLayout, groupsExpr->range,
+           {"wgmma(warpgroups=" + std::to_string(*groups) + ") needs " + std::to_string(4 * *groups) +
+            " warps, but the kernel has warps=" + std::to_string(fn_->numWarps) + "; a warpgroup is 4 warps"});
+    return std::nullopt;
+  }
+  if (shape.size() != 2 || shape[0] != 64 * *groups || shape[1] % 8 != 0 || shape[1] > 256) {
+    report(DiagId::WgmmaLayout, call.range,
+           {"a tile of shape " + shapeText(shape) + " cannot take wgmma(warpgroups=" + std::to_string(*groups) +
+            "): each warpgroup computes 64 rows, so the rows must be " + std::to_string(64 * *groups) +
+            ", and the columns a multiple of 8 up to 256"});
+    return std::nullopt;
+  }
+  return ir::Layout::wgmmaAccumulator(shape[0], shape[1], *groups);
+}
+
+}  // namespace argus::sema::detail

@@ -1,0 +1,45 @@
+// Tensor maps (TMA descriptors) of a kernel: one contract for codegen, the
+// launch metadata and the runtimes (C++ and Python) that build them.
+//
+// Every CopyBulk reads a global view of a tensor parameter. Each distinct
+// (tensor parameter, box, swizzle) gets one tensor map, in the order of the
+// first CopyBulk that needs it (program order, regions depth first). ABI: after
+// the i32 size parameters, each map is one 128-byte, 64-byte aligned
+// `__grid_constant__` kernel parameter holding the CUtensorMap that
+// cuTensorMapEncodeTiled builds for the tensor's global address, extents and
+// row-major strides, with this box, element strides 1, no interleave, the
+// swizzle below, and zero fill out of bounds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace argus::ir {
+
+struct TensorMapUse {
+  size_t param = 0;          // index into Function::params (a Tensor)
+  std::vector<int64_t> box;  // box extents, outermost first, one per tensor dimension
+                             // (1 for the leading dimensions a lower-rank view does not span)
+  int swizzleBytes = 0;      // 0 (none), 32, 64 or 128
+  bool operator==(const TensorMapUse&) const = default;
+};
+
+std::vector<TensorMapUse> tensorMapsOf(const Function& fn);
+
+// The tensor map a CopyBulk op reads through (an index into `maps`), or -1.
+int tensorMapIndex(const Function& fn, const std::vector<TensorMapUse>& maps, const Op& copy);
+
+// What a CopyBulk needs from its tensor map; nullopt-like -1 swizzle when TMA
+// has no pattern equal to the buffer's. TMA's 32/64/128-byte swizzles XOR the
+// 16-byte chunk index (byte address bits 4..) with bits 7.. of the address, so
+// on element offsets they are Swizzle<b, 4 - log2(bytes), 3> with b = 1, 2, 3.
+int tmaSwizzleBytes(const Swizzle& swizzle, DType dtype);
+
+// The TensorMapUse of one CopyBulk (param = params.size() when its source is
+// not a view of a tensor parameter).
+TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy);
+
+}  // namespace argus::ir
