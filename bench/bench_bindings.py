@@ -10,6 +10,11 @@ transposed_b=True) takes W (N, K) instead of B, named W or B. A kernel that
 copies an operand with TMA (a "tensor_maps" entry) needs that operand's rows to
 be a multiple of 16 bytes (K a multiple of 8 for bf16): other K are n/a.
 
+MoE grouped GEMM: the tensors named X, W, block_expert (or expert_ids) and Y, else
+the first four in order: X (T_pad, K) and W (E, N, K) bf16, block_expert (T_pad / BM,)
+i32, Y (T_pad, N). The build's BM constant is the padding the layout must use, so a
+case padded to another BM is n/a for it; TMA operands need K a multiple of 8 as above.
+
 Attention: the tensors named q, k, v and o (or out / y), else the first four in
 order; rank 4 means (B, H, S, D), rank 3 (B*H, S, D), rank 2 (B*H*S, D). Further
 tensors (a log-sum-exp output, say) are allocated as scratch when their extents
@@ -208,3 +213,64 @@ class AttentionBinding:
                 f"scale {'(log2) ' if self.scale_log2 else ''}{self.scale_param.name if self.scale_param else 'none'}; "
                 f"grid {', '.join(self.spec.grid_text)}; {self.spec.threads} threads; "
                 f"{self.spec.static_shared_bytes} B shared")
+
+
+class MoeBinding:
+    """Y[rows of block b] = X[rows of block b] @ W[block_expert[b]]^T (moe_gemm)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        tensors = [p for p in spec.user_params if p.kind == "tensor"]
+        x, w, y = (_by_name(tensors, {n}) for n in ("x", "w", "y"))
+        experts = _by_name(tensors, {"block_expert", "expert_ids", "block_experts"})
+        if not (x and w and y and experts):
+            if len(tensors) < 4:
+                raise MetadataMismatch(f"{spec.name} has {len(tensors)} tensor parameters; a grouped GEMM needs "
+                                       f"X, W, block_expert, Y")
+            x, w, experts, y = tensors[:4]
+        for p, rank in ((x, 2), (w, 3), (experts, 1), (y, 2)):
+            if len(p.dims) != rank:
+                raise MetadataMismatch(f"{spec.name}: tensor '{p.name}' has rank {len(p.dims)}, expected {rank}")
+        for p in tensors:
+            if p not in (x, w, experts, y):
+                raise MetadataMismatch(f"{spec.name}: unexpected extra tensor '{p.name}'")
+        for p in spec.user_params:
+            if p.kind == "scalar":
+                raise MetadataMismatch(f"{spec.name}: do not know what to pass for scalar '{p.name}'")
+        if experts.dtype != "i32":
+            raise MetadataMismatch(f"{spec.name}: '{experts.name}' is {experts.dtype}, expected i32 expert ids")
+        if x.dtype != w.dtype:
+            raise MetadataMismatch(f"{spec.name}: X is {x.dtype} but {w.name} is {w.dtype}")
+        consts = {key.upper(): value for key, value in spec.constants.items()}
+        if "BM" not in consts:
+            raise MetadataMismatch(f"{spec.name}: no BM constant, the rows of a block (the layout's padding)")
+        self.block_rows = int(consts["BM"])
+        self.x, self.w, self.experts, self.y = x, w, experts, y
+        self.in_dtype, self.out_dtype = x.dtype, y.dtype
+        self.tma_params = {m.param for m in getattr(spec, "tensor_maps", [])}
+
+    def check_shape(self, experts, topk, tokens, n, k, block_rows, padding_blocks=0):
+        """Raises Unsupported when the case is padded to another BM, an extent is a
+        different constant, or TMA cannot describe an operand (rows not 16-byte multiples)."""
+        if block_rows != self.block_rows:
+            raise Unsupported(f"{self.spec.name} was compiled for BM={self.block_rows}, the case is padded to "
+                              f"BM={block_rows}")
+        for p, shape in ((self.x, (None, k)), (self.w, (experts, n, k)), (self.y, (None, n))):
+            for axis, (d, extent) in enumerate(zip(p.dims, shape)):
+                if "const" in d and extent is not None and int(d["const"]) != extent:
+                    raise Unsupported(f"{self.spec.name} was compiled for {p.name}.shape[{axis}] = {d['const']}")
+            row_bytes = shape[-1] * ELEMENT_BYTES.get(p.dtype, 1)
+            if p.name in self.tma_params and row_bytes % TMA_ROW_ALIGNMENT:
+                raise Unsupported(f"{self.spec.name} copies {p.name} with TMA, which needs rows that are a multiple "
+                                  f"of {TMA_ROW_ALIGNMENT} bytes; a row of {shape[-1]} {p.dtype} is {row_bytes}")
+
+    def args(self, x, w, block_expert, y):
+        by_name = {self.x.name: x, self.w.name: w, self.experts.name: block_expert, self.y.name: y}
+        return [by_name[p.name] for p in self.spec.user_params]
+
+    def describe(self):
+        tma = f"; TMA for {', '.join(sorted(self.tma_params))}" if self.tma_params else ""
+        return (f"{self.spec.signature()}: X={self.x.name}{_dims_text(self.x)} W={self.w.name}{_dims_text(self.w)} "
+                f"block_expert={self.experts.name}{_dims_text(self.experts)} Y={self.y.name}{_dims_text(self.y)} "
+                f"{self.out_dtype}; BM={self.block_rows}{tma}; grid {', '.join(self.spec.grid_text)}; "
+                f"{self.spec.threads} threads; {self.spec.static_shared_bytes} B shared")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Argus against its peers on the GPU, side by side in one run.
 
-    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|gemm_nt|attention]
+    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|gemm_nt|moe|attention]
     python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR --dry-run     # no GPU, no torch needed
 
 Workloads (DESIGN.md section 10):
@@ -13,6 +13,17 @@ Workloads (DESIGN.md section 10):
     the strided view W.t() as B). Same data for all three; K must be a multiple of 8 for TMA
     (16-byte rows), so the ragged sizes have M, N off the tiles and K = 8 mod 64, and one
     K = 300 size shows the n/a;
+  - "moe", the bf16 grouped GEMM of a mixture-of-experts layer: tokens routed to their top-k
+    experts (random, fixed seed), the token-expert pairs sorted by expert and each expert's
+    rows padded to a multiple of BM (vLLM's moe_align_block_size layout: X (T_pad, K),
+    block_expert (T_pad / BM,) i32, -1 for a padding block), Y (T_pad, N) = the rows of each
+    block times W[block_expert]^T, W (E, N, K). The preparation is done once per size, outside
+    timing, for everyone. Argus `moe_gemm` (DIR/moe_gemm.ptx, BM=64, one warpgroup; and
+    DIR/moe_gemm_bm128.ptx, BM=128, two warpgroups: each case runs on the build whose BM is
+    the case's), a per-expert torch loop over the unpadded segments (torch.matmul per expert
+    with out= into Y), and a fused-MoE style Triton kernel (bench/triton_moe.py, autotuned,
+    BLOCK_M = the padding BM). Only the rows of real token-expert pairs are checked (padding
+    rows are don't-care); FLOPs = 2 * pairs * N * K. Sizes: MOE_MODELS below;
   - bf16 attention forward (B, H, S, D), non-causal and causal: Argus `attention`
     (DIR/attention.ptx; builds with other -D constants, a causal one or another head size, may
     sit beside it as DIR/attention_*.ptx: each case runs on the first that accepts it), SDPA with the
@@ -47,18 +58,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, Unsupported  # noqa: E402
+from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, MoeBinding, Unsupported  # noqa: E402
 
 # ----------------------------------------------------------------------------- the plan
 
 GEMM_IMPLS = ["argus", "cublas", "triton"]
 ATTN_IMPLS = ["argus", "flash", "cudnn"]
+MOE_IMPLS = ["argus", "torch_loop", "triton"]
 LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
-          "triton": "Triton (autotuned)", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
-WORKLOADS = ["gemm", "gemm_nt", "attention"]
+          "triton": "Triton (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
+WORKLOADS = ["gemm", "gemm_nt", "moe", "attention"]
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
-          "attention": "bf16 attention forward"}
+          "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward"}
 ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_wgmma.ptx", "gemm_wgmma")],
+               "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_bm128.ptx", "moe_gemm")],
                "attention": [("attention.ptx", "attention")]}
 
 
@@ -68,7 +81,7 @@ def is_gemm(workload):
 
 
 def impls_for(workload):
-    return GEMM_IMPLS if is_gemm(workload) else ATTN_IMPLS
+    return GEMM_IMPLS if is_gemm(workload) else MOE_IMPLS if workload == "moe" else ATTN_IMPLS
 
 
 def gemm_sizes(quick):
@@ -88,7 +101,70 @@ def gemm_nt_sizes(quick):
 
 
 def sizes_of(workload, quick):
-    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "attention": attention_sizes}[workload](quick)
+    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "moe": moe_sizes, "attention": attention_sizes}[workload](quick)
+
+
+# MoE layers the timed cases take their shapes from (E experts, top-k, N and K of the
+# expert GEMM, Y = X @ W^T with W (N, K)): Mixtral 8x7B's w1 (hidden 4096 -> 14336), and
+# DeepSeek-V2-Lite's fused gate+up projection (64 routed experts, top-6, hidden 2048 ->
+# 2 * 1408). Tokens: 64 (decode-like: a few rows per expert, BM = 64) and 8192
+# (prefill-like: hundreds to thousands of rows per expert, BM = 128).
+MOE_MODELS = {"mixtral": (8, 2, 14336, 4096), "deepseek": (64, 6, 2816, 2048)}
+MOE_ROUTING_SEED = 20260
+
+
+def moe_sizes(quick):
+    """(E, topk, tokens, N, K, BM, padding blocks) tuples: (checked-only, timed). The ragged
+    ones have N off every tile, K a multiple of 8 but not of 64 (TMA: 16-byte rows), experts
+    without rows, and a trailing padding block (block_expert -1); K = 300 shows the n/a."""
+    ragged = [(8, 2, 37, 1003, 520, 64, 1), (64, 6, 5, 300, 136, 64, 1), (8, 2, 300, 257, 72, 128, 1),
+              (8, 2, 20, 100, 300, 64, 0)]
+    timed = []
+    for model in ("mixtral", "deepseek"):
+        e, k, n, hidden = MOE_MODELS[model]
+        for tokens, bm in ((64, 64), (2048, 128)) if quick else ((64, 64), (8192, 128)):
+            timed.append((e, k, tokens, n, hidden, bm, 0))
+    if quick:
+        timed = [timed[0], timed[3]]
+    return ragged, timed
+
+
+class MoeLayout:
+    """The sorted, padded layout of one MoE case (pure Python, no torch): every token's
+    top-k experts drawn at random with a fixed seed; the token-expert pairs grouped by
+    expert, each expert's rows padded to a multiple of BM; then the padding blocks.
+    segments: (expert, first row, rows) of each expert that has rows; block_expert: the
+    expert of each block of BM rows (-1: padding); t_pad: rows of X and Y."""
+
+    def __init__(self, size):
+        import random
+        experts, topk, tokens, _, _, bm, padding_blocks = size
+        rng = random.Random(MOE_ROUTING_SEED + experts * 1000003 + tokens)
+        counts = [0] * experts
+        for _ in range(tokens):
+            for e in rng.sample(range(experts), topk):
+                counts[e] += 1
+        self.counts = counts
+        self.pairs = sum(counts)
+        self.segments, self.block_expert, row = [], [], 0
+        for e, rows in enumerate(counts):
+            if rows:
+                self.segments.append((e, row, rows))
+                blocks = -(-rows // bm)
+                self.block_expert += [e] * blocks
+                row += blocks * bm
+        self.block_expert += [-1] * padding_blocks
+        self.t_pad = len(self.block_expert) * bm
+
+
+_MOE_LAYOUTS = {}
+
+
+def moe_layout(size):
+    size = tuple(size)
+    if size not in _MOE_LAYOUTS:
+        _MOE_LAYOUTS[size] = MoeLayout(size)
+    return _MOE_LAYOUTS[size]
 
 
 def attention_sizes(quick):
@@ -109,13 +185,24 @@ def attention_flops(size):
     return 4.0 * b * h * s * s * d / (2 if causal else 1)
 
 
+def moe_flops(size):
+    """2 * (real token-expert pairs) * N * K: padding rows do not count."""
+    experts, topk, tokens, n, k = size[:5]
+    return 2.0 * tokens * topk * n * k
+
+
 def flops_of(workload, size):
+    if workload == "moe":
+        return moe_flops(size)
     return gemm_flops(size) if is_gemm(workload) else attention_flops(size)
 
 
 def size_text(workload, size):
     if is_gemm(workload):
         return "M={} N={} K={}".format(*size)
+    if workload == "moe":
+        e, topk, tokens, n, k, bm, padding = size
+        return f"E={e} top{topk} tokens={tokens} N={n} K={k} BM={bm}" + (f" +{padding} pad" if padding else "")
     return "B={} H={} S={} D={}{}".format(*size[:4], " causal" if size[4] else "")
 
 
@@ -140,8 +227,12 @@ def load_specs(ptx_dir, workload):
         specs = {s.name: s for s in read_metadata(path)}
         if kernel not in specs:
             raise MetadataMismatch(f"{path}: no kernel '{kernel}' in its metadata (kernels: {', '.join(specs)})")
-        binding = GemmBinding(specs[kernel], transposed_b=workload == "gemm_nt") if is_gemm(workload) \
-            else AttentionBinding(specs[kernel])
+        if is_gemm(workload):
+            binding = GemmBinding(specs[kernel], transposed_b=workload == "gemm_nt")
+        elif workload == "moe":
+            binding = MoeBinding(specs[kernel])
+        else:
+            binding = AttentionBinding(specs[kernel])
         out.append((path, binding, "built"))
     return out
 
@@ -226,16 +317,31 @@ def timed_table(records, workload, impls):
     for r in records:
         if r["workload"] == workload and r["phase"] == "timed" and r["size_text"] not in sizes:
             sizes.append(r["size_text"])
-    head = "| size | " + " | ".join(LABELS[i] + " TFLOP/s (ms)" for i in impls) + " |"
-    lines = [head, "|" + "---|" * (len(impls) + 1)]
+    speedup = workload == "moe" and "argus" in impls and len(impls) > 1
+    head = "| size | " + " | ".join(LABELS[i] + " TFLOP/s (ms)" for i in impls) + \
+        (" | Argus / best peer" if speedup else "") + " |"
+    lines = [head, "|" + "---|" * (len(impls) + 1 + speedup)]
     for s in sizes:
         row = []
         for impl in impls:
             rec = next((r for r in records if r["workload"] == workload and r["phase"] == "timed"
                         and r["size_text"] == s and r["impl"] == impl), None)
             row.append(cell(rec))
+        if speedup:
+            row.append(speedup_cell(records, workload, s, impls))
         lines.append(f"| {s} | " + " | ".join(row) + " |")
     return lines
+
+
+def speedup_cell(records, workload, size, impls):
+    """Argus's time against the fastest peer that passed, as 'x1.23 (peer)'."""
+    ms = {r["impl"]: r["ms"] for r in records if r["workload"] == workload and r["phase"] == "timed"
+          and r["size_text"] == size and r["status"] == "ok" and r.get("ms")}
+    peers = [(ms[i], i) for i in impls if i != "argus" and i in ms]
+    if "argus" not in ms or not peers:
+        return "-"
+    best_ms, best = min(peers)
+    return f"x{best_ms / ms['argus']:.2f} ({LABELS[best]})"
 
 
 def check_table(records):
@@ -271,7 +377,9 @@ def markdown(doc):
              "(GEMM) or float32 (attention, bf16 inputs upcast). Only implementations whose every check passed are "
              "timed: one launch per input set (4 fresh sets) captured in a CUDA graph, warm-up, then the median of "
              f"{doc['replays']} graph replays timed with CUDA events, per launch; the outputs are re-checked after "
-             "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal.", ""]
+             "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal; MoE FLOPs = 2 * "
+             "(token-expert pairs) * N * K, padding rows not counted, routing and padding prepared outside timing.",
+             ""]
     for workload in WORKLOADS:
         if not any(r["workload"] == workload for r in records):
             continue
@@ -352,7 +460,7 @@ def dry_run(args, workloads):
                             binding.check_shape(*s)
                         except Unsupported as e:
                             print(f"    {size_text(workload, s)}: n/a ({e})")
-            if workload == "attention":
+            if workload in ("attention", "moe"):  # each case runs on the first build that accepts it
                 bindings = [b for _, b, _ in load_specs(args.ptx_dir, workload) if b]
                 for s in ragged + timed if bindings else []:
                     reasons = []
@@ -369,8 +477,9 @@ def dry_run(args, workloads):
             problems += 1
         peers = impls_for(workload)[1:]
         print(f"  peers: {', '.join(LABELS[p] for p in peers)}")
-    with open(os.path.join(ROOT, "bench", "triton_gemm.py")) as f:
-        ast.parse(f.read(), "triton_gemm.py")
+    for peer in ("triton_gemm.py", "triton_moe.py"):
+        with open(os.path.join(ROOT, "bench", peer)) as f:
+            ast.parse(f.read(), peer)
     print("dry run: " + ("ok" if not problems else f"{problems} problem(s)"))
     return 0 if not problems else 1
 
@@ -378,7 +487,7 @@ def dry_run(args, workloads):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ptx-dir", required=True,
-                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, attention.ptx and their .meta.json")
+                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, moe_gemm*.ptx, attention.ptx and their .meta.json")
     ap.add_argument("--out-dir", required=True, help="where bench_gpu.json, .md and .png go")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (a smoke run)")
     ap.add_argument("--dry-run", action="store_true", help="check arguments and metadata only; no GPU needed")

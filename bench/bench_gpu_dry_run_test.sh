@@ -9,7 +9,7 @@ argusc=$1 python=$2 scratch=$3
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rm -rf "$scratch" && mkdir -p "$scratch/ptx" "$scratch/bad" "$scratch/out"
 fail=0
-for name_arch in gemm_tc:sm_90 gemm_wgmma:sm_90a attention:sm_90; do
+for name_arch in gemm_tc:sm_90 gemm_wgmma:sm_90a moe_gemm:sm_90a attention:sm_90; do
   name=${name_arch%%:*} arch=${name_arch#*:}
   src="$root/examples/$name.ag"
   [ -f "$src" ] || continue
@@ -22,6 +22,18 @@ if [ -f "$scratch/ptx/gemm_wgmma.ptx" ]; then
   rc=$?; [ $rc -eq 0 ] || { echo "gemm_nt dry run exited $rc, expected 0: $out"; fail=1; }
   echo "$out" | grep -q "W=W(N, K)" || { echo "gemm_wgmma not bound as A @ W^T in: $out"; fail=1; }
   echo "$out" | grep -q "M=129 N=257 K=300: n/a" || { echo "no K=300 n/a row in: $out"; fail=1; }
+fi
+# moe_gemm (BM=64) and its two-warpgroup build (BM=128) are the moe workload's kernels: each
+# case binds to the build of its padding; K = 300 is n/a (TMA) on both.
+if [ -f "$scratch/ptx/moe_gemm.ptx" ]; then
+  "$argusc" --emit=ptx --arch=sm_90a "$root/examples/moe_gemm.ag" -D BM=128 -D BN=256 -D WG=2 \
+    -o "$scratch/ptx/moe_gemm_bm128.ptx" || { echo "argusc failed on moe_gemm.ag -D BM=128"; fail=1; }
+  out=$("$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run --only moe)
+  rc=$?; [ $rc -eq 0 ] || { echo "moe dry run exited $rc, expected 0: $out"; fail=1; }
+  echo "$out" | grep -q "moe_gemm.ptx: built: .*W=W(E, N, K).*BM=64" || { echo "moe_gemm not bound in: $out"; fail=1; }
+  echo "$out" | grep -q "moe_gemm_bm128.ptx: built: .*BM=128" || { echo "moe_gemm_bm128 not bound in: $out"; fail=1; }
+  echo "$out" | grep -q "K=300 BM=64: n/a" || { echo "no K=300 n/a row in: $out"; fail=1; }
+  if echo "$out" | grep -v "K=300" | grep -q ": n/a"; then echo "an unexpected n/a moe case in: $out"; fail=1; fi
 fi
 "$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run
 rc=$?; [ $rc -eq 0 ] || { echo "dry run on the compiled examples exited $rc, expected 0"; fail=1; }

@@ -1,6 +1,6 @@
 """The GPU side of bench_gpu.py: one worker process per group ("argus:gemm",
-"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:attention",
-"peers:attention"). Checks every implementation
+"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:moe", "peers:moe",
+"argus:attention", "peers:attention"). Checks every implementation
 of the group first, then times those whose checks all passed; returns plain
 records (see bench_gpu.py for the method)."""
 
@@ -19,7 +19,7 @@ SETS = 4      # input sets rotated through while timing
 def thresholds(workload, out_dtype):
     """Relative-error bounds (METHOD.md): fp32 accumulation of exact bf16 products is far
     under 1e-4; rounding the output to bf16 alone gives ~1e-3; attention also rounds P."""
-    if plan.is_gemm(workload):
+    if plan.is_gemm(workload) or workload == "moe":
         return 1e-4 if out_dtype == "f32" else 8e-3
     return 1e-2
 
@@ -27,7 +27,10 @@ def thresholds(workload, out_dtype):
 class Problem:
     """One fresh random input set, with its reference computed on first use. GEMM:
     a (M, K) and b (K, N); for gemm_nt, w (N, K) is the data and b = w.t() its
-    strided (K, N) view, so that C = a @ b is the same product for every peer."""
+    strided (K, N) view, so that C = a @ b is the same product for every peer. MoE:
+    x (T_pad, K), w (E, N, K), block_expert (T_pad / BM,) i32 in the layout of
+    plan.moe_layout (the same routing for every input set of a size); only the rows of
+    real token-expert pairs (`rows`) are checked."""
 
     def __init__(self, torch, workload, size, gen):
         self.torch, self.workload, self.size = torch, workload, size
@@ -43,6 +46,15 @@ class Problem:
             self.w = torch.randn(n, k, device="cuda", dtype=bf16, generator=gen)
             self.b = self.w.t()
             self.out_shape = (m, n)
+        elif workload == "moe":
+            experts, _, _, n, k, _, _ = size
+            self.layout = layout = plan.moe_layout(size)
+            self.x = torch.randn(layout.t_pad, k, device="cuda", dtype=bf16, generator=gen)
+            self.w = torch.randn(experts, n, k, device="cuda", dtype=bf16, generator=gen)
+            self.block_expert = torch.tensor(layout.block_expert, device="cuda", dtype=torch.int32)
+            self.rows = torch.tensor([first + i for _, first, count in layout.segments for i in range(count)],
+                                     device="cuda", dtype=torch.int64)
+            self.out_shape = (layout.t_pad, n)
         else:
             b, h, s, d, _ = size
             self.q, self.k, self.v = (torch.randn(b, h, s, d, device="cuda", dtype=bf16, generator=gen)
@@ -54,6 +66,11 @@ class Problem:
         if self._ref is not None:
             return self._ref
         t = self.torch
+        if self.workload == "moe":  # float64, one expert at a time, the real rows only
+            parts = [self.x[first:first + count].double() @ self.w[e].double().t()
+                     for e, first, count in self.layout.segments]
+            self._ref = t.cat(parts)
+            return self._ref
         if plan.is_gemm(self.workload):
             self._ref = self.a.double() @ self.b.double()
             return self._ref
@@ -70,6 +87,11 @@ class Problem:
             del sc
         self._ref = out.view(b, h, s, d)
         return self._ref
+
+    def checked(self, out):
+        """The part of an output the reference describes: for MoE the rows of real
+        token-expert pairs (padding rows are don't-care); else all of it."""
+        return out.index_select(0, self.rows) if self.workload == "moe" else out
 
 
 def relative_error(torch, out, ref):
@@ -175,6 +197,80 @@ class ArgusAttention(Impl):
         return out
 
 
+class ArgusMoe(Impl):
+    """moe_gemm; each case runs on the build whose BM is the case's padding."""
+    name = "argus"
+
+    def __init__(self, torch, argus, specs):
+        self.torch, self.kernels, notes = torch, [], []
+        for path, binding, status in specs:
+            if binding is None:
+                continue
+            try:
+                fn = argus.load(path)[binding.spec.name]
+                self.kernels.append((binding, fn))
+                notes.append(f"{os.path.basename(path)}: {binding.describe()}; registers "
+                             f"{fn.attributes['num_regs']}, local {fn.attributes['local_size_bytes']} B")
+            except Exception as e:  # noqa: BLE001
+                self.status = "load failed"
+                notes.append(f"{os.path.basename(path)}: {type(e).__name__}: {e}")
+        if not self.kernels and self.status is None:
+            self.status = "not built"
+        self.note = "; ".join(notes) or None
+        if self.kernels:
+            self.out_dtype = self.kernels[0][0].out_dtype
+
+    def pick(self, size):
+        why = None
+        for binding, fn in self.kernels:
+            try:
+                binding.check_shape(*size)
+                return binding, fn
+            except Unsupported as e:  # the reason of the build with the case's BM is the one to show
+                if why is None or binding.block_rows == size[5]:
+                    why = str(e)
+        raise Unsupported(why or f"no moe_gemm*.ptx build for BM={size[5]}")
+
+    def supports(self, size):
+        self.pick(size)
+
+    def run(self, p, out):
+        binding, fn = self.pick(p.size)
+        launch(fn, binding.args(p.x, p.w, p.block_expert, out))
+        return out
+
+
+class TorchMoeLoop(Impl):
+    """The straightforward torch way: one cuBLAS GEMM per expert that has rows, over its
+    unpadded segment, written in place into Y (padding rows are left alone)."""
+    name = "torch_loop"
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def run(self, p, out):
+        for e, first, count in p.layout.segments:
+            self.torch.matmul(p.x[first:first + count], p.w[e].t(), out=out[first:first + count])
+        return out
+
+
+class TritonMoe(Impl):
+    name = "triton"
+
+    def __init__(self, torch):
+        try:
+            import triton_moe
+            self.mod = triton_moe
+        except Exception as e:  # noqa: BLE001
+            self.status, self.note = "load failed", f"{type(e).__name__}: {e}"
+
+    def run(self, p, out):
+        return self.mod.moe_gemm(p.x, p.w, p.block_expert, out, p.size[5])
+
+    def config(self, size):
+        return self.mod.best_config(*size)
+
+
 class Cublas(Impl):
     name = "cublas"
 
@@ -212,6 +308,9 @@ class Triton(Impl):
     def run(self, p, out):
         return self.mod.matmul(p.a, p.b, out)
 
+    def config(self, size):
+        return self.mod.best_config(*size)
+
 
 class Sdpa(Impl):
     def __init__(self, torch, name, backend):
@@ -234,7 +333,11 @@ def make_impls(torch, group, ptx_dir):
     specs = plan.load_specs(ptx_dir, workload)
     if kind == "argus":
         import argus
+        if workload == "moe":
+            return [ArgusMoe(torch, argus, specs)]
         return [ArgusGemm(torch, argus, specs) if plan.is_gemm(workload) else ArgusAttention(torch, argus, specs)]
+    if workload == "moe":
+        return [TorchMoeLoop(torch), TritonMoe(torch)]
     if plan.is_gemm(workload):
         argus_out = specs[0][1].out_dtype if specs[0][1] else "bf16"
         impls = [Cublas(torch)] + ([CublasF32(torch)] if argus_out == "f32" else []) + [Triton(torch, argus_out)]
@@ -263,12 +366,13 @@ def check_one(torch, impl, p, thr):
     if res is not out:
         out.copy_(res)
     torch.cuda.synchronize()
-    nan = int(torch.isnan(out).sum().item())
+    checked = p.checked(out)
+    nan = int(torch.isnan(checked).sum().item())
     guard_ok = bool(torch.isnan(buf[:GUARD]).all().item() and torch.isnan(buf[GUARD + out.numel():]).all().item())
-    rel = relative_error(torch, out, p.reference())
+    rel = relative_error(torch, checked, p.reference())
     why = []
     if nan:
-        why.append(f"{nan} of {out.numel()} outputs NaN (unwritten?)")
+        why.append(f"{nan} of {checked.numel()} outputs NaN (unwritten?)")
     if not guard_ok:
         why.append("wrote outside its output")
     if not rel <= thr:
@@ -396,7 +500,7 @@ def run(args):
                 continue
             try:
                 med, lo, hi, mode, results, note = time_impl(torch, impl, sets, replays)
-                worst = max(relative_error(torch, r, s.reference()) for r, s in zip(results, sets))
+                worst = max(relative_error(torch, s.checked(r), s.reference()) for r, s in zip(results, sets))
                 if not worst <= thr[impl.name]:
                     failed[impl.name] = "wrong after timing"
                     record(impl, size, "timed", "FAIL", why=f"wrong after timing: rel. error {worst:.3e}")
@@ -406,8 +510,8 @@ def run(args):
                              tflops=plan.flops_of(workload, size) / (med * 1e-3) / 1e12)
                 if note:
                     rec["why"] = note
-                if impl.name == "triton":
-                    rec["config"] = impl.mod.best_config(*size)
+                if hasattr(impl, "config"):
+                    rec["config"] = impl.config(size)
             except Unsupported as e:
                 record(impl, size, "timed", f"n/a: {e}")
             except Exception as e:  # noqa: BLE001

@@ -13,6 +13,7 @@ import time
 import types
 
 bfloat16, float16, float32, float64, bool_ = "bfloat16", "float16", "float32", "float64", "bool"
+int32, int64 = "int32", "int64"
 _capturing = []  # the CUDAGraph being captured, if any
 
 
@@ -63,9 +64,25 @@ class Tensor:
         return Tensor(self.storage, shape, self.dtype, self.offset)
 
     def __getitem__(self, key):
-        assert len(self.shape) == 1 and isinstance(key, slice) and key.step is None and self.strides == (1,)
+        """x[i] (a view of one index of the leading axis) or x[a:b] (a range of it)."""
+        if isinstance(key, int):
+            assert 0 <= key < self.shape[0], (key, self.shape)
+            return Tensor(self.storage, self.shape[1:], self.dtype, self.offset + key * self.strides[0],
+                          self.strides[1:])
+        assert isinstance(key, slice) and key.step is None
         start, stop, _ = key.indices(self.shape[0])
-        return Tensor(self.storage, (max(0, stop - start),), self.dtype, self.offset + start)
+        return Tensor(self.storage, (max(0, stop - start),) + self.shape[1:], self.dtype,
+                      self.offset + start * self.strides[0], self.strides)
+
+    def index_select(self, dim, index):
+        """Rows `index` of the leading axis, copied (as torch.index_select)."""
+        assert dim == 0
+        rows = [self[int(i)].values() for i in index.values()]
+        return Tensor([v for row in rows for v in row], (len(rows),) + self.shape[1:], self.dtype)
+
+    def __int__(self):
+        assert self.numel() == 1
+        return int(self.values()[0])
 
     # -- values
     def to(self, dtype):
@@ -132,6 +149,18 @@ class Generator:
 
     def manual_seed(self, seed):
         self.rng.seed(seed)
+
+
+def tensor(data, device=None, dtype=float32):
+    return Tensor(list(data), (len(data),), dtype)
+
+
+def cat(tensors):
+    """Along the leading axis."""
+    rest = tensors[0].shape[1:]
+    assert all(t.shape[1:] == rest for t in tensors)
+    return Tensor([v for t in tensors for v in t.values()], (sum(t.shape[0] for t in tensors),) + rest,
+                  tensors[0].dtype)
 
 
 def randn(*shape, device=None, dtype=float32, generator=None):

@@ -21,7 +21,7 @@ import argus  # noqa: E402
 import bench_gpu_worker  # noqa: E402
 import fake_gpu  # noqa: E402
 from argus.meta import KernelSpec  # noqa: E402
-from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, Unsupported  # noqa: E402
+from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, MoeBinding, Unsupported  # noqa: E402
 
 
 def tensor(name, dtype, *dims):
@@ -267,6 +267,216 @@ class WorkerOnFakeGpuTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             why = bench_gpu.plot(doc, os.path.join(d, "p.png"))
             self.assertTrue(why is None or "no plot" in why)
+
+
+def moe_spec_dict(bm=64, bn=128, warpgroups=1):
+    """moe_gemm's metadata as argusc writes it (examples/moe_gemm.ag), trimmed."""
+    return spec_dict("moe_gemm", [tensor("X", "bf16", "T", "K"), tensor("W", "bf16", "E", "N", "K"),
+                                  tensor("block_expert", "i32", "NB"), tensor("Y", "bf16", "T", "N")],
+                     ["T", "K", "E", "N", "NB"], {"BM": bm, "BN": bn, "BK": 64, "STAGES": 4, "WG": warpgroups},
+                     [{"param": "X", "box": [bm, 64], "swizzle_bytes": 128},
+                      {"param": "W", "box": [1, bn, 64], "swizzle_bytes": 128}])
+
+
+class MoeLayoutTest(unittest.TestCase):
+    """The routing and padding every MoE implementation shares (pure Python)."""
+
+    def test_pairs_are_sorted_by_expert_and_padded_per_expert(self):
+        for size in bench_gpu.moe_sizes(False)[0] + bench_gpu.moe_sizes(True)[1]:
+            experts, topk, tokens, _, _, bm, padding = size
+            layout = bench_gpu.moe_layout(size)
+            self.assertEqual(layout.pairs, tokens * topk)
+            self.assertTrue(all(c <= tokens for c in layout.counts))  # top-k experts are distinct
+            self.assertEqual(layout.t_pad, len(layout.block_expert) * bm)
+            self.assertEqual(layout.block_expert[len(layout.block_expert) - padding:], [-1] * padding)
+            row = 0
+            for e, first, count in layout.segments:
+                self.assertEqual((first, count), (row, layout.counts[e]))
+                blocks = layout.block_expert[first // bm:(first + count + bm - 1) // bm]
+                self.assertEqual(set(blocks), {e})
+                row += len(blocks) * bm
+            self.assertEqual(row + padding * bm, layout.t_pad)
+            self.assertIs(bench_gpu.moe_layout(list(size)), layout)  # prepared once per size
+
+    def test_routing_is_fixed_by_the_seed(self):
+        size = (8, 2, 37, 1003, 520, 64, 1)
+        self.assertEqual(bench_gpu.MoeLayout(size).counts, bench_gpu.MoeLayout(size).counts)
+
+    def test_ragged_cases_cover_empty_experts_padding_blocks_and_odd_k(self):
+        ragged, timed = bench_gpu.moe_sizes(False)
+        self.assertTrue(any(0 in bench_gpu.moe_layout(s).counts for s in ragged))
+        self.assertTrue(any(s[6] for s in ragged))
+        tma_ok = [s for s in ragged if s[4] % 8 == 0]
+        self.assertTrue(tma_ok and all(s[4] % 64 and s[3] % 128 for s in tma_ok))
+        self.assertIn((8, 2, 8192, 14336, 4096, 128, 0), timed)  # Mixtral-like prefill
+        self.assertIn((64, 6, 64, 2816, 2048, 64, 0), timed)  # DeepSeek-V2-Lite-like decode
+        self.assertEqual(bench_gpu.flops_of("moe", (8, 2, 64, 14336, 4096, 64, 0)), 2.0 * 128 * 14336 * 4096)
+        self.assertEqual(bench_gpu.size_text("moe", (8, 2, 37, 1003, 520, 64, 1)),
+                         "E=8 top2 tokens=37 N=1003 K=520 BM=64 +1 pad")
+
+
+class MoeBindingTest(unittest.TestCase):
+    def test_operands_and_block_rows_come_from_the_metadata(self):
+        b = MoeBinding(KernelSpec(moe_spec_dict()))
+        self.assertEqual(b.block_rows, 64)
+        self.assertEqual(b.args("x", "w", "be", "y"), ["x", "w", "be", "y"])
+        self.assertIn("W=W(E, N, K)", b.describe())
+        self.assertIn("BM=64; TMA for W, X", b.describe())
+        b.check_shape(8, 2, 37, 1003, 520, 64, 1)
+
+    def test_other_padding_and_unaligned_k_are_unsupported(self):
+        b = MoeBinding(KernelSpec(moe_spec_dict()))
+        with self.assertRaisesRegex(Unsupported, "compiled for BM=64, the case is padded to BM=128"):
+            b.check_shape(8, 2, 300, 257, 72, 128, 1)
+        with self.assertRaisesRegex(Unsupported, "copies X with TMA.*a row of 300 bf16 is 600"):
+            b.check_shape(8, 2, 20, 100, 300, 64, 0)
+
+    def test_parameters_that_do_not_look_like_a_grouped_gemm(self):
+        bad = moe_spec_dict()
+        bad["params"][2]["dtype"] = "f32"
+        with self.assertRaisesRegex(MetadataMismatch, "block_expert' is f32, expected i32"):
+            MoeBinding(KernelSpec(bad))
+        flat = moe_spec_dict()
+        flat["params"][1]["dims"] = flat["params"][1]["dims"][1:]
+        flat["tensor_maps"] = []
+        with self.assertRaisesRegex(MetadataMismatch, "'W' has rank 2, expected 3"):
+            MoeBinding(KernelSpec(flat))
+
+
+def fake_moe_launch(x, w, block_expert, y, bm, wrong_expert=False):
+    """Y[block b] = X[block b] @ W[block_expert[b]]^T on the fake stream; padding blocks
+    untouched. `wrong_expert` plays a kernel that always uses expert 0."""
+    def work():
+        for b, e in enumerate(block_expert.values()):
+            if 0 <= e < w.shape[0]:
+                rows = slice(b * bm, (b + 1) * bm)
+                fake_gpu._matmul_into(x[rows], w[0 if wrong_expert else int(e)].t(), y[rows])
+    fake_gpu.launch(work)
+    return y
+
+
+class FakeMoeKernel:
+    """Stands in for argus.load(...)["moe_gemm"] of one build (its BM)."""
+    attributes = {"num_regs": 90, "local_size_bytes": 0}
+
+    def __init__(self, bm, wrong_expert=False):
+        self.bm, self.wrong_expert, self.calls = bm, wrong_expert, []
+
+    def plan(self, x, w, block_expert, y):
+        if x.shape[1] % 8:
+            raise argus.ArgumentError("tensor 'X': its row of K bf16 elements is not a multiple of 16 bytes")
+
+    def __call__(self, x, w, block_expert, y):
+        self.calls.append((x.shape, w.shape, block_expert.shape, y.shape))
+        assert x.shape[0] == block_expert.shape[0] * self.bm, "a layout padded to another BM"
+        fake_moe_launch(x, w, block_expert, y, self.bm, self.wrong_expert)
+
+
+class MoeWorkerOnFakeGpuTest(unittest.TestCase):
+    """The moe worker groups (checks, graph timing, re-check) on fake_gpu, with two
+    Argus builds (BM = 4 and BM = 8) standing in for moe_gemm.ptx and moe_gemm_bm128.ptx."""
+    # (E, topk, tokens, N, K, BM, padding blocks)
+    RAGGED = [(4, 2, 5, 7, 24, 4, 1), (6, 2, 2, 5, 16, 8, 1), (4, 2, 3, 6, 12, 4, 0), (4, 1, 3, 6, 16, 16, 0)]
+    TIMED = [(3, 2, 4, 6, 16, 4, 0)]
+
+    def run_group(self, group, kernels=None, write_ptx=True):
+        triton_calls = []
+
+        def triton_moe_gemm(x, w, block_expert, y, bm):
+            triton_calls.append(bm)
+            return fake_moe_launch(x, w, block_expert, y, bm)
+        fake_triton = types.SimpleNamespace(moe_gemm=triton_moe_gemm, best_config=lambda *size: "BLOCK_N=8")
+        kernels = kernels or {}
+        with tempfile.TemporaryDirectory() as d:
+            if write_ptx:
+                for file_name, bm in (("moe_gemm.ptx", 4), ("moe_gemm_bm128.ptx", 8)):
+                    with open(os.path.join(d, file_name), "w") as f:
+                        f.write("// fake\n")
+                    with open(os.path.join(d, file_name.replace(".ptx", ".meta.json")), "w") as f:
+                        json.dump({"version": 1, "kernels": [moe_spec_dict(bm=bm)]}, f)
+            args = argparse.Namespace(worker=group, ptx_dir=d, quick=True)
+            with mock.patch.dict(sys.modules, {"torch": fake_gpu, "triton_moe": fake_triton}), \
+                    mock.patch.object(bench_gpu, "moe_sizes", lambda quick: (self.RAGGED, self.TIMED)), \
+                    mock.patch.object(argus, "load", lambda path: {"moe_gemm": kernels[os.path.basename(path)]}):
+                result = bench_gpu_worker.run(args)
+        return result, triton_calls
+
+    def rows(self, result):
+        return {(r["impl"], tuple(r["size"]), r["phase"]): r for r in result["records"]}
+
+    def kernels(self, wrong_expert=False):
+        return {"moe_gemm.ptx": FakeMoeKernel(4, wrong_expert), "moe_gemm_bm128.ptx": FakeMoeKernel(8, wrong_expert)}
+
+    def test_each_case_runs_on_the_build_of_its_padding_then_is_graph_timed(self):
+        kernels = self.kernels()
+        result, _ = self.run_group("argus:moe", kernels)
+        rows = self.rows(result)
+        for size in self.RAGGED[:2]:
+            self.assertEqual(rows[("argus", size, "check")]["status"], "ok", size)
+            self.assertLess(rows[("argus", size, "check")]["rel_error"], 1e-12)
+        self.assertRegex(rows[("argus", self.RAGGED[2], "check")]["status"], "^n/a: moe_gemm copies X with TMA")
+        self.assertRegex(rows[("argus", self.RAGGED[3], "check")]["status"], "^n/a: moe_gemm was compiled for BM=")
+        timed = rows[("argus", self.TIMED[0], "timed")]
+        self.assertEqual((timed["status"], timed["timing"], timed["workload"]), ("ok", "graph", "moe"))
+        self.assertAlmostEqual(timed["tflops"] * 1e12 * timed["ms"] * 1e-3, 2.0 * 4 * 2 * 6 * 16)
+        layout = bench_gpu.moe_layout(self.RAGGED[1])
+        self.assertIn(((layout.t_pad, 16), (6, 5, 16), (layout.t_pad // 8,), (layout.t_pad, 5)),
+                      kernels["moe_gemm_bm128.ptx"].calls)
+        self.assertTrue(kernels["moe_gemm.ptx"].calls)
+
+    def test_a_kernel_that_ignores_the_expert_fails_and_is_never_timed(self):
+        result, _ = self.run_group("argus:moe", self.kernels(wrong_expert=True))
+        rows = self.rows(result)
+        self.assertEqual(rows[("argus", self.RAGGED[0], "check")]["status"], "FAIL")
+        self.assertIn("rel. error", rows[("argus", self.RAGGED[0], "check")]["why"])
+        timed = rows[("argus", self.TIMED[0], "timed")]
+        self.assertEqual(timed["status"], "FAIL")
+        self.assertNotIn("ms", timed)
+
+    def test_peers_leave_padding_rows_alone_and_pass(self):
+        result, triton_calls = self.run_group("peers:moe")
+        rows = self.rows(result)
+        for impl in ("torch_loop", "triton"):
+            for size in self.RAGGED + self.TIMED:
+                self.assertEqual(rows[(impl, size, "check")]["status"], "ok", (impl, size))
+            self.assertEqual(rows[(impl, self.TIMED[0], "timed")]["timing"], "graph")
+        self.assertEqual(rows[("triton", self.TIMED[0], "timed")]["config"], "BLOCK_N=8")
+        self.assertIn(8, triton_calls)  # BLOCK_M is the case's padding
+
+    def test_a_peer_that_skips_an_expert_fails(self):
+        def partial_loop(self_, p, out):
+            for e, first, count in p.layout.segments[1:]:
+                fake_gpu.matmul(p.x[first:first + count], p.w[e].t(), out=out[first:first + count])
+            return out
+        with mock.patch.object(bench_gpu_worker.TorchMoeLoop, "run", partial_loop):
+            result, _ = self.run_group("peers:moe")
+        check = self.rows(result)[("torch_loop", self.RAGGED[0], "check")]
+        self.assertEqual(check["status"], "FAIL")
+        self.assertIn("outputs NaN", check["why"])
+
+    def test_without_the_ptx_argus_rows_say_not_built(self):
+        result, _ = self.run_group("argus:moe", write_ptx=False)
+        self.assertEqual({r["status"] for r in result["records"]}, {"not built"})
+
+    def test_report_has_the_moe_table_with_the_speedup_over_the_best_peer(self):
+        groups = [self.run_group("argus:moe", self.kernels())[0], self.run_group("peers:moe")[0]]
+        doc = {"date": "d", "command": "c", "replays": 10, "environment": {"gpu": "G"}, "groups": groups}
+        text = bench_gpu.markdown(doc)
+        table = text.split("## bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)\n")[1].split("##")[0]
+        self.assertIn("| size | Argus TFLOP/s (ms) | torch, per-expert loop TFLOP/s (ms) | Triton (autotuned) "
+                      "TFLOP/s (ms) | Argus / best peer |", table)
+        self.assertRegex(table, "\\| E=3 top2 tokens=4 N=6 K=16 BM=4 \\| \\*\\*\\d+\\*\\* \\(.*\\) \\| "
+                                "\\*\\*\\d+\\*\\* \\(.*\\) \\| \\*\\*\\d+\\*\\* \\(.*\\) \\| "
+                                "x\\d+\\.\\d\\d \\((torch, per-expert loop|Triton \\(autotuned\\))\\) \\|")
+        self.assertEqual(json.loads(json.dumps(doc)), doc)
+
+    def test_speedup_cell(self):
+        rec = lambda impl, ms: {"workload": "moe", "impl": impl, "size_text": "s", "phase": "timed",  # noqa: E731
+                                "status": "ok", "ms": ms}
+        impls = bench_gpu.MOE_IMPLS
+        self.assertEqual(bench_gpu.speedup_cell([rec("argus", 1.0), rec("torch_loop", 3.0), rec("triton", 1.5)],
+                                                "moe", "s", impls), "x1.50 (Triton (autotuned))")
+        self.assertEqual(bench_gpu.speedup_cell([rec("torch_loop", 3.0)], "moe", "s", impls), "-")
 
 
 class ReportTest(unittest.TestCase):

@@ -103,6 +103,7 @@ bool KernelLowering::lowerFor(const ir::Op& op) {
 
 bool KernelLowering::lowerIf(const ir::Op& op) {
   if (op.regions.size() != 2 || op.operands.size() != 1) return internalError(op.range, "malformed if");
+  if (skipProducerIfs_ && (op.attrs.i & ir::kIfProducer)) return true;  // the producer warp's (hopper_specialize.cpp)
   for (ir::ValueId id : op.results)
     if (!isCarriable(fn_.typeOf(id))) return unsupported(op, "if results that are views, tensors or shared buffers");
   llvm::Value* cond = values_[op.operands[0]].values[0];

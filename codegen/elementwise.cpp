@@ -38,6 +38,12 @@ llvm::Value* KernelLowering::toMemory(llvm::Value* v, DType t) {
   return t == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
 }
 
+llvm::Value* KernelLowering::toMemoryBits(llvm::Value* v, DType t) {
+  llvm::Value* data = toMemory(v, t);
+  if (!data->getType()->isFloatingPointTy()) return data;
+  return b_.CreateBitCast(data, b_.getIntNTy(data->getType()->getPrimitiveSizeInBits()));
+}
+
 llvm::Value* KernelLowering::fromMemoryAt(llvm::IRBuilder<>& b, llvm::Value* v, DType t) {
   return t == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
 }

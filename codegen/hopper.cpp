@@ -44,11 +44,11 @@ llvm::Value* KernelLowering::mbarrierAddress(ir::ValueId bars, ir::ValueId index
   return sharedAddress32(b_.CreateGEP(b_.getInt64Ty(), values_[bars].base, i));
 }
 
-// Runs `body` on thread 0 only.
+// Runs `body` on one thread: thread 0, or the producer's first thread in its loop.
 void KernelLowering::onThreadZero(const std::function<void()>& body) {
   llvm::BasicBlock* then = llvm::BasicBlock::Create(ctx_, "elected", kernel_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "elected.done", kernel_);
-  b_.CreateCondBr(b_.CreateICmpEQ(threadId(), b_.getInt32(0)), then, done);
+  b_.CreateCondBr(b_.CreateICmpEQ(threadId(), b_.getInt32(electedThread_)), then, done);
   b_.SetInsertPoint(then);
   body();
   b_.CreateBr(done);

@@ -260,7 +260,7 @@ bool KernelLowering::declareKernel() {
                             llvm::MDNode::get(ctx_, gridConstants)};
     annotations->addOperand(llvm::MDNode::get(ctx_, md));
   }
-  annotate("maxntidx", fn_.numThreads());
+  annotate("maxntidx", fn_.launchThreads());
   annotate("maxntidy", 1);
   annotate("maxntidz", 1);
 
@@ -320,7 +320,7 @@ llvm::Value* KernelLowering::threadId() {
     llvm::CallInst* call = entry_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
     llvm::MDBuilder md(ctx_);
     call->setMetadata(llvm::LLVMContext::MD_range,
-                      md.createRange(llvm::APInt(32, 0), llvm::APInt(32, static_cast<uint64_t>(fn_.numThreads()))));
+                      md.createRange(llvm::APInt(32, 0), llvm::APInt(32, static_cast<uint64_t>(fn_.launchThreads()))));
     tid_ = call;
   }
   return tid_;
@@ -390,7 +390,14 @@ const EmittedLayout* KernelLowering::layoutFor(const ir::Layout& layout, SourceR
   return (layouts_[key] = std::move(emitted)).get();
 }
 
-void KernelLowering::barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+void KernelLowering::barrier() {
+  if (!consumersOnly_) {
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    return;
+  }
+  // After a warp-specialized loop the producer warps have exited: a barrier of the block's own.
+  inlinePtx(b_.getVoidTy(), "bar.sync 1, " + std::to_string(fn_.numThreads()) + ";", "~{memory}", {}, true);
+}
 
 // ---------------------------------------------------------------- dispatch
 
@@ -475,7 +482,7 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::MbarrierArrive:
     case OpKind::MbarrierWait: return lowerMbarrier(op);
     case OpKind::CopyBulk: return lowerCopyBulk(op);
-    case OpKind::For: return lowerFor(op);
+    case OpKind::For: return isSpecializedLoop(op) && !skipProducerIfs_ ? lowerSpecializedFor(op) : lowerFor(op);
     case OpKind::If: return lowerIf(op);
     case OpKind::Yield: return true;  // consumed by the enclosing For / If
     // Tags are the checker's: a tagged tile is its operand, an assertion emits nothing.

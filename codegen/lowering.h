@@ -148,6 +148,10 @@ class KernelLowering {
   void predicatedStore(ir::MemSpace space, llvm::Value* addr, ir::DType t, llvm::Value* value,
                        llvm::Value* pred);
   llvm::Value* scratchAddress(ir::DType t, llvm::Value* index);
+  bool storesInPairs(const Lowered& view, const ir::Type& tileType) const;
+  llvm::Value* tileInsideWithEvenRows(const Lowered& view);
+  // The value's bits in memory, as an integer of the dtype's width.
+  llvm::Value* toMemoryBits(llvm::Value* v, ir::DType t);
 
   // ---- reduce.cpp
   bool lowerReduce(const ir::Op& op);
@@ -204,6 +208,9 @@ class KernelLowering {
   std::string wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const;
   bool lowerWgmmaDot(const ir::Op& op);
   std::vector<llvm::Value*> wgmmaWait(int pending, const std::vector<llvm::Value*>& acc);
+  // ---- hopper_specialize.cpp (warp-specialized copy_bulk pipelines)
+  bool isSpecializedLoop(const ir::Op& op) const;
+  bool lowerSpecializedFor(const ir::Op& op);
   void retireInFlightWgmma(const ir::Op& loop);
 
   // ---- control.cpp
@@ -230,6 +237,12 @@ class KernelLowering {
   llvm::Value* scratch_ = nullptr;
   int64_t scratchBytes_ = 0;
   // TMA descriptors (ir/bulk.h) and their byval kernel parameters, in the same order.
+  // Warp specialization: the thread that issues one-thread ops (thread 0, or the producer's
+  // first thread), whether the producer ifs are skipped (the block's loop), and whether only
+  // the block's own warps run from here on (barriers become a named barrier of theirs).
+  uint32_t electedThread_ = 0;
+  bool skipProducerIfs_ = false;
+  bool consumersOnly_ = false;
   std::vector<ir::TensorMapUse> tensorMaps_;
   std::vector<llvm::Value*> tensorMapArgs_;
 };

@@ -254,6 +254,29 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
   if (!layout) return false;
   std::vector<llvm::Value*> data = elementsOf(op.operands[1], static_cast<size_t>(layout->map.numValues()));
   if (data.empty()) return internalError(op.range, "stored tile has the wrong number of values");
+  llvm::BasicBlock* merge = nullptr;
+  if (storesInPairs(view, tileType)) {
+    // A tile wholly inside the tensor, with even rows: each mma pair (two adjacent columns)
+    // is one aligned 32-bit store, half the instructions of the general path below.
+    llvm::BasicBlock* pairs = llvm::BasicBlock::Create(ctx_, "store.pairs", kernel_);
+    llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "store.general", kernel_);
+    merge = llvm::BasicBlock::Create(ctx_, "store.done", kernel_);
+    b_.CreateCondBr(tileInsideWithEvenRows(view), pairs, general);
+    b_.SetInsertPoint(pairs);
+    for (int64_t v = 0; v + 1 < layout->map.numValues(); v += 2) {
+      llvm::Value* address = globalAddress(view.base, tileType.dtype, viewElementIndex(view, tileCoord(*layout, v)));
+      llvm::Value* lo = b_.CreateZExt(toMemoryBits(data[v], tileType.dtype), b_.getInt32Ty());
+      llvm::Value* hi = b_.CreateZExt(toMemoryBits(data[v + 1], tileType.dtype), b_.getInt32Ty());
+      llvm::Value* packed = b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
+      if (layout->isOwner) {
+        predicatedStore(view.space, address, ir::DType::I32, packed, layout->isOwner);
+      } else {
+        b_.CreateStore(packed, address)->setAlignment(llvm::Align(4));
+      }
+    }
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(general);
+  }
   for (int64_t v = 0; v < layout->map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(*layout, v);
     llvm::Value* index = viewElementIndex(view, coord);
@@ -266,7 +289,32 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
       predicatedStore(view.space, swizzledSharedAddress(view, tileType.dtype, index), tileType.dtype, data[v], pred);
     }
   }
+  if (merge) {
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+  }
   return true;
+}
+
+// Stores of 16-bit mma tiles to a rank-2 global view: the values v, v + 1 (e = 0, 1)
+// of an mma layout are adjacent columns of one row.
+bool KernelLowering::storesInPairs(const Lowered& view, const ir::Type& tileType) const {
+  return view.space == ir::MemSpace::Global && tileType.layout.isMma() && view.offsets.size() == 2 &&
+         tileType.shape.size() == 2 && (tileType.dtype == DType::BF16 || tileType.dtype == DType::F16);
+}
+
+// i1, block-uniform: the view lies inside its tensor, and the tensor's rows and the
+// view's column offset are even (so every pair is 4-byte aligned).
+llvm::Value* KernelLowering::tileInsideWithEvenRows(const Lowered& view) {
+  llvm::Value* ok = b_.getTrue();
+  for (size_t d = 0; d < view.offsets.size(); ++d) {
+    llvm::Value* end = b_.CreateAdd(b_.CreateSExt(view.offsets[d], b_.getInt64Ty()),
+                                    b_.getInt64(static_cast<uint64_t>(view.tileShape[d])));
+    ok = b_.CreateAnd(ok, b_.CreateICmpSLE(end, b_.CreateZExt(view.extents[d], b_.getInt64Ty())));
+    ok = b_.CreateAnd(ok, b_.CreateICmpSGE(view.offsets[d], b_.getInt32(0)));
+  }
+  llvm::Value* odd = b_.CreateOr(view.extents.back(), view.offsets.back());
+  return b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(odd, b_.getInt32(1)), b_.getInt32(0)));
 }
 
 }  // namespace argus::codegen

@@ -113,7 +113,8 @@ json kernelJson(const ir::Function& fn) {
   for (const auto& [name, value] : fn.constants) constants[name] = value;
   return json{{"name", fn.name},
               {"warps", fn.numWarps},
-              {"threads", fn.numThreads()},
+              {"threads", fn.launchThreads()},
+              {"producer_warps", fn.producerWarps},
               {"params", std::move(params)},
               {"sizes", fn.sizeNames},
               {"grid", std::move(grid)},

@@ -5,7 +5,7 @@
 //
 // Format (version 1), one entry per kernel:
 //   {"version": 1, "kernels": [{
-//     "name": "vadd", "warps": 4, "threads": 128,
+//     "name": "vadd", "warps": 4, "threads": 128, "producer_warps": 0,
 //     "params": [{"name": "x", "kind": "tensor", "dtype": "f32",
 //                 "dims": [{"size": "N"} | {"const": 64}, ...]},
 //                {"name": "s", "kind": "scalar", "dtype": "f32"},
@@ -29,6 +29,9 @@
 // interleave; swizzle_bytes 0/32/64/128 = CU_TENSOR_MAP_SWIZZLE_NONE/32B/64B/128B;
 // L2 promotion 128B; out-of-bounds elements read as zero; data type from the
 // tensor's dtype. Metadata without the key (older argusc) has no maps.
+// "threads" is the launch's block size: (warps + producer_warps) * 32, where
+// producer_warps > 0 for a warp-specialized pipeline (ir/pipeline.h), whose
+// producer warpgroup issues the TMA copies.
 // where expr is {"const": 4} | {"size": "N"} | {"op": "cdiv", "args": [expr, ...]}
 // with op one of add sub mul floordiv cdiv mod min max lt le gt ge eq ne and or not
 // (integer division and modulo truncate toward zero, as ir::LaunchExpr::evaluate).

@@ -98,7 +98,7 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
   bool isRange = isCallTo("range");
   if (isCallTo("pipelined")) {
     std::optional<PipelinedIterator> pipelined = analyzePipelinedIterator(*call);
-    if (pipelined) analyzeLoopBody(s, pipelined->bounds, pipelined->stages);
+    if (pipelined) analyzeLoopBody(s, pipelined->bounds, pipelined->stages, pipelined->specialize);
     return;
   }
   if (!isRange) {
@@ -162,7 +162,17 @@ std::optional<Analyzer::PipelinedIterator> Analyzer::analyzePipelinedIterator(co
                                           "statements run stages-1 iterations ahead"),
                call.callee->range);
   std::vector<const ast::Argument*> slots;
-  if (!bindArguments(call, "pipelined", {"n", "stages"}, 2, slots)) return std::nullopt;
+  if (!bindArguments(call, "pipelined", {"n", "stages", "specialize"}, 2, slots)) return std::nullopt;
+  bool specialize = false;
+  if (slots.size() > 2 && slots[2]) {
+    Val flag = eval(*slots[2]->value);
+    if (flag.isError()) return std::nullopt;
+    if (flag.kind != Val::Kind::Const || flag.c.kind != Constant::Kind::Bool) {
+      report(DiagId::BadArgument, slots[2]->value->range, {"specialize", "pipelined", "True or False", describe(flag)});
+      return std::nullopt;
+    }
+    specialize = flag.c.i != 0;
+  }
   Val n = eval(*slots[0]->value);
   std::optional<int64_t> stages = constIntArg(*slots[1]->value, "pipelined", "stages");
   if (n.isError() || !stages) return std::nullopt;
@@ -176,7 +186,7 @@ std::optional<Analyzer::PipelinedIterator> Analyzer::analyzePipelinedIterator(co
     report(DiagId::PipelineStages, slots[1]->value->range, {std::to_string(*stages)});
     return std::nullopt;
   }
-  return PipelinedIterator{{Val::constant(Constant::ofInt(0)), n, Val::constant(Constant::ofInt(1))}, *stages};
+  return PipelinedIterator{{Val::constant(Constant::ofInt(0)), n, Val::constant(Constant::ofInt(1))}, *stages, specialize};
 }
 
 // Reports why a pipelined loop cannot be rewritten, with fix-its where there is one.
@@ -203,7 +213,7 @@ void Analyzer::reportPipeliningProblems(const ast::ForStmt& s, const ir::Op& loo
   }
 }
 
-void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bounds, int64_t stages) {
+void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bounds, int64_t stages, bool specialize) {
   SourceRange forKeyword{s.range.begin, s.range.begin + 3};
   const auto& loopVar = static_cast<const ast::NameExpr&>(*s.target);
   std::vector<ir::ValueId> operands{materialize(bounds[0], ir::DType::I32, s.iter->range),
@@ -243,6 +253,7 @@ void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bo
 
   ir::Attrs loopAttrs;
   loopAttrs.i = stages;
+  if (specialize) loopAttrs.ints = {ir::kForSpecialize};
   ir::Op& op = b().create(ir::OpKind::For, operands, types, s.range, loopAttrs);
   size_t errorsBefore = errors_;
   ir::Block* body = &op.regions[0];

@@ -252,9 +252,10 @@ class Analyzer {
   struct PipelinedIterator {  // pipelined(n, stages=S): bounds (0, n, 1)
     std::vector<Val> bounds;
     int64_t stages = 0;
+    bool specialize = false;  // specialize=True: a producer warpgroup issues the copy_bulk copies
   };
   std::optional<PipelinedIterator> analyzePipelinedIterator(const ast::CallExpr& call);
-  void analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bounds, int64_t stages);
+  void analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bounds, int64_t stages, bool specialize = false);
   void reportPipeliningProblems(const ast::ForStmt& s, const ir::Op& loop);
   void analyzeIf(const ast::IfStmt& s);
   bool checkCondition(const Val& cond, SourceRange range, const char* keyword);

@@ -118,6 +118,13 @@ constexpr int64_t kDotTransB = 1;  // Dot attrs.i flag
 // iteration later than it otherwise would (ir/pipeline.h), so codegen may leave the dot's wgmma
 // group in flight until the next iteration's dot (or the end of the loop). Semantics unchanged.
 constexpr int64_t kDotWgmmaInFlight = 2;
+// If attrs.i flag, set only by the pipelining policy on the per-iteration copies of a
+// warp-specialized copy_bulk pipeline (`pipelined(n, stages=S, specialize=True)`): the If holds
+// nothing but mbarrier waits for a free stage and the copies into it, so codegen may run it on
+// a producer warp of its own instead of on the block (ir/pipeline.h).
+constexpr int64_t kIfProducer = 1;
+// For attrs.ints[0] flag: the pipelined loop asked for warp specialization (specialize=True).
+constexpr int64_t kForSpecialize = 1;
 
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
 enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -216,12 +223,16 @@ struct Function {
   std::vector<std::string> sizeNames;
   LaunchExpr grid[3];
   int64_t numWarps = 4;
+  // Warps a warp-specialized pipeline adds to the launch for its copies (a producer warpgroup;
+  // ir/pipeline.h). Every op still runs on numWarps warps; only codegen and launches see these.
+  int64_t producerWarps = 0;
   std::vector<Requirement> requirements;
   std::vector<std::pair<std::string, int64_t>> constants;  // resolved const parameters
   Block body;  // args = params' values, in order
   std::vector<Value> values;
 
   int64_t numThreads() const { return numWarps * 32; }
+  int64_t launchThreads() const { return (numWarps + producerWarps) * 32; }
   const Value& value(ValueId id) const { return values[id]; }
   const Type& typeOf(ValueId id) const { return values[id].type; }
 };

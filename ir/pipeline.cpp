@@ -131,6 +131,8 @@ class Analysis {
         break;
       }
     if (plan.bulk && insideLoop(fn_.body, loop_)) problem(PipelineProblem::Kind::BulkNested, loop_.range, loop_.range);
+    if (!plan.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize)
+      problem(PipelineProblem::Kind::SpecializeNeedsBulk, plan.copies.front()->range, loop_.range);
     std::unordered_set<const Op*> leading(plan.copies.begin(), plan.copies.end());
     forEachOp(body, [&](const Op& op) {
       if (isCopy(op.kind) && !leading.count(&op))
@@ -241,6 +243,8 @@ class Rewriter {
       std::vector<int64_t>& shape = fn_.values[b].type.shape;
       shape.insert(shape.begin(), stages_);
     }
+    specialize_ = plan_.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize &&
+                  producerMayRunPrologue();
     if (plan_.bulk) buildMbarriers(before);
     if (plan_.bulk && stages_ >= 3) markCarriedWgmmaDot();
     buildPrologue(before);
@@ -284,6 +288,7 @@ class Rewriter {
       if (index >= yield->operands.size() || yield->operands[index] != result) continue;
       op->attrs.i |= kDotWgmmaInFlight;
       ahead_ = stages_ - 2;
+      inFlight_ = true;
       return;
     }
   }
@@ -297,6 +302,13 @@ class Rewriter {
     bars_ = b.make(OpKind::AllocShared, {}, barsType, range_);
     fn_.values[bars_].name = "pipeline_mbarriers";
     for (int64_t s = 0; s < stages_; ++s) b.create(OpKind::MbarrierInit, {bars_, i32(b, s)}, {}, range_, intAttrs(1));
+    if (specialize_) {  // a stage is free again once every thread has arrived after reading it
+      freeBars_ = b.make(OpKind::AllocShared, {}, barsType, range_);
+      fn_.values[freeBars_].name = "pipeline_free_stages";
+      for (int64_t s = 0; s < stages_; ++s)
+        b.create(OpKind::MbarrierInit, {freeBars_, i32(b, s)}, {}, range_, intAttrs(fn_.numThreads()));
+      fn_.producerWarps = 4;
+    }
     b.create(OpKind::Barrier, {}, {}, range_);
     for (const Op* copy : plan_.copies) {
       const Type& t = fn_.typeOf(copy->operands[0]);
@@ -327,6 +339,7 @@ class Rewriter {
         fn_.values[clone.results[i]].name = fn_.values[op->results[i]].name;
       }
     }
+    if (specialize_) waitForFreeStage(b, iteration, stage);
     if (plan_.bulk) b.create(OpKind::MbarrierExpectTx, {bars_, stage}, {}, range_, intAttrs(bytesPerStage_));
     for (const Op* copy : plan_.copies) {
       std::vector<ValueId> operands;
@@ -339,10 +352,81 @@ class Rewriter {
     }
   }
 
+  // The producer warpgroup also runs the kernel's statements before the loop, with
+  // thread ids past the block's: allowed only where that is harmless (no stores, no
+  // shared memory, no cross-warp reductions). Otherwise the loop is not specialized.
+  bool producerMayRunPrologue() const {
+    for (const auto& op : fn_.body.ops) {
+      if (op.get() == &loop_) return true;
+      switch (op->kind) {
+        case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
+        case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
+        case OpKind::Splat: case OpKind::Iota: case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet:
+        case OpKind::Assert:
+          break;
+        case OpKind::Load:
+          if (fn_.typeOf(op->operands[0]).space != MemSpace::Global) return false;
+          break;
+        case OpKind::ReduceAll:  // one element: a scalar read from a tensor, no scratch
+          if (fn_.typeOf(op->operands[0]).numElements() != 1) return false;
+          break;
+        default:
+          return false;
+      }
+    }
+    return false;
+  }
+
+  ValueId binary(Builder& b, BinaryKind kind, ValueId x, int64_t y) {
+    return b.make(OpKind::Binary, {x, i32(b, y)}, Type::scalar(DType::I32), range_, binaryAttrs(kind));
+  }
+
+  // `if body: ...` with an empty else (both regions end in yield); returns the then-builder.
+  Op& emitIf(Builder& b, ValueId cond, const std::function<void(Builder&)>& body) {
+    Op& guard = b.create(OpKind::If, {cond}, {}, range_);
+    Builder inner(fn_, &guard.regions[0]);
+    body(inner);
+    inner.create(OpKind::Yield, {}, {}, range_);
+    inner.setBlock(&guard.regions[1]);
+    inner.create(OpKind::Yield, {}, {}, range_);
+    return guard;
+  }
+
+  // Specialized pipelines: iteration p >= S refills the stage iteration p - S read, once
+  // every thread has released it (phase p / S - 1 of that stage's free barrier).
+  void waitForFreeStage(Builder& b, ValueId iteration, ValueId stage) {
+    const Op* def = fn_.values[iteration].def;
+    if (def && def->kind == OpKind::Const && def->attrs.i < stages_) return;  // a first use
+    Attrs ge;
+    ge.cmp = CmpKind::Ge;
+    ValueId reuse = b.make(OpKind::Compare, {iteration, i32(b, stages_)}, Type::scalar(DType::Bool), range_, ge);
+    emitIf(b, reuse, [&](Builder& in) {
+      ValueId round = binary(in, BinaryKind::Sub, binary(in, BinaryKind::Div, iteration, stages_), 1);
+      in.create(OpKind::MbarrierWait, {freeBars_, stage, binary(in, BinaryKind::Rem, round, 2)}, {}, range_);
+    });
+  }
+
+  // Specialized pipelines, at the end of iteration j: every thread releases the stage it
+  // read, or, while its wgmma group is still in flight, the stage of iteration j - 1.
+  void releaseStage(Builder& b, ValueId j) {
+    if (!inFlight_) {
+      b.create(OpKind::MbarrierArrive, {freeBars_, binary(b, BinaryKind::Rem, j, stages_)}, {}, range_);
+      return;
+    }
+    Attrs ge;
+    ge.cmp = CmpKind::Ge;
+    ValueId hasPrevious = b.make(OpKind::Compare, {j, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
+    emitIf(b, hasPrevious, [&](Builder& in) {
+      ValueId previous = binary(in, BinaryKind::Rem, binary(in, BinaryKind::Add, j, stages_ - 1), stages_);
+      in.create(OpKind::MbarrierArrive, {freeBars_, previous}, {}, range_);
+    });
+  }
+
   // `if cond: <copies of iteration, stage>` (both regions end in yield).
   void emitGuardedCopies(Builder& b, ValueId cond, ValueId iteration, bool stageFromIteration,
                          ValueId stage) {
     Op& guard = b.create(OpKind::If, {cond}, {}, range_);
+    if (specialize_ && stageFromIteration) guard.attrs.i = kIfProducer;
     Builder inner(fn_, &guard.regions[0]);
     if (stageFromIteration)
       stage = inner.make(OpKind::Binary, {iteration, i32(inner, stages_)}, Type::scalar(DType::I32), range_,
@@ -401,7 +485,7 @@ class Rewriter {
     steady.args = body.args;
     Builder b(fn_, &steady);
     if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(stages_ - 2));
-    b.create(OpKind::Barrier, {}, {}, range_);
+    if (!specialize_) b.create(OpKind::Barrier, {}, {}, range_);
     ValueId ahead = b.make(OpKind::Binary, {j, i32(b, ahead_)}, Type::scalar(DType::I32), range_,
                            binaryAttrs(BinaryKind::Add));
     emitGuardedCopies(b, less(b, ahead, loop_.operands[1]), ahead, true, kNoValue);
@@ -443,6 +527,13 @@ class Rewriter {
       rest.ops.erase(rest.ops.begin() + static_cast<std::ptrdiff_t>(i));
     }
     for (auto& op : rest.ops) steady.ops.push_back(std::move(op));
+    if (specialize_) {  // the release goes before the yield
+      std::unique_ptr<Op> yield = std::move(steady.ops.back());
+      steady.ops.pop_back();
+      Builder tail(fn_, &steady);
+      releaseStage(tail, j);
+      steady.ops.push_back(std::move(yield));
+    }
     body = std::move(steady);
   }
 
@@ -454,6 +545,9 @@ class Rewriter {
   SourceRange range_;
   std::unordered_set<ValueId> staged_;
   ValueId bars_ = kNoValue;     // bulk loops: the stages' mbarriers
+  ValueId freeBars_ = kNoValue; // specialized bulk loops: a stage's readers all released it
+  bool specialize_ = false;     // specialize=True on a copy_bulk loop (ir/pipeline.h)
+  bool inFlight_ = false;       // the body's wgmma dot stays in flight for one iteration
   int64_t bytesPerStage_ = 0;   // bulk loops: what one iteration's copies write
 };
 

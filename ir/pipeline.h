@@ -31,6 +31,27 @@
 // read is refilled two iterations later, so its wgmma group may still be in
 // flight for one iteration. The dot is marked kDotWgmmaInFlight for codegen.
 //
+// With specialize=True (copy_bulk loops only) no block barrier orders a refill after
+// the reads of the stage it overwrites; a second mbarrier per stage does, on which
+// every thread arrives once it has read the stage (T: the block's threads):
+//
+//   free = shared<u64, [S]>; mbarrier_init(free[s], T) for every s
+//   (prologue as above)
+//   for j in 0 .. n:
+//     if j+A < n:                                    <- kIfProducer: the copies, nothing else
+//       p = j+A; st = p % S
+//       if p >= S: mbarrier_wait(free[st], parity (p / S - 1) % 2)
+//       mbarrier_expect_tx(bars[st], BYTES); copy_bulk(B[st], src(p), bars[st])
+//     mbarrier_wait(bars[j % S], parity (j / S) % 2)
+//     <the rest of the body>
+//     mbarrier_arrive(free[j % S])       (in flight: if j >= 1: mbarrier_arrive(free[(j-1) % S]))
+//   barrier
+//
+// (A = S-1, or S-2 with a wgmma in flight.) Executed as written, by the whole block,
+// this is a correct pipeline; codegen instead runs the kIfProducer ifs on a producer
+// warpgroup of their own (Function::producerWarps), which then runs ahead of the
+// block, held back only by the free barriers.
+//
 // The checker and codegen only ever see the rewritten loop. Why it is correct
 // is argued in pipeline.cpp.
 #pragma once
@@ -62,6 +83,7 @@ struct PipelineProblem {
     BadLoop,           // not a loop from 0 with step 1, or S < 2 (sema never builds one)
     MixedCopies,       // leading copies of both kinds; `range` is the first copy of the other kind
     BulkNested,        // a loop of copy_bulk copies inside another loop; `range` is the loop
+    SpecializeNeedsBulk, // specialize=True on a loop of copy_async copies; `range` is the first copy
   };
   Kind kind;
   SourceRange range;    // what the user wrote that causes it

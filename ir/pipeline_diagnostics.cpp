@@ -93,6 +93,10 @@ PipelineMessage describe(const Function& fn, const PipelineProblem& p, const Sou
       m.id = DiagId::PipelineBulkNested;
       m.range = forKeyword;
       break;
+    case Kind::SpecializeNeedsBulk:
+      m.id = DiagId::PipelineSpecializeNeedsBulk;
+      m.labels.push_back({forKeyword, "this loop asks for specialize=True"});
+      break;
     case Kind::BadLoop:
       m.args = {fn.name, "a pipelined loop must run from 0 with step 1 and have at least 2 stages"};
       break;

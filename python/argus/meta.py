@@ -144,6 +144,7 @@ class KernelSpec:
             self.dynamic_shared_bytes = int(raw.get("dynamic_shared_bytes", 0))
             self.constants = dict(raw.get("constants", {}))
             maps = raw.get("tensor_maps", [])  # older metadata: no maps
+            self.producer_warps = int(raw.get("producer_warps", 0))
         except (KeyError, TypeError, ValueError) as e:
             raise MetadataError(f"malformed kernel entry ({type(e).__name__}: {e})") from None
         if not isinstance(maps, list):
@@ -151,8 +152,11 @@ class KernelSpec:
         self.tensor_maps = [TensorMapSpec(m, self.name, self.params) for m in maps]
         if len(self.grid) != 3:
             raise MetadataError(f"kernel '{self.name}': grid has {len(self.grid)} axes, expected 3")
-        if self.threads != self.warps * 32 or not 1 <= self.threads <= 1024:
-            raise MetadataError(f"kernel '{self.name}': {self.threads} threads for {self.warps} warps")
+        # A warp-specialized kernel launches producer warps besides the block's own.
+        producers = self.producer_warps
+        if self.threads != (self.warps + producers) * 32 or not 1 <= self.threads <= 1024:
+            raise MetadataError(f"kernel '{self.name}': {self.threads} threads for {self.warps} warps"
+                                + (f" and {producers} producer warps" if producers else ""))
 
     @property
     def user_params(self):

@@ -92,6 +92,7 @@ void BlockExecutor::execCopyAsync(const Op& op) {
         if (!baseIndex(dst, c.data(), to)) sharedOutOfBounds(op, dst, c.data(), t);
         SharedBuffer::Slot& slot = buf.slots[static_cast<size_t>(to)];
         checkAsyncOverwrite(op, buf, slot, to, t);
+        checkBulkAccess(op, buf, slot, to, t, true);
         if (slot.writeEpoch == epoch_ && slot.writer != t)
           fail(DiagId::RunSharedRace, op,
                "shared-memory race on " + sharedSlotName(buf, to) + ": " + describeThread(t) + " and " +

@@ -71,6 +71,7 @@ void BlockExecutor::run(const std::vector<RtValue>& params) {
   for (size_t i = 0; i < fn_.body.args.size() && i < params.size(); ++i) values_[fn_.body.args[i]] = params[i];
   execBlock(fn_.body);
   finishAsyncCopies();
+  finishBulkCopies();
 }
 
 void BlockExecutor::execBlock(const ir::Block& block) {
@@ -113,6 +114,11 @@ void BlockExecutor::exec(const Op& op) {
     case OpKind::CopyAsync: return execCopyAsync(op);
     case OpKind::CommitGroup: return execCommitGroup();
     case OpKind::WaitGroup: return execWaitGroup(op);
+    case OpKind::MbarrierInit: return execMbarrierInit(op);
+    case OpKind::MbarrierExpectTx: return execMbarrierExpectTx(op);
+    case OpKind::MbarrierArrive: return execMbarrierArrive(op);
+    case OpKind::MbarrierWait: return execMbarrierWait(op);
+    case OpKind::CopyBulk: return execCopyBulk(op);
     case OpKind::For: return execFor(op);
     case OpKind::If: return execIf(op);
     case OpKind::Yield:

@@ -59,6 +59,13 @@ struct SharedBuffer {
     int32_t asyncIssuer = -1;
     const ir::Op* asyncOp = nullptr;
     bool asyncLanded = false;
+    // Bulk copies (bulk_copies.cpp): a copy_bulk writing this slot that has not
+    // landed yet, and the mbarrier phase it completes (for the race message).
+    uint32_t bulkPending = 0;
+    const ir::Op* bulkOp = nullptr;
+    int32_t bulkBars = -1;       // shared buffer of the mbarrier
+    int64_t bulkIndex = 0;       // mbarrier index in it
+    int64_t bulkPhase = 0;       // the barrier's phase when the copy was issued
   };
   ir::DType dtype = ir::DType::F32;
   std::vector<int64_t> shape;
@@ -104,6 +111,29 @@ struct AsyncWrite {
 struct AsyncQueue {
   std::vector<AsyncWrite> open;
   std::vector<std::vector<AsyncWrite>> committed;
+};
+
+// A copy_bulk in flight: its writes (source read at issue, zero past the
+// tensor's edge) and the transaction bytes it completes on its mbarrier.
+struct BulkCopy {
+  const ir::Op* op = nullptr;
+  int64_t bytes = 0;
+  std::vector<AsyncWrite> writes;
+};
+
+// The state of one mbarrier (a (bars, index) pair), as PTX defines it.
+struct Mbarrier {
+  bool initialized = false;
+  const ir::Op* initOp = nullptr;
+  uint32_t initEpoch = 0;
+  int64_t expected = 0;       // arrivals per phase
+  int64_t arrivals = 0;       // in the current phase
+  int64_t txPending = 0;      // bytes announced by expect_tx minus bytes completed, this phase
+  int64_t txAnnounced = 0;    // bytes announced this phase (for messages)
+  int64_t phase = 0;          // the current (incomplete) phase
+  const ir::Op* expectOp = nullptr;     // the latest expect_tx of this phase
+  std::vector<BulkCopy> inFlight;       // issued, not yet completed; issue order
+  std::vector<BulkCopy> completed;      // completed on the current phase; land when it completes
 };
 
 struct BlockContext {
@@ -159,6 +189,23 @@ class BlockExecutor {
                       int64_t thread) const;
   void checkAsyncOverwrite(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot, int64_t linear,
                            int64_t thread) const;
+  // Hopper mbarriers and bulk copies (bulk_copies.cpp)
+  std::map<std::pair<int, int64_t>, Mbarrier> mbarriers_;  // by (bars buffer, index)
+  Mbarrier& mbarrierOf(const ir::Op& op, size_t barsOperand, bool mustBeInitialized);
+  std::string mbarrierName(const ir::Op& op, size_t barsOperand) const;
+  void execMbarrierInit(const ir::Op& op);
+  void execMbarrierExpectTx(const ir::Op& op);
+  void execMbarrierArrive(const ir::Op& op);
+  void execMbarrierWait(const ir::Op& op);
+  void execCopyBulk(const ir::Op& op);
+  // `count` arrivals of `thread` (-1: every thread, one each) on the current phase.
+  void arriveOn(const ir::Op& op, Mbarrier& bar, int64_t count, int64_t firstThread);
+  void completePhase(Mbarrier& bar);
+  void finishBulkCopies();  // at the end of the kernel: a copy still in flight is an error
+  void landBulkCopy(const BulkCopy& copy);
+  // Faults for accesses to a slot a copy_bulk is writing (none when it is not).
+  void checkBulkAccess(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot, int64_t linear,
+                       int64_t thread, bool write) const;
   // Base-buffer coordinate of view element `c`; false when outside the base.
   bool baseIndex(const ViewValue& view, const int64_t* c, int64_t& linear) const;
   Elem readShared(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread);

@@ -104,6 +104,7 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
   SharedBuffer& buf = shared_[static_cast<size_t>(view.sharedIndex)];
   SharedBuffer::Slot& slot = buf.slots[static_cast<size_t>(linear)];
   checkAsyncRead(op, buf, slot, linear, thread);  // a copy in flight explains an unwritten slot best
+  checkBulkAccess(op, buf, slot, linear, thread, false);
   if (!slot.written && opts_.checkUninitializedShared)
     fail(DiagId::RunUninitializedShared, op,
          describeThread(thread) + " reads " + slotName(buf, linear) + ", which no thread has written",
@@ -133,6 +134,7 @@ void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64
   SharedBuffer& buf = shared_[static_cast<size_t>(view.sharedIndex)];
   SharedBuffer::Slot& slot = buf.slots[static_cast<size_t>(linear)];
   checkAsyncOverwrite(op, buf, slot, linear, thread);
+  checkBulkAccess(op, buf, slot, linear, thread, true);
   std::vector<Label> where = {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}};
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
     fail(DiagId::RunSharedRace, op,

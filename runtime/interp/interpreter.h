@@ -4,7 +4,8 @@
 // value index as ir::Distribution says, exactly as the GPU code holds it; memory
 // ops run per thread (only primary owners store); shared memory is a byte array
 // per AllocShared. Faults (out-of-bounds shared access, shared-memory races,
-// integer division by zero, ...) become a RunError, never a crash.
+// integer division by zero, an mbarrier wait that can never complete, ...)
+// become a RunError, never a crash.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "driver/compilation.h"
+#include "test_sources.h"
 
 namespace argus::corpus {
 
@@ -108,7 +109,9 @@ std::string caseName(const ::testing::TestParamInfo<fs::path>& info) {
 }
 
 std::vector<Diagnostic> compileToPtx(const fs::path& path, const std::string& text) {
-  Compilation c(SourceFile(path.filename().string(), text), CompileOptions{});
+  CompileOptions options;
+  if (std::string arch = argus::testing::exampleArch(text); !arch.empty()) options.arch = arch;
+  Compilation c(SourceFile(path.filename().string(), text), options);
   c.ptx();
   return c.diagnostics();
 }

@@ -75,10 +75,7 @@ void expectClose(const HostTensor& got, const std::vector<double>& want, double 
 std::vector<std::tuple<fs::path, std::string>> examplesWithArchs() {
   std::vector<std::tuple<fs::path, std::string>> out;
   for (const fs::path& path : exampleFiles()) {
-    std::ifstream in(path);
-    std::string line, only;
-    while (std::getline(in, line))
-      if (line.rfind("# arch: ", 0) == 0) only = line.substr(8);
+    std::string only = argus::testing::exampleArch(readSource(path));
     for (const char* arch : {"sm_80", "sm_90", "sm_90a"})
       if (only.empty() || only == arch) out.emplace_back(path, arch);
   }

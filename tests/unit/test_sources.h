@@ -20,6 +20,16 @@ inline std::string readExample(const std::string& name) {
   return readSource(std::filesystem::path(ARGUS_SOURCE_DIR) / "examples" / name);
 }
 
+// The architecture an example names in a line `# arch: sm_90a` (kernels with
+// Hopper-only instructions), or "" when any supported one will do.
+inline std::string exampleArch(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("# arch: ", 0) == 0) return line.substr(8);
+  return {};
+}
+
 // Drops the `occurrence`-th line (counting from 0) whose text after its
 // indentation is `line`: how the tests plant a missing wait or barrier.
 inline std::string withoutLine(const std::string& text, const std::string& line, int occurrence = 0) {
