@@ -66,14 +66,19 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
   llvm::Value* bar = mbarrierAddress(op.operands[0], op.operands[1]);
   llvm::Type* voidTy = b_.getVoidTy();
   switch (op.kind) {
-    case ir::OpKind::MbarrierInit:
+    case ir::OpKind::MbarrierInit: {
+      // A barrier that every thread arrives on (MbarrierArrive) counts warps instead: each warp
+      // arrives once, after all its lanes (see below).
+      int64_t count = op.attrs.i;
+      if (arrivesPerWarp(op.operands[0], count)) count /= 32;
       onThreadZero([&] {
         inlinePtx(voidTy, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}",
-                  {bar, b_.getInt32(static_cast<uint32_t>(op.attrs.i))}, true);
+                  {bar, b_.getInt32(static_cast<uint32_t>(count))}, true);
         // Makes the initialized barrier visible to the async proxy (TMA) too.
         inlinePtx(voidTy, "fence.mbarrier_init.release.cluster;", "~{memory}", {}, true);
       });
       return true;
+    }
     case ir::OpKind::MbarrierExpectTx:
       onThreadZero([&] {
         inlinePtx(voidTy, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}",
@@ -81,7 +86,12 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
       });
       return true;
     case ir::OpKind::MbarrierArrive:
-      inlinePtx(voidTy, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", {bar}, true);
+      // One arrival per warp, by lane 0 once every lane of the warp got here (bar.warp.sync
+      // orders the lanes' earlier reads before it): 32 times fewer shared-memory atomics.
+      inlinePtx(voidTy,
+                "{\n.reg .pred lead;\n.reg .b32 lane;\nbar.warp.sync -1;\nmov.u32 lane, %laneid;\n"
+                "setp.eq.u32 lead, lane, 0;\n@lead mbarrier.arrive.shared::cta.b64 _, [$0];\n}",
+                "r,~{memory}", {bar}, true);
       return true;
     case ir::OpKind::MbarrierWait:
       inlinePtx(voidTy,
@@ -92,6 +102,25 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
       return true;
     default: return internalError(op.range, "not an mbarrier op");
   }
+}
+
+// True when every MbarrierArrive on `bars` is the whole block's and `count`, its
+// init count, is the block's threads: codegen then counts one arrival per warp.
+bool KernelLowering::arrivesPerWarp(ir::ValueId bars, int64_t count) const {
+  if (count != fn_.numThreads()) return false;
+  bool arrived = false, other = false;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+    for (const auto& op : block.ops) {
+      if (!op->operands.empty() && op->operands[0] == bars) {
+        if (op->kind == ir::OpKind::MbarrierArrive) arrived = true;
+        else if (op->kind == ir::OpKind::MbarrierExpectTx) other = true;
+      }
+      if (op->kind == ir::OpKind::CopyBulk && op->operands.size() == 4 && op->operands[2] == bars) other = true;
+      for (const ir::Block& region : op->regions) walk(region);
+    }
+  };
+  walk(fn_.body);
+  return arrived && !other;
 }
 
 bool KernelLowering::lowerCopyBulk(const ir::Op& op) {

@@ -2,31 +2,137 @@
 //
 // The launch has Function::producerWarps more warps than the IR's block. Up to
 // the specialized loop every thread runs the kernel (ir/pipeline.cpp allows only
-// harmless statements there). At the loop the block splits:
-//   * the producer warpgroup's first warp runs only the loop's kIfProducer ifs
-//     (waits for a free stage, expect_tx, the TMA copies; thread numThreads
-//     issues them), for every iteration, and exits; its other warps exit at once;
-//   * the block's own warps run the loop without those ifs, and, after it, the
-//     rest of the kernel, synchronizing with a named barrier of their own
-//     (barrier 1, numThreads threads), since the producer has exited.
-// This is the IR's loop executed with the copies moved to another thread: every
-// ordering between copies and reads goes through the mbarriers, and the IR's
-// copies are one-thread ops whose issuing thread the IR leaves to codegen.
+// harmless statements there). At the top-level loop that holds the pipeline (the
+// pipelined loop itself, or a persistent kernel's loop over tiles around it) the
+// block splits:
+//   * the producer warpgroup's first warp runs the producer program: the loops,
+//     their scalars (and one-element reads of tensors, for tile indices), and the
+//     kIfProducer ifs (waits for a free stage, expect_tx, the TMA copies; thread
+//     numThreads issues them); then it exits, and its other warps exit at once;
+//   * the block's own warps run everything but those ifs, and the rest of the
+//     kernel, synchronizing with a named barrier of their own (barrier 1,
+//     numThreads threads), since the producer warps have exited.
+// This is the IR executed with the copies moved to another thread: every ordering
+// between copies and reads goes through the mbarriers, and the IR's copies are
+// one-thread ops whose issuing thread the IR leaves to codegen.
 #include <algorithm>
+#include <functional>
 
 #include "codegen/lowering.h"
 
 namespace argus::codegen {
 
-bool KernelLowering::isSpecializedLoop(const ir::Op& op) const {
-  if (fn_.producerWarps <= 0 || op.kind != ir::OpKind::For || op.regions.empty()) return false;
-  for (const auto& inner : op.regions[0].ops)
-    if (inner->kind == ir::OpKind::If && (inner->attrs.i & ir::kIfProducer)) return true;
+namespace {
+
+bool isProducerIf(const ir::Op& op) { return op.kind == ir::OpKind::If && (op.attrs.i & ir::kIfProducer); }
+
+bool holdsProducerIf(const ir::Block& block) {
+  for (const auto& op : block.ops) {
+    if (isProducerIf(*op)) return true;
+    for (const ir::Block& region : op->regions)
+      if (holdsProducerIf(region)) return true;
+  }
   return false;
 }
 
-bool KernelLowering::lowerSpecializedFor(const ir::Op& op) {
+}  // namespace
+
+bool KernelLowering::isSpecializedLoop(const ir::Op& op) const {
+  return fn_.producerWarps > 0 && op.kind == ir::OpKind::For && !op.regions.empty() && holdsProducerIf(op.regions[0]);
+}
+
+// Ops the producer program computes besides its ifs and loops: scalars, views and
+// one-element reads of global tensors, all from values it has.
+bool KernelLowering::producerComputes(const ir::Op& op) const {
+  for (ir::ValueId v : op.operands)
+    if (values_[v].kind == Lowered::Kind::None) return false;
+  auto scalarResults = [&] {
+    return !op.results.empty() && std::all_of(op.results.begin(), op.results.end(),
+                                              [&](ir::ValueId r) { return fn_.typeOf(r).isScalar(); });
+  };
+  switch (op.kind) {
+    case ir::OpKind::Const: case ir::OpKind::ProgramId: case ir::OpKind::NumPrograms: case ir::OpKind::Binary:
+    case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
+    case ir::OpKind::Cast:
+      return scalarResults();
+    case ir::OpKind::View:
+      return true;
+    case ir::OpKind::Load:
+      return fn_.typeOf(op.operands[0]).space == ir::MemSpace::Global && fn_.typeOf(op.results[0]).numElements() == 1;
+    case ir::OpKind::ReduceAll:
+      return fn_.typeOf(op.operands[0]).numElements() == 1;
+    default:
+      return false;
+  }
+}
+
+bool KernelLowering::lowerProducerBlock(const ir::Block& block) {
+  for (const auto& op : block.ops) {
+    if (isProducerIf(*op)) {
+      if (!lowerIf(*op)) return false;
+    } else if (op->kind == ir::OpKind::For) {
+      if (!lowerProducerFor(*op)) return false;
+    } else if (producerComputes(*op)) {
+      if (!lowerOp(*op)) return false;
+    }
+  }
+  return true;
+}
+
+// A loop of the producer program: the same trip count, carrying only the scalars it has.
+bool KernelLowering::lowerProducerFor(const ir::Op& op) {
   const ir::Block& body = op.regions[0];
+  const ir::Op* yield = body.ops.empty() ? nullptr : body.ops.back().get();
+  if (!yield || yield->kind != ir::OpKind::Yield) return internalError(op.range, "malformed for region");
+  llvm::Value* lb = values_[op.operands[0]].values[0];
+  llvm::Value* ub = values_[op.operands[1]].values[0];
+  llvm::Value* step = values_[op.operands[2]].values[0];
+  llvm::BasicBlock* preheader = b_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "producer.header", kernel_);
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "producer.body", kernel_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "producer.exit", kernel_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* iv = b_.CreatePHI(lb->getType(), 2, "producer.iv");
+  iv->addIncoming(lb, preheader);
+  std::vector<std::pair<size_t, llvm::PHINode*>> carried;  // iter arg index, its phi
+  for (size_t i = 3; i < op.operands.size(); ++i) {
+    const Lowered& init = values_[op.operands[i]];
+    if (init.kind != Lowered::Kind::Scalar || !fn_.typeOf(op.operands[i]).isScalar()) continue;
+    llvm::PHINode* phi = b_.CreatePHI(init.values[0]->getType(), 2);
+    phi->addIncoming(init.values[0], preheader);
+    carried.push_back({i - 3, phi});
+  }
+  b_.CreateCondBr(b_.CreateICmpSLT(iv, ub), loop, exit);
+  b_.SetInsertPoint(loop);
+  values_[body.args[0]] = Lowered{};
+  values_[body.args[0]].kind = Lowered::Kind::Scalar;
+  values_[body.args[0]].values = {iv};
+  for (const auto& [index, phi] : carried) {
+    Lowered& arg = values_[body.args[index + 1]];
+    arg.kind = Lowered::Kind::Scalar;
+    arg.values = {phi};
+  }
+  if (!lowerProducerBlock(body)) return false;
+  llvm::Value* next = b_.CreateAdd(iv, step);
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  for (const auto& [index, phi] : carried) {
+    const Lowered& y = values_[yield->operands[index]];
+    if (y.kind != Lowered::Kind::Scalar) return internalError(op.range, "a producer loop's carried scalar was not computed");
+    phi->addIncoming(y.values[0], latch);
+  }
+  b_.CreateBr(header);
+  iv->addIncoming(next, latch);
+  b_.SetInsertPoint(exit);
+  for (const auto& [index, phi] : carried) {
+    Lowered& result = values_[op.results[index]];
+    result.kind = Lowered::Kind::Scalar;
+    result.values = {phi};
+  }
+  return true;
+}
+
+bool KernelLowering::lowerSpecializedFor(const ir::Op& op) {
   const uint32_t blockThreads = static_cast<uint32_t>(fn_.numThreads());
   llvm::Value* tid = threadId();
   llvm::BasicBlock* producer = llvm::BasicBlock::Create(ctx_, "producer", kernel_);
@@ -41,47 +147,19 @@ bool KernelLowering::lowerSpecializedFor(const ir::Op& op) {
   b_.SetInsertPoint(idle);
   b_.CreateRetVoid();
 
-  // The producer's loop: the iteration's scalars and its producer ifs, nothing else.
   b_.SetInsertPoint(issuer);
-  llvm::Value* lb = values_[op.operands[0]].values[0];
-  llvm::Value* ub = values_[op.operands[1]].values[0];
-  llvm::Value* step = values_[op.operands[2]].values[0];
-  llvm::BasicBlock* preheader = b_.GetInsertBlock();
-  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "producer.header", kernel_);
-  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "producer.body", kernel_);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "producer.done", kernel_);
-  b_.CreateBr(header);
-  b_.SetInsertPoint(header);
-  llvm::PHINode* iv = b_.CreatePHI(lb->getType(), 2, "producer.iv");
-  iv->addIncoming(lb, preheader);
-  b_.CreateCondBr(b_.CreateICmpSLT(iv, ub), loop, done);
-  b_.SetInsertPoint(loop);
-  values_[body.args[0]].kind = Lowered::Kind::Scalar;
-  values_[body.args[0]].values = {iv};
   electedThread_ = blockThreads;
-  for (const auto& inner : body.ops) {
-    const bool producerIf = inner->kind == ir::OpKind::If && (inner->attrs.i & ir::kIfProducer);
-    const bool scalar = !inner->results.empty() && inner->regions.empty() &&
-                        std::all_of(inner->results.begin(), inner->results.end(),
-                                    [&](ir::ValueId r) { return fn_.typeOf(r).isScalar(); }) &&
-                        std::all_of(inner->operands.begin(), inner->operands.end(), [&](ir::ValueId v) {
-                          return values_[v].kind != Lowered::Kind::None;
-                        });
-    if ((producerIf || scalar) && !lowerOp(*inner)) return false;
-  }
+  bool ok = lowerProducerFor(op);
   electedThread_ = 0;
-  llvm::Value* next = b_.CreateAdd(iv, step);
-  b_.CreateBr(header);
-  iv->addIncoming(next, b_.GetInsertBlock());
-  b_.SetInsertPoint(done);
+  if (!ok) return false;
   b_.CreateRetVoid();
 
-  // The block's loop, without the producer's ifs; the rest of the kernel is the block's alone.
+  // The block's own warps: everything but the producer's ifs, from here on by themselves.
   b_.SetInsertPoint(consumer);
   skipProducerIfs_ = true;
-  bool ok = lowerFor(op);
-  skipProducerIfs_ = false;
   consumersOnly_ = true;
+  ok = lowerFor(op);
+  skipProducerIfs_ = false;
   return ok;
 }
 

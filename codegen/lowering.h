@@ -203,6 +203,7 @@ class KernelLowering {
   void onThreadZero(const std::function<void()>& body);
   bool requireSm90a(const ir::Op& op, const char* what);
   bool lowerMbarrier(const ir::Op& op);
+  bool arrivesPerWarp(ir::ValueId bars, int64_t count) const;
   bool lowerCopyBulk(const ir::Op& op);
   llvm::Value* wgmmaDescriptor(llvm::Value* address, int swizzleBytes);
   std::string wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const;
@@ -211,6 +212,9 @@ class KernelLowering {
   // ---- hopper_specialize.cpp (warp-specialized copy_bulk pipelines)
   bool isSpecializedLoop(const ir::Op& op) const;
   bool lowerSpecializedFor(const ir::Op& op);
+  bool producerComputes(const ir::Op& op) const;
+  bool lowerProducerBlock(const ir::Block& block);
+  bool lowerProducerFor(const ir::Op& op);
   void retireInFlightWgmma(const ir::Op& loop);
 
   // ---- control.cpp

@@ -84,12 +84,24 @@ struct LoopPlan {
   std::vector<ValueId> buffers;         // the buffer each of them fills
   std::unordered_set<const Op*> slice;  // body ops that feed the copies' views
   bool bulk = false;                    // copy_bulk (TMA, mbarriers) instead of copy_async
+  const Op* outer = nullptr;            // bulk loops in a loop: the kernel's top-level loop around it
 };
 
 bool isCopy(OpKind k) { return k == OpKind::CopyAsync || k == OpKind::CopyBulk; }
 bool isExplicitSync(OpKind k) {
   return k == OpKind::Barrier || k == OpKind::CommitGroup || k == OpKind::WaitGroup || k == OpKind::MbarrierInit ||
          k == OpKind::MbarrierExpectTx || k == OpKind::MbarrierArrive || k == OpKind::MbarrierWait;
+}
+
+// The plain top-level For whose body holds `loop` directly (a persistent kernel's
+// loop over tiles), or null.
+const Op* topLevelLoopAround(const Function& fn, const Op& loop) {
+  for (const auto& op : fn.body.ops) {
+    if (op->kind != OpKind::For || op->attrs.i != 0 || op->regions.size() != 1) continue;
+    for (const auto& inner : op->regions[0].ops)
+      if (inner.get() == &loop) return op.get();
+  }
+  return nullptr;
 }
 
 // True when `target` is nested in a For of `block` (at any depth).
@@ -130,7 +142,10 @@ class Analysis {
         problem(PipelineProblem::Kind::MixedCopies, copy->range, plan.copies.front()->range);
         break;
       }
-    if (plan.bulk && insideLoop(fn_.body, loop_)) problem(PipelineProblem::Kind::BulkNested, loop_.range, loop_.range);
+    if (plan.bulk && insideLoop(fn_.body, loop_)) {
+      plan.outer = topLevelLoopAround(fn_, loop_);
+      if (!plan.outer) problem(PipelineProblem::Kind::BulkNested, loop_.range, loop_.range);
+    }
     if (!plan.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize)
       problem(PipelineProblem::Kind::SpecializeNeedsBulk, plan.copies.front()->range, loop_.range);
     std::unordered_set<const Op*> leading(plan.copies.begin(), plan.copies.end());
@@ -236,8 +251,10 @@ class Rewriter {
   Rewriter(Function& fn, Op& loop, const LoopPlan& plan)
       : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), ahead_(stages_ - 1), range_(loop.range) {}
 
-  // Returns the ops that go before and after the loop in its block.
-  void run(std::vector<std::unique_ptr<Op>>& before, std::vector<std::unique_ptr<Op>>& after) {
+  // Returns the ops that go before and after the loop in its block, and those that go
+  // before the top-level loop around it (a bulk loop's barriers, when it has one).
+  void run(std::vector<std::unique_ptr<Op>>& before, std::vector<std::unique_ptr<Op>>& after,
+           std::vector<std::unique_ptr<Op>>& hoisted) {
     for (ValueId b : plan_.buffers) {
       staged_.insert(b);
       std::vector<int64_t>& shape = fn_.values[b].type.shape;
@@ -245,13 +262,16 @@ class Rewriter {
     }
     specialize_ = plan_.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize &&
                   producerMayRunPrologue();
-    if (plan_.bulk) buildMbarriers(before);
+    outer_ = const_cast<Op*>(plan_.outer);  // the pass owns the function being rewritten
+    if (plan_.bulk) buildMbarriers(outer_ ? hoisted : before);
+    if (outer_) carryIterationCount(hoisted);
     if (plan_.bulk && stages_ >= 3) markCarriedWgmmaDot();
     buildPrologue(before);
     buildSteadyBody();
     Block epilogue;
     Builder b(fn_, &epilogue);
     if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(0));
+    if (specialize_ && inFlight_) releaseLastStage(b);
     b.create(OpKind::Barrier, {}, {}, range_);
     after = std::move(epilogue.ops);
     loop_.attrs.i = 0;
@@ -319,7 +339,7 @@ class Rewriter {
 
   // The copies of iteration `iteration` into stage `stage`: the slice cloned
   // with the loop variable replaced, then the copy_async ops.
-  void emitCopies(Builder& b, ValueId iteration, ValueId stage) {
+  void emitCopies(Builder& b, ValueId iteration, ValueId stage, ValueId global) {
     const Block& body = loop_.regions[0];
     std::unordered_map<ValueId, ValueId> map{{body.args[0], iteration}};
     auto mapped = [&](ValueId v) {
@@ -339,7 +359,7 @@ class Rewriter {
         fn_.values[clone.results[i]].name = fn_.values[op->results[i]].name;
       }
     }
-    if (specialize_) waitForFreeStage(b, iteration, stage);
+    if (specialize_) waitForFreeStage(b, global, stage);
     if (plan_.bulk) b.create(OpKind::MbarrierExpectTx, {bars_, stage}, {}, range_, intAttrs(bytesPerStage_));
     for (const Op* copy : plan_.copies) {
       std::vector<ValueId> operands;
@@ -357,7 +377,7 @@ class Rewriter {
   // shared memory, no cross-warp reductions). Otherwise the loop is not specialized.
   bool producerMayRunPrologue() const {
     for (const auto& op : fn_.body.ops) {
-      if (op.get() == &loop_) return true;
+      if (op.get() == &loop_ || op.get() == plan_.outer) return true;
       switch (op->kind) {
         case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
         case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
@@ -375,6 +395,54 @@ class Rewriter {
       }
     }
     return false;
+  }
+
+  // A bulk loop inside the kernel's loop over tiles: its barriers' phases continue from
+  // one run to the next, so the outer loop carries how many iterations ran before
+  // (`base`, from 0; + n after each run) and stages and parities count from it.
+  void carryIterationCount(std::vector<std::unique_ptr<Op>>& hoisted) {
+    Block setup;
+    Builder b(fn_, &setup);
+    ValueId zero = i32(b, 0);
+    for (auto& op : setup.ops) hoisted.push_back(std::move(op));
+    outer_->operands.push_back(zero);
+    Block& outerBody = outer_->regions[0];
+    Builder inner(fn_, &outerBody);
+    base_ = inner.addBlockArg(outerBody, Type::scalar(DType::I32), "pipeline_iterations", range_);
+    ValueId result = static_cast<ValueId>(fn_.values.size());
+    Value v;
+    v.type = Type::scalar(DType::I32);
+    v.def = outer_;
+    v.resultIndex = static_cast<uint32_t>(outer_->results.size());
+    v.range = range_;
+    fn_.values.push_back(v);
+    outer_->results.push_back(result);
+    // The yield passes base + n on: built before it, at the end of the outer body.
+    std::unique_ptr<Op> yield = std::move(outerBody.ops.back());
+    outerBody.ops.pop_back();
+    ValueId next = inner.make(OpKind::Binary, {base_, loop_.operands[1]}, Type::scalar(DType::I32), range_,
+                              binaryAttrs(BinaryKind::Add));
+    yield->operands.push_back(next);
+    outerBody.ops.push_back(std::move(yield));
+  }
+
+  // The iteration's index across every run of the loop (the local one without an outer loop).
+  ValueId globalIndex(Builder& b, ValueId local) {
+    if (base_ == kNoValue) return local;
+    return b.make(OpKind::Binary, {base_, local}, Type::scalar(DType::I32), range_, binaryAttrs(BinaryKind::Add));
+  }
+
+  // After a loop whose last wgmma group stayed in flight: its stage is released once the
+  // loop's end has retired the group (codegen waits there), so a later run can refill it.
+  void releaseLastStage(Builder& b) {
+    ValueId n = loop_.operands[1];
+    Attrs ge;
+    ge.cmp = CmpKind::Ge;
+    ValueId ran = b.make(OpKind::Compare, {n, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
+    emitIf(b, ran, [&](Builder& in) {
+      ValueId last = globalIndex(in, binary(in, BinaryKind::Sub, n, 1));
+      in.create(OpKind::MbarrierArrive, {freeBars_, binary(in, BinaryKind::Rem, last, stages_)}, {}, range_);
+    });
   }
 
   ValueId binary(Builder& b, BinaryKind kind, ValueId x, int64_t y) {
@@ -408,16 +476,16 @@ class Rewriter {
 
   // Specialized pipelines, at the end of iteration j: every thread releases the stage it
   // read, or, while its wgmma group is still in flight, the stage of iteration j - 1.
-  void releaseStage(Builder& b, ValueId j) {
+  void releaseStage(Builder& b, ValueId j, ValueId global) {
     if (!inFlight_) {
-      b.create(OpKind::MbarrierArrive, {freeBars_, binary(b, BinaryKind::Rem, j, stages_)}, {}, range_);
+      b.create(OpKind::MbarrierArrive, {freeBars_, binary(b, BinaryKind::Rem, global, stages_)}, {}, range_);
       return;
     }
     Attrs ge;
     ge.cmp = CmpKind::Ge;
     ValueId hasPrevious = b.make(OpKind::Compare, {j, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
     emitIf(b, hasPrevious, [&](Builder& in) {
-      ValueId previous = binary(in, BinaryKind::Rem, binary(in, BinaryKind::Add, j, stages_ - 1), stages_);
+      ValueId previous = binary(in, BinaryKind::Rem, binary(in, BinaryKind::Add, global, stages_ - 1), stages_);
       in.create(OpKind::MbarrierArrive, {freeBars_, previous}, {}, range_);
     });
   }
@@ -426,12 +494,11 @@ class Rewriter {
   void emitGuardedCopies(Builder& b, ValueId cond, ValueId iteration, bool stageFromIteration,
                          ValueId stage) {
     Op& guard = b.create(OpKind::If, {cond}, {}, range_);
-    if (specialize_ && stageFromIteration) guard.attrs.i = kIfProducer;
+    if (specialize_) guard.attrs.i = kIfProducer;
     Builder inner(fn_, &guard.regions[0]);
-    if (stageFromIteration)
-      stage = inner.make(OpKind::Binary, {iteration, i32(inner, stages_)}, Type::scalar(DType::I32), range_,
-                         binaryAttrs(BinaryKind::Rem));
-    emitCopies(inner, iteration, stage);
+    ValueId global = globalIndex(inner, iteration);
+    if (stageFromIteration || base_ != kNoValue) stage = binary(inner, BinaryKind::Rem, global, stages_);
+    emitCopies(inner, iteration, stage, global);
     inner.create(OpKind::Yield, {}, {}, range_);
     inner.setBlock(&guard.regions[1]);
     inner.create(OpKind::Yield, {}, {}, range_);
@@ -454,8 +521,8 @@ class Rewriter {
     for (int64_t p = 0; p < ahead_; ++p) {
       if (!nKnown || p < nDef->attrs.i) {
         ValueId iteration = i32(b, p);
-        if (nKnown) emitCopies(b, iteration, iteration);  // stage p = p % S
-        else emitGuardedCopies(b, less(b, iteration, n), iteration, false, iteration);
+        if (nKnown && base_ == kNoValue && !specialize_) emitCopies(b, iteration, iteration, iteration);  // stage p
+        else emitGuardedCopies(b, nKnown ? b.constBool(true, range_) : less(b, iteration, n), iteration, false, iteration);
       }
       if (!plan_.bulk) b.create(OpKind::CommitGroup, {}, {}, range_);
     }
@@ -490,12 +557,11 @@ class Rewriter {
                            binaryAttrs(BinaryKind::Add));
     emitGuardedCopies(b, less(b, ahead, loop_.operands[1]), ahead, true, kNoValue);
     if (!plan_.bulk) b.create(OpKind::CommitGroup, {}, {}, range_);
-    ValueId stage = b.make(OpKind::Binary, {j, i32(b, stages_)}, Type::scalar(DType::I32), range_,
-                           binaryAttrs(BinaryKind::Rem));
+    ValueId global = globalIndex(b, j);
+    ValueId stage = binary(b, BinaryKind::Rem, global, stages_);
     fn_.values[stage].name = "stage";
     if (plan_.bulk) {
-      ValueId round = b.make(OpKind::Binary, {j, i32(b, stages_)}, Type::scalar(DType::I32), range_,
-                             binaryAttrs(BinaryKind::Div));
+      ValueId round = binary(b, BinaryKind::Div, global, stages_);
       ValueId parity = b.make(OpKind::Binary, {round, i32(b, 2)}, Type::scalar(DType::I32), range_,
                               binaryAttrs(BinaryKind::Rem));
       fn_.values[parity].name = "parity";
@@ -531,7 +597,7 @@ class Rewriter {
       std::unique_ptr<Op> yield = std::move(steady.ops.back());
       steady.ops.pop_back();
       Builder tail(fn_, &steady);
-      releaseStage(tail, j);
+      releaseStage(tail, j, global);
       steady.ops.push_back(std::move(yield));
     }
     body = std::move(steady);
@@ -547,14 +613,24 @@ class Rewriter {
   ValueId bars_ = kNoValue;     // bulk loops: the stages' mbarriers
   ValueId freeBars_ = kNoValue; // specialized bulk loops: a stage's readers all released it
   bool specialize_ = false;     // specialize=True on a copy_bulk loop (ir/pipeline.h)
+  Op* outer_ = nullptr;         // the top-level loop around a bulk loop, if any
+  ValueId base_ = kNoValue;     // with an outer loop: iterations of earlier runs (carried by it)
   bool inFlight_ = false;       // the body's wgmma dot stays in flight for one iteration
   int64_t bytesPerStage_ = 0;   // bulk loops: what one iteration's copies write
 };
 
-void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& problems) {
+// Rewrites the pipelined loops of `block`; ops that belong before the top-level loop
+// around them go to `hoisted` (inserted by the caller before the op that holds `block`).
+void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& problems,
+                   std::vector<std::unique_ptr<Op>>& hoisted) {
   for (size_t i = 0; i < block.ops.size(); ++i) {
+    std::vector<std::unique_ptr<Op>> fromRegions;
+    for (Block& region : block.ops[i]->regions) pipelineBlock(fn, region, problems, fromRegions);
+    const size_t lifted = fromRegions.size();
+    block.ops.insert(block.ops.begin() + static_cast<std::ptrdiff_t>(i),
+                     std::make_move_iterator(fromRegions.begin()), std::make_move_iterator(fromRegions.end()));
+    i += lifted;
     Op& op = *block.ops[i];
-    for (Block& region : op.regions) pipelineBlock(fn, region, problems);
     if (op.kind != OpKind::For || op.attrs.i <= 0) continue;
     LoopPlan plan;
     std::vector<PipelineProblem> found = Analysis(fn, op).run(plan);
@@ -563,7 +639,7 @@ void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& pro
       continue;
     }
     std::vector<std::unique_ptr<Op>> before, after;
-    Rewriter(fn, op, plan).run(before, after);
+    Rewriter(fn, op, plan).run(before, after, hoisted);
     size_t count = before.size(), tail = after.size();
     block.ops.insert(block.ops.begin() + static_cast<std::ptrdiff_t>(i + 1),
                      std::make_move_iterator(after.begin()), std::make_move_iterator(after.end()));
@@ -582,7 +658,8 @@ std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op
 
 std::vector<PipelineProblem> applyPipelining(Function& fn) {
   std::vector<PipelineProblem> problems;
-  pipelineBlock(fn, fn.body, problems);
+  std::vector<std::unique_ptr<Op>> hoisted;  // stays empty: the body has no loop around it
+  pipelineBlock(fn, fn.body, problems, hoisted);
   return problems;
 }
 
