@@ -8,8 +8,8 @@ Workloads (DESIGN.md section 10):
   - bf16 GEMM C = A @ B (A M x K, B K x N, row-major): Argus `gemm_tc` (DIR/gemm_tc.ptx +
     .meta.json), cuBLAS (torch.matmul), Triton (bench/triton_gemm.py, autotuned);
   - "gemm_nt", bf16 GEMM on the Hopper path, C = A @ W^T (A M x K, W N x K, both K-major: a
-    linear layer): Argus `gemm_wgmma` (DIR/gemm_wgmma.ptx, compiled for sm_90a: wgmma, TMA
-    tensor maps, mbarriers), cuBLAS (torch.matmul(A, W.t())), Triton (the same kernel given
+    linear layer): Argus `gemm_persistent` (DIR/gemm_persistent.ptx, or `gemm_wgmma` where
+    that is not built; sm_90a: wgmma, TMA tensor maps, mbarriers, a producer warpgroup), cuBLAS (torch.matmul(A, W.t())), Triton (the same kernel given
     the strided view W.t() as B). Same data for all three; K must be a multiple of 8 for TMA
     (16-byte rows), so the ragged sizes have M, N off the tiles and K = 8 mod 64, and one
     K = 300 size shows the n/a;
@@ -70,7 +70,7 @@ LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cu
 WORKLOADS = ["gemm", "gemm_nt", "moe", "attention"]
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
           "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward"}
-ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_wgmma.ptx", "gemm_wgmma")],
+ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_persistent.ptx", "gemm_persistent"), ("gemm_wgmma.ptx", "gemm_wgmma")],
                "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_bm128.ptx", "moe_gemm")],
                "attention": [("attention.ptx", "attention")]}
 

@@ -129,7 +129,8 @@ class ArgusGemm(Impl):
 
     def __init__(self, torch, argus, specs):
         self.torch = torch
-        path, binding, status = specs[0]
+        # The first kernel that was built (gemm_nt: the persistent one, else gemm_wgmma).
+        path, binding, status = next((s for s in specs if s[1] is not None), specs[0])
         if binding is None:
             self.status = status
             return

@@ -9,17 +9,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/build-gpu/ptx}"
 argusc="${2:-$root/build/argusc}"
 mkdir -p "$out"
-# Kernels that use Hopper's arch-specific instructions (wgmma, TMA, mbarriers) only
-# compile for sm_90a; argusc rejects them for plain sm_90. Everything else stays sm_90.
-arch_of() {
-  case "$1" in
-    gemm_wgmma|moe_gemm) echo sm_90a ;;
-    *) echo sm_90 ;;
-  esac
-}
+# Kernels that use Hopper's arch-specific instructions (wgmma, TMA, mbarriers) say so
+# in a line '# arch: sm_90a' (argusc rejects them for plain sm_90); the rest are sm_90.
 for src in "$root"/examples/*.ag; do
   name="$(basename "$src" .ag)"
-  "$argusc" --arch="$(arch_of "$name")" "$src" -o "$out/$name.ptx"
+  arch=$(sed -n 's/^# arch: //p' "$src" | head -n1)
+  "$argusc" --arch="${arch:-sm_90}" "$src" -o "$out/$name.ptx"
 done
 # The attention cases bench_gpu.py runs besides the default (D128, non-causal).
 "$argusc" --arch=sm_90 "$root/examples/attention.ag" -D CAUSAL=1 -o "$out/attention_causal.ptx"
