@@ -228,7 +228,9 @@ TEST(DocsExamples, LanguageReferenceBlocksCompile) {
     } else if (inBlock && line.rfind("```", 0) == 0) {
       inBlock = false;
       ++blocks;
-      argus::Compilation c(argus::SourceFile("language.md", block), argus::CompileOptions{});
+      argus::CompileOptions options;
+      if (block.rfind("# arch: sm_90a", 0) == 0) options.arch = "sm_90a";  // a Hopper-only block says so
+      argus::Compilation c(argus::SourceFile("language.md", block), options);
       compileThroughCodegen(c);
       if (expectErrors) {
         EXPECT_TRUE(c.hasErrors()) << "docs/language.md:" << blockLine << ": block should not compile";
