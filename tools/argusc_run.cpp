@@ -33,7 +33,7 @@ constexpr size_t kInterpreterCheckLimit = size_t{1} << 20;
 constexpr const char* kRunHelp = R"(usage: argusc run [--cpu] [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
 
 Runs a kernel on random inputs. Without --cpu: on the GPU, compiled for the
-device (sm_80 for compute capability 8.x, sm_90 for 9.x and newer), checked
+device (sm_80 for compute capability 8.x, sm_90a for 9.0, sm_90 for newer), checked
 against the CPU interpreter on the same inputs, then timed (docs/runtime.md).
 
 options:
@@ -364,7 +364,7 @@ int runOnCpu(const RunOptions& o, Compilation& compilation, const ir::Function& 
   int64_t grid[3] = {1, 1, 1};
   for (int d = 0; d < 3; ++d) fn.grid[d].evaluate(sizeValues, grid[d]);
   std::cout << "ran " << fn.name << " on the CPU interpreter: grid (" << grid[0] << ", " << grid[1]
-            << ", " << grid[2] << "), " << fn.launchThreads() << " threads per block, " << ms << " ms\n";
+            << ", " << grid[2] << "), " << fn.numThreads() << " threads per block, " << ms << " ms\n";
   size_t t = 0;
   for (const ir::Param& p : fn.params)
     if (p.kind == ir::ParamKind::Tensor) std::cout << "  " << p.name << ": " << summarize(args.tensors[t++]) << "\n";

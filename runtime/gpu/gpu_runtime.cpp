@@ -21,6 +21,9 @@ struct RuntimeState {
 };
 
 std::string DeviceInfo::argusArch() const {
+  // sm_90a's instructions (wgmma, TMA, mbarrier waits) run on compute capability 9.0 exactly;
+  // later GPUs run sm_90 PTX through the JIT.
+  if (major == 9 && minor == 0) return "sm_90a";
   if (major >= 9) return "sm_90";
   if (major == 8) return "sm_80";
   return "";

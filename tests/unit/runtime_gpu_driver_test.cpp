@@ -59,8 +59,11 @@ TEST(GpuDriver, LibraryWithoutTheEntryPointsIsRejected) {
 TEST(GpuDriver, ArchitectureFollowsComputeCapability) {
   DeviceInfo d;
   d.major = 9;
+  EXPECT_EQ(d.argusArch(), "sm_90a");  // H100, H200: Hopper's arch-specific instructions too
+  d.minor = 1;
   EXPECT_EQ(d.argusArch(), "sm_90");
   d.major = 10;
+  d.minor = 0;
   EXPECT_EQ(d.argusArch(), "sm_90");  // PTX for sm_90 runs there through the JIT
   d.major = 8;
   d.minor = 6;

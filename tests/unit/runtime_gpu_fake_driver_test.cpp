@@ -77,7 +77,7 @@ TEST(FakeDriver, OpensAndDescribesTheDevice) {
   std::unique_ptr<GpuRuntime> runtime = openFake();
   ASSERT_TRUE(runtime);
   EXPECT_EQ(runtime->device().name, "Argus Fake GPU");
-  EXPECT_EQ(runtime->device().argusArch(), "sm_90");
+  EXPECT_EQ(runtime->device().argusArch(), "sm_90a");
   std::string error;
   EXPECT_FALSE(runtime->loadModule("FAKE_JIT_ERROR", error));
   EXPECT_EQ(error,
