@@ -11,6 +11,9 @@
 // advances the start address by 32 bytes inside the swizzle atom, as the
 // hardware applies the swizzle to address bits. Buffers that wgmma or TMA use
 // are 1024-byte aligned (kernel.cpp), so the pattern's phase is the address's.
+#include <functional>
+#include <set>
+
 #include <llvm/IR/InlineAsm.h>
 
 #include "codegen/lowering.h"
@@ -121,6 +124,36 @@ bool KernelLowering::arrivesPerWarp(ir::ValueId bars, int64_t count) const {
   };
   walk(fn_.body);
   return arrived && !other;
+}
+
+// True when some wgmma dot reads a shared buffer that ordinary stores or cp.async
+// also write. wgmma reads shared memory through the async proxy, which does not see
+// the generic proxy's writes without a fence.proxy.async by the writing thread; every
+// write of the block reaches the dot through a barrier (the checker sees to that), so
+// the fence goes before each barrier of such a kernel.
+bool KernelLowering::needsAsyncProxyFence() const {
+  if (asyncProxyFence_) return *asyncProxyFence_;
+  std::set<ir::ValueId> wgmmaBuffers, genericWrites;
+  auto bufferOf = [&](ir::ValueId view) {
+    const ir::Op* def = fn_.values[view].def;
+    return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : ir::kNoValue;
+  };
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+    for (const auto& op : block.ops) {
+      if (op->kind == ir::OpKind::Dot && op->operands.size() == 3 && fn_.typeOf(op->operands[2]).layout.wgmma) {
+        wgmmaBuffers.insert(bufferOf(op->operands[0]));
+        wgmmaBuffers.insert(bufferOf(op->operands[1]));
+      }
+      if ((op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync) && !op->operands.empty())
+        genericWrites.insert(bufferOf(op->operands[0]));
+      for (const ir::Block& region : op->regions) walk(region);
+    }
+  };
+  walk(fn_.body);
+  bool needed = false;
+  for (ir::ValueId b : wgmmaBuffers) needed = needed || (b != ir::kNoValue && genericWrites.count(b));
+  asyncProxyFence_ = needed;
+  return needed;
 }
 
 bool KernelLowering::lowerCopyBulk(const ir::Op& op) {

@@ -391,6 +391,7 @@ const EmittedLayout* KernelLowering::layoutFor(const ir::Layout& layout, SourceR
 }
 
 void KernelLowering::barrier() {
+  if (needsAsyncProxyFence()) inlinePtx(b_.getVoidTy(), "fence.proxy.async.shared::cta;", "~{memory}", {}, true);
   if (!consumersOnly_) {
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     return;

@@ -204,6 +204,7 @@ class KernelLowering {
   bool requireSm90a(const ir::Op& op, const char* what);
   bool lowerMbarrier(const ir::Op& op);
   bool arrivesPerWarp(ir::ValueId bars, int64_t count) const;
+  bool needsAsyncProxyFence() const;
   bool lowerCopyBulk(const ir::Op& op);
   llvm::Value* wgmmaDescriptor(llvm::Value* address, int swizzleBytes);
   std::string wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const;
@@ -244,6 +245,7 @@ class KernelLowering {
   // Warp specialization: the thread that issues one-thread ops (thread 0, or the producer's
   // first thread), whether the producer ifs are skipped (the block's loop), and whether only
   // the block's own warps run from here on (barriers become a named barrier of theirs).
+  mutable std::optional<bool> asyncProxyFence_;  // needsAsyncProxyFence(), once computed
   uint32_t electedThread_ = 0;
   bool skipProducerIfs_ = false;
   bool consumersOnly_ = false;
