@@ -2,6 +2,7 @@
 
 #include "checker/async_check.h"
 #include "checker/invariant_check.h"
+#include "checker/mbarrier_check.h"
 #include "checker/sync_check.h"
 #include "checker/tag_check.h"
 
@@ -15,6 +16,7 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
     if (fn) {
       checkSharedSync(*fn, diags, file, options);
       checkAsyncCopies(*fn, diags, file, options);
+      checkMbarriers(*fn, diags, file, options);
       checkTagAssertions(*fn, diags, file, options);
     }
   for (const auto& fn : module.functions)

@@ -37,17 +37,24 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
       // Every write into the buffer must bring the same tensor's elements.
       int found = -1;
       bool any = false, mixed = false;
+      int loops = 0;
       std::function<void(const ir::Block&)> scan = [&](const ir::Block& block) {
         for (const auto& op : block.ops) {
-          bool writes = (op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync) && op->operands.size() == 2;
+          bool writes = ((op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync) && op->operands.size() == 2) ||
+                        (op->kind == ir::OpKind::CopyBulk && op->operands.size() >= 2);
           const ir::Op* target = writes ? fn.values[op->operands[0]].def : nullptr;
           if (target && target->kind == ir::OpKind::View && !target->operands.empty() && target->operands[0] == base) {
             int source = traceOrigin(fn, op->operands[1], depth + 1);
+            // A bulk ring inside another loop (a persistent kernel) carries its stages through a
+            // loop-carried count the induction cannot summarize in reasonable time: not traced.
+            if (op->kind == ir::OpKind::CopyBulk && loops >= 2) source = -1;
             mixed = mixed || source < 0 || (any && source != found);
             found = source;
             any = true;
           }
+          loops += op->kind == ir::OpKind::For;
           for (const ir::Block& region : op->regions) scan(region);
+          loops -= op->kind == ir::OpKind::For;
         }
       };
       scan(fn.body);

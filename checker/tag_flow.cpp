@@ -316,7 +316,8 @@ void TagFlow::step(const ir::Op& op) {
       }
       return;
     case OpKind::CopyAsync:
-      if (op.operands.size() == 2) store(op.operands[0], loadTags(op.operands[1], op), op);
+    case OpKind::CopyBulk:  // (dst, src[, bars, index]): the tags the slot holds once the copy lands
+      if (op.operands.size() >= 2) store(op.operands[0], loadTags(op.operands[1], op), op);
       return;
     case OpKind::AllocShared:
       buffers_[op.results[0]] = TagMap{};

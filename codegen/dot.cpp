@@ -16,7 +16,9 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   const ir::Type& aType = fn_.typeOf(op.operands[0]);
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
   const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
-  if (accType.layout.wgmma) return lowerWgmmaDot(op);
+  // A register `a` (attention's P @ V) is not a wgmma operand here; a wgmma accumulator's
+  // values lie as in mma(warps=(4*W, 1)), so mma.sync computes that product in place.
+  if (accType.layout.wgmma && !aType.isTile()) return lowerWgmmaDot(op);
   if (aType.isTile()) {
     if (canUseTensorCores(op)) return lowerMmaDot(op);
     return unsupported(op, "dot with a register operand that tensor cores cannot take",

@@ -1,0 +1,226 @@
+// Transaction accounting of bulk copies (AG2053, AG2054): each
+// mbarrier_expect_tx arms a phase with a byte count, and the copy_bulk ops
+// that follow it in the same block on the same mbarrier (up to the next
+// mbarrier operation on that buffer) must write exactly that many bytes; a
+// copy_bulk with no such mbarrier_expect_tx before it completes a phase nobody
+// announced. The mbarrier indices of the copies must equal the expect_tx's in
+// every iteration (syntactically, or by one Z3 query).
+#include <z3++.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "checker/invariant_scalar.h"
+#include "checker/mbarrier_check.h"
+
+namespace argus::checker {
+
+using ir::Block;
+using ir::Op;
+using ir::OpKind;
+
+int64_t bulkCopyBytes(const ir::Function& fn, const Op& copy) {
+  if (copy.operands.empty()) return 0;
+  const ir::Type& t = fn.typeOf(copy.operands[0]);
+  int64_t n = 1;
+  for (int64_t e : t.shape) n *= e;
+  return n * std::max(1, ir::dtypeBits(t.dtype) / 8);
+}
+
+namespace {
+
+std::string position(const SourceFile* file, SourceRange range) {
+  if (!file) return "";
+  LineCol lc = file->lineCol(range.begin);
+  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
+}
+
+std::string nameOf(const ir::Function& fn, ir::ValueId id, const char* fallback) {
+  return id < fn.values.size() && !fn.values[id].name.empty() ? fn.values[id].name : fallback;
+}
+
+class TxCheck {
+ public:
+  TxCheck(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options)
+      : fn_(fn), diags_(diags), file_(file), options_(options) {}
+
+  void run() { block(fn_.body); }
+
+ private:
+  bool isMbarrierOp(const Op& op, ir::ValueId bars) const {
+    switch (op.kind) {
+      case OpKind::MbarrierInit:
+      case OpKind::MbarrierExpectTx:
+      case OpKind::MbarrierArrive:
+      case OpKind::MbarrierWait: return !op.operands.empty() && op.operands[0] == bars;
+      default: return false;
+    }
+  }
+
+  // The index as the user would write it: a constant, a name, or `(kt + 2) % 3`.
+  std::string indexText(ir::ValueId index, int depth = 0) const {
+    const Op* def = fn_.values[index].def;
+    if (def && def->kind == OpKind::Const) return std::to_string(def->attrs.i);
+    if (!fn_.values[index].name.empty()) return fn_.values[index].name;
+    if (def && def->kind == OpKind::Binary && def->operands.size() == 2 && depth < 4) {
+      const char* sym = nullptr;
+      switch (def->attrs.binary) {
+        case ir::BinaryKind::Add: sym = " + "; break;
+        case ir::BinaryKind::Sub: sym = " - "; break;
+        case ir::BinaryKind::Mul: sym = " * "; break;
+        case ir::BinaryKind::Div: sym = " // "; break;
+        case ir::BinaryKind::Rem: sym = " % "; break;
+        default: break;
+      }
+      if (sym) {
+        std::string text = indexText(def->operands[0], depth + 1) + sym + indexText(def->operands[1], depth + 1);
+        return depth == 0 ? text : "(" + text + ")";
+      }
+    }
+    return "its index";
+  }
+
+  std::string at(SourceRange range) const {
+    std::string p = position(file_, range);
+    return p.empty() ? "" : " at " + p;
+  }
+
+  void block(const Block& b) {
+    std::vector<const Op*> covered;
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      const Op& op = *b.ops[i];
+      if (op.kind == OpKind::MbarrierExpectTx && op.operands.size() == 2) {
+        std::vector<const Op*> copies;
+        for (size_t k = i + 1; k < b.ops.size(); ++k) {
+          const Op& next = *b.ops[k];
+          if (isMbarrierOp(next, op.operands[0])) break;
+          if (next.kind == OpKind::CopyBulk && next.operands.size() == 4 && next.operands[2] == op.operands[0]) {
+            copies.push_back(&next);
+            covered.push_back(&next);
+          }
+        }
+        checkPhase(op, copies);
+      }
+      if (op.kind == OpKind::CopyBulk && op.operands.size() == 4 &&
+          std::find(covered.begin(), covered.end(), &op) == covered.end()) {
+        Diagnostic& d = diags_.report(
+            DiagId::CopyBulkUnannounced, op.range,
+            {indexText(op.operands[3]), nameOf(fn_, op.operands[2], "mbarriers"),
+             "no mbarrier_expect_tx on that mbarrier comes before it in this block, so the phase it completes "
+             "expects no bytes from it"});
+        d.notes.push_back("issue mbarrier_expect_tx(" + nameOf(fn_, op.operands[2], "bars") + ", " +
+                          indexText(op.operands[3]) + ") bytes " + std::to_string(bulkCopyBytes(fn_, op)) +
+                          " right before this copy_bulk");
+      }
+      if (op.kind == OpKind::For) {
+        scope_.loops.push_back(&op);
+        for (const Block& r : op.regions) block(r);
+        scope_.loops.pop_back();
+      } else if (op.kind == OpKind::If && !op.operands.empty()) {
+        for (size_t r = 0; r < op.regions.size(); ++r) {
+          scope_.conditions.push_back({op.operands[0], r == 0});
+          block(op.regions[r]);
+          scope_.conditions.pop_back();
+        }
+      } else {
+        for (const Block& r : op.regions) block(r);
+      }
+    }
+  }
+
+  void checkPhase(const Op& expect, const std::vector<const Op*>& copies) {
+    ir::ValueId bars = expect.operands[0];
+    int64_t total = 0;
+    std::string parts;
+    for (const Op* c : copies) {
+      int64_t bytes = bulkCopyBytes(fn_, *c);
+      total += bytes;
+      const Op* view = fn_.values[c->operands[0]].def;
+      std::string buffer = view && !view->operands.empty() ? nameOf(fn_, view->operands[0], "shared") : "shared";
+      parts += (parts.empty() ? "" : " and ") + ("'" + buffer + "' (" + std::to_string(bytes) + " bytes)");
+      if (c->operands[3] != expect.operands[1]) differentIndex(expect, *c);
+    }
+    if (total == expect.attrs.i) return;
+    std::string why = copies.empty() ? "no copy_bulk on that mbarrier follows it in this block, so the phase never completes"
+                      : total < expect.attrs.i
+                          ? "they write " + parts + "; the phase waits for bytes that never arrive, so its mbarrier_wait hangs"
+                          : "they write " + parts + "; the surplus completes transactions of a phase that has not announced them";
+    Diagnostic& d = diags_.report(DiagId::MbarrierTxCount, expect.range,
+                                  {std::to_string(expect.attrs.i), indexText(expect.operands[1]),
+                                   nameOf(fn_, bars, "mbarriers"), std::to_string(total), why});
+    for (const Op* c : copies)
+      d.labels.push_back(Label{c->range, "this copy_bulk writes " + std::to_string(bulkCopyBytes(fn_, *c)) + " bytes"});
+    Counterexample cx;
+    cx.facts.emplace_back("announced", std::to_string(expect.attrs.i));
+    cx.facts.emplace_back("copied", std::to_string(total));
+    d.counterexample = std::move(cx);
+    d.notes.push_back("announce " + std::to_string(total) +
+                      " bytes: the elements of every copy_bulk of the phase times the size of their dtype");
+  }
+
+  // The copy names its mbarrier with another value than the expect_tx: equal in every iteration?
+  void differentIndex(const Op& expect, const Op& copy) {
+    const Op* a = fn_.values[expect.operands[1]].def;
+    const Op* b = fn_.values[copy.operands[3]].def;
+    if (a && b && a->kind == OpKind::Const && b->kind == OpKind::Const && a->attrs.i == b->attrs.i) return;
+    try {
+      if (!ctx_) ctx_ = std::make_unique<z3::context>();
+      ScalarEncoder enc(*ctx_, fn_, scope_);
+      z3::expr x = enc.scalar(expect.operands[1]), y = enc.scalar(copy.operands[3]);
+      z3::solver solver(*ctx_, "QF_BV");
+      z3::params params(*ctx_);
+      params.set("timeout", options_.queryTimeoutMs);
+      solver.set(params);
+      for (const z3::expr& c : enc.constraints()) solver.add(c);
+      solver.add(x != y);
+      z3::check_result r = solver.check();
+      if (r == z3::unsat) return;
+      if (r == z3::unknown) {
+        diags_.report(DiagId::CheckerCannotProve, copy.range,
+                      {"this copy_bulk completes on the mbarrier its mbarrier_expect_tx armed",
+                       "the solver gave up (" + solver.reason_unknown() + ")"});
+        return;
+      }
+      z3::expr_vector all(*ctx_);
+      for (const z3::expr& c : enc.constraints()) all.push_back(c);
+      all.push_back(x != y);
+      std::optional<z3::model> model = enc.minimize(all, options_.queryTimeoutMs);
+      if (!model) model = solver.get_model();
+      int64_t ex = ScalarEncoder::valueOf(*model, x), cy = ScalarEncoder::valueOf(*model, y);
+      Diagnostic& d = diags_.report(
+          DiagId::CopyBulkUnannounced, copy.range,
+          {std::to_string(cy), nameOf(fn_, copy.operands[2], "mbarriers"),
+           "the mbarrier_expect_tx" + at(expect.range) + " armed mbarrier " + std::to_string(ex) +
+               ", so the bytes of this copy complete a phase that does not expect them"});
+      d.labels.push_back(Label{expect.range, "arms mbarrier " + std::to_string(ex) + " here"});
+      Counterexample cx;
+      cx.iteration = enc.iterationValues(*model);
+      cx.facts.emplace_back("copy mbarrier", std::to_string(cy));
+      cx.facts.emplace_back("armed mbarrier", std::to_string(ex));
+      std::string launch;
+      for (const auto& [name, v] : enc.launchValues(*model)) launch += (launch.empty() ? "" : ", ") + name + " = " + std::to_string(v);
+      if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+      d.counterexample = std::move(cx);
+    } catch (const z3::exception& e) {
+      diags_.report(DiagId::CheckerCannotProve, copy.range,
+                    {"this copy_bulk completes on the mbarrier its mbarrier_expect_tx armed",
+                     std::string("the solver failed: ") + e.msg()});
+    }
+  }
+
+  const ir::Function& fn_;
+  DiagnosticSink& diags_;
+  const SourceFile* file_;
+  const Options& options_;
+  ScalarScope scope_;
+  std::unique_ptr<z3::context> ctx_;
+};
+
+}  // namespace
+
+void checkBulkTransactions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file,
+                           const Options& options) {
+  TxCheck(fn, diags, file, options).run();
+}
+
+}  // namespace argus::checker
