@@ -47,10 +47,18 @@
 //     mbarrier_arrive(free[j % S])       (in flight: if j >= 1: mbarrier_arrive(free[(j-1) % S]))
 //   barrier
 //
-// (A = S-1, or S-2 with a wgmma in flight.) Executed as written, by the whole block,
-// this is a correct pipeline; codegen instead runs the kIfProducer ifs on a producer
-// warpgroup of their own (Function::producerWarps), which then runs ahead of the
-// block, held back only by the free barriers.
+// (A = S-1, or S-2 with a wgmma in flight; then, after the loop, once n >= 1, every
+// thread also releases the stage of the last iteration.) Executed as written, by
+// the whole block, this is a correct pipeline; codegen instead runs the
+// kIfProducer ifs (the prologue's too) on a producer warpgroup of their own
+// (Function::producerWarps), which then runs ahead of the block, held back only
+// by the free barriers.
+//
+// A copy_bulk loop directly in the body of a top-level loop (a persistent kernel's
+// loop over tiles) runs once per outer iteration. Its barriers and their init go
+// before the outer loop, which carries base, the iterations of the earlier runs
+// (0, then base + n), and every stage and parity above counts global iterations:
+// iteration j of a run is global iteration base + j (stage (base + j) % S).
 //
 // The checker and codegen only ever see the rewritten loop. Why it is correct
 // is argued in pipeline.cpp.
@@ -82,7 +90,7 @@ struct PipelineProblem {
                          // `related` where the value is assigned)
     BadLoop,           // not a loop from 0 with step 1, or S < 2 (sema never builds one)
     MixedCopies,       // leading copies of both kinds; `range` is the first copy of the other kind
-    BulkNested,        // a loop of copy_bulk copies inside another loop; `range` is the loop
+    BulkNested,        // a loop of copy_bulk copies nested deeper than directly in a top-level loop
     SpecializeNeedsBulk, // specialize=True on a loop of copy_async copies; `range` is the first copy
   };
   Kind kind;

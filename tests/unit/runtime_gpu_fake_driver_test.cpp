@@ -242,7 +242,7 @@ std::string vadd() { return std::string(ARGUS_SOURCE_DIR) + "/examples/vadd.ag";
 TEST(FakeDriverCli, ArguscRunChecksAgainstTheInterpreterAndTimes) {
   Result r = run(kFake + argusc() + " run " + vadd() + " --size N=3001 --seed 5 --repeat 3 --flops '2 * N'");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("device 0: Argus Fake GPU (compute capability 9.0); compiled vadd for sm_90; seed 5"),
+  EXPECT_NE(r.output.find("device 0: Argus Fake GPU (compute capability 9.0); compiled vadd for sm_90a; seed 5"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("reference: the CPU interpreter on the same inputs"), std::string::npos) << r.output;
