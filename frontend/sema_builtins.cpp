@@ -413,6 +413,34 @@ std::optional<ir::Swizzle> Analyzer::swizzleArgument(const ast::Argument& arg, c
   return s;
 }
 
+// The (dst, src) views of copy_async or copy_bulk: a shared view and a global view
+// of one shape and dtype; nullopt once the problem is reported.
+std::optional<std::pair<Val, Val>> Analyzer::globalToSharedViews(const char* name,
+                                                                 const std::vector<const ast::Argument*>& a) {
+  Val dst = asView(eval(*a[0]->value), a[0]->value->range, name, "dst");
+  Val src = asView(eval(*a[1]->value), a[1]->value->range, name, "src");
+  if (dst.isError() || src.isError()) return std::nullopt;
+  const ir::Type dt = fn_->values[dst.id].type, st = fn_->values[src.id].type;
+  if (dt.space != ir::MemSpace::Shared) {
+    report(DiagId::CopyAsyncSpaces, a[0]->value->range, {"dst is " + describe(dst) + "; use copy() to write global memory"});
+    return std::nullopt;
+  }
+  if (st.space != ir::MemSpace::Global) {
+    report(DiagId::CopyAsyncSpaces, a[1]->value->range, {"src is " + describe(src) + "; use copy() between shared buffers"});
+    return std::nullopt;
+  }
+  if (dt.shape != st.shape) {
+    report(DiagId::StoreShapeMismatch, a[1]->value->range, {name, describe(src), shapeText(dt.shape)});
+    return std::nullopt;
+  }
+  if (dt.dtype != st.dtype) {
+    report(DiagId::BadArgument, a[1]->value->range,
+           {"src", name, "a view of " + std::string(ir::dtypeName(dt.dtype)) + " like the destination", describe(src)});
+    return std::nullopt;
+  }
+  return std::pair<Val, Val>{dst, src};
+}
+
 // copy_async(dst, src), commit_group(), wait_group(n): the IR ops CopyAsync,
 // CommitGroup and WaitGroup (ir/ir.h); the thread mapping is ir/async.h.
 Val Analyzer::builtinAsync(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
@@ -434,27 +462,10 @@ Val Analyzer::builtinAsync(Builtin id, const ast::CallExpr& call, const std::vec
     }
     case Builtin::CopyBulk: return builtinCopyBulk(call, a);
     case Builtin::CopyAsync: {
-      Val dst = asView(eval(*a[0]->value), a[0]->value->range, "copy_async", "dst");
-      Val src = asView(eval(*a[1]->value), a[1]->value->range, "copy_async", "src");
-      if (dst.isError() || src.isError()) return Val::error();
-      const ir::Type dt = fn_->values[dst.id].type, st = fn_->values[src.id].type;
-      if (dt.space != ir::MemSpace::Shared) {
-        report(DiagId::CopyAsyncSpaces, a[0]->value->range, {"dst is " + describe(dst) + "; use copy() to write global memory"});
-        return Val::error();
-      }
-      if (st.space != ir::MemSpace::Global) {
-        report(DiagId::CopyAsyncSpaces, a[1]->value->range, {"src is " + describe(src) + "; use copy() between shared buffers"});
-        return Val::error();
-      }
-      if (dt.shape != st.shape) {
-        report(DiagId::StoreShapeMismatch, a[1]->value->range, {"copy_async", describe(src), shapeText(dt.shape)});
-        return Val::error();
-      }
-      if (dt.dtype != st.dtype) {
-        report(DiagId::BadArgument, a[1]->value->range,
-               {"src", "copy_async", "a view of " + std::string(ir::dtypeName(dt.dtype)) + " like the destination", describe(src)});
-        return Val::error();
-      }
+      std::optional<std::pair<Val, Val>> views = globalToSharedViews("copy_async", a);
+      if (!views) return Val::error();
+      const auto& [dst, src] = *views;
+      const ir::Type st = fn_->values[src.id].type;
       for (int64_t e : st.shape)
         if (!checkTileExtent(e, a[1]->value->range, true, "tile")) return Val::error();
       int64_t bytes = std::max(1, ir::dtypeBits(st.dtype) / 8);

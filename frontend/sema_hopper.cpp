@@ -11,27 +11,10 @@
 namespace argus::sema::detail {
 
 Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
-  Val dst = asView(eval(*a[0]->value), a[0]->value->range, "copy_bulk", "dst");
-  Val src = asView(eval(*a[1]->value), a[1]->value->range, "copy_bulk", "src");
-  if (dst.isError() || src.isError()) return Val::error();
+  std::optional<std::pair<Val, Val>> views = globalToSharedViews("copy_bulk", a);
+  if (!views) return Val::error();
+  const auto& [dst, src] = *views;
   const ir::Type dt = fn_->values[dst.id].type, st = fn_->values[src.id].type;
-  if (dt.space != ir::MemSpace::Shared) {
-    report(DiagId::CopyAsyncSpaces, a[0]->value->range, {"dst is " + describe(dst) + "; use copy() to write global memory"});
-    return Val::error();
-  }
-  if (st.space != ir::MemSpace::Global) {
-    report(DiagId::CopyAsyncSpaces, a[1]->value->range, {"src is " + describe(src) + "; use copy() between shared buffers"});
-    return Val::error();
-  }
-  if (dt.shape != st.shape) {
-    report(DiagId::StoreShapeMismatch, a[1]->value->range, {"copy_bulk", describe(src), shapeText(dt.shape)});
-    return Val::error();
-  }
-  if (dt.dtype != st.dtype) {
-    report(DiagId::BadArgument, a[1]->value->range,
-           {"src", "copy_bulk", "a view of " + std::string(ir::dtypeName(dt.dtype)) + " like the destination", describe(src)});
-    return Val::error();
-  }
   const int64_t bytes = std::max(1, ir::dtypeBits(st.dtype) / 8);
   const int64_t rowBytes = (st.shape.empty() ? 1 : st.shape.back()) * bytes;
   const ir::Swizzle& sw = dt.swizzle;

@@ -230,6 +230,7 @@ class Analyzer {
   Val storeValue(const Val& view, Operand value, SourceRange range, const char* verb);
   Val builtinAsync(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinCopyBulk(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);  // sema_hopper.cpp
+  std::optional<std::pair<Val, Val>> globalToSharedViews(const char* name, const std::vector<const ast::Argument*>& a);
   std::optional<ir::Layout> wgmmaLayoutArg(const ast::CallExpr& call, const std::vector<int64_t>& shape);
   std::optional<ir::Swizzle> swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape);
 

@@ -74,8 +74,21 @@ TEST(HopperPtx, GemmWgmmaUsesTmaMbarriersAndWgmma) {
   EXPECT_EQ(ptx.find("fence.proxy.async"), std::string::npos);
 }
 
+TEST(HopperPtx, F16GemmUsesF16Wgmma) {
+  std::string text = argus::testing::readExample("gemm_wgmma.ag");
+  for (size_t at = text.find("bf16"); at != std::string::npos; at = text.find("bf16", at)) text.replace(at, 4, "f16");
+  auto c = compile("gemm_f16.ag", text);
+  const std::string& ptx = c->ptx();
+  ASSERT_EQ(errorsOf(*c), "");
+  EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"), std::string::npos);
+  std::string report = ptxasReport(ptx);
+  if (!report.empty()) {
+    EXPECT_EQ(report.find("error"), std::string::npos) << report;
+  }
+}
+
 TEST(HopperPtx, PtxasKeepsTheWgmmaPipelineAndSpillsNothing) {
-  for (const char* name : {"gemm_wgmma.ag", "gemm_persistent.ag", "moe_gemm.ag"}) {
+  for (const char* name : {"gemm_wgmma.ag", "gemm_persistent.ag", "moe_gemm.ag", "attention_wgmma.ag"}) {
     auto c = compile(name, argus::testing::readExample(name));
     std::string report = ptxasReport(c->ptx());
     if (report.empty()) GTEST_SKIP() << "ptxas is not installed";
@@ -173,6 +186,35 @@ TEST(HopperInterpreter, SpecializedPersistentAndPlainAgree) {
   EXPECT_EQ(runLinear("specialized.ag", specialized, a, w, m, n), want);
   EXPECT_EQ(runLinear("persistent.ag", persistent, a, w, m, n), want);
   EXPECT_EQ(runLinear("linear_sync.ag", kGenericOperands, a, w, m, n), want);
+}
+
+// attention_wgmma (TMA panels, wgmma scores, p @ v by mma.sync in the wgmma layout)
+// against the mma.sync FlashAttention kernel on the same inputs, causal and not.
+TEST(HopperInterpreter, AttentionMatchesTheMmaSyncKernel) {
+  std::mt19937 rng(12);
+  const int64_t bh = 1, s = 150;  // S ragged against both kernels' tiles
+  HostTensor q = randomBf16({bh, s, 128}, rng), k = randomBf16({bh, s, 128}, rng), v = randomBf16({bh, s, 128}, rng);
+  for (int causal : {0, 1}) {
+    std::vector<std::vector<double>> outs;
+    for (const char* name : {"attention_wgmma.ag", "attention.ag"}) {
+      std::string text = argus::testing::readExample(name);
+      text.replace(text.find("CAUSAL: const = 0"), 17, "CAUSAL: const = " + std::to_string(causal));
+      auto c = compile(name, text);
+      ASSERT_EQ(errorsOf(*c), "") << name;
+      ASSERT_EQ(c->ir().functions.size(), 1u);
+      HostTensor qc = q, kc = k, vc = v, o = HostTensor::zeros(argus::ir::DType::BF16, {bh, s, 128});
+      std::vector<ArgValue> args = {&qc, &kc, &vc, &o, 0.1275174319};
+      auto error = argus::interp::run(*c->ir().functions[0], args);
+      ASSERT_FALSE(error) << name << ": " << error->message;
+      outs.emplace_back();
+      for (size_t i = 0; i < o.size(); ++i) outs.back().push_back(o.get(i));
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < outs[0].size(); ++i)
+      if (std::fabs(outs[0][i] - outs[1][i]) > 0.02 * std::fabs(outs[1][i]) + 4e-3 && ++bad <= 5)
+        ADD_FAILURE() << "causal " << causal << " element " << i << ": " << outs[0][i] << " vs " << outs[1][i];
+    EXPECT_EQ(bad, 0u) << "causal " << causal;
+  }
 }
 
 }  // namespace
