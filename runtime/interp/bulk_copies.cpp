@@ -166,7 +166,13 @@ void BlockExecutor::execMbarrierWait(const Op& op) {
   if (parity != 0 && parity != 1)
     fail(DiagId::RunTimeFault, op, "mbarrier_wait on " + name + " with parity " + std::to_string(parity) +
                                        "; the parity of a phase is 0 or 1");
-  if ((bar.phase & 1) != parity) return;  // the phase of this parity before the current one has completed
+  if ((bar.phase & 1) != parity) {  // the phase of this parity before the current one has completed
+    // A phase that every thread arrived on is a barrier split in two: whatever a thread did
+    // before its arrival happens before whatever any thread does after this wait (the
+    // pipelines' free-stage barriers: a stage is refilled only after all its reads).
+    if (bar.expected == numThreads_) ++epoch_;
+    return;
+  }
 
   std::vector<Label> labels;
   if (bar.expectOp) labels.push_back(Label{bar.expectOp->range, "the phase's transaction bytes are announced here"});
