@@ -60,8 +60,8 @@ void KernelLowering::onThreadZero(const std::function<void()>& body) {
 
 bool KernelLowering::requireSm90a(const ir::Op& op, const char* what) {
   if (isSm90a(arch_)) return true;
-  return unsupported(op, std::string(what) + " for " + arch_,
-                     std::string(what) + " needs Hopper's sm_90a instructions: compile with --arch=sm_90a");
+  diags_.report(DiagId::NeedsSm90a, op.range, {what, arch_});
+  return false;
 }
 
 bool KernelLowering::lowerMbarrier(const ir::Op& op) {
@@ -157,7 +157,7 @@ bool KernelLowering::needsAsyncProxyFence() const {
 }
 
 bool KernelLowering::lowerCopyBulk(const ir::Op& op) {
-  if (!requireSm90a(op, "copy_bulk (TMA)")) return false;
+  if (!requireSm90a(op, "copy_bulk (TMA copies)")) return false;
   if (op.operands.size() != 4) return internalError(op.range, "copy_bulk without its mbarrier (the pipeline pass did not run)");
   int map = ir::tensorMapIndex(fn_, tensorMaps_, op);
   if (map < 0 || static_cast<size_t>(map) >= tensorMapArgs_.size())

@@ -43,8 +43,9 @@ using detail::LoopPlan;
 // Rewrites one loop whose plan has no problems.
 class Rewriter {
  public:
-  Rewriter(Function& fn, Op& loop, const LoopPlan& plan)
-      : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), ahead_(stages_ - 1), range_(loop.range) {}
+  Rewriter(Function& fn, Op& loop, const LoopPlan& plan, std::vector<PipelineProblem>* notes)
+      : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), ahead_(stages_ - 1), range_(loop.range),
+        notes_(notes) {}
 
   // Returns the ops that go before and after the loop in its block, and those that go
   // before the top-level loop around it (a bulk loop's barriers, when it has one).
@@ -55,8 +56,13 @@ class Rewriter {
       std::vector<int64_t>& shape = fn_.values[b].type.shape;
       shape.insert(shape.begin(), stages_);
     }
-    specialize_ = plan_.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize &&
-                  producerMayRunPrologue();
+    specialize_ = plan_.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize;
+    if (const Op* blocker = specialize_ ? statementTheProducerMayNotRun() : nullptr) {
+      specialize_ = false;  // still a correct pipeline, without a producer warpgroup; say so
+      if (notes_)
+        notes_->push_back(PipelineProblem{PipelineProblem::Kind::SpecializeIgnored, blocker->range, loop_.range,
+                                          kNoValue, stages_});
+    }
     outer_ = const_cast<Op*>(plan_.outer);  // the pass owns the function being rewritten
     if (plan_.bulk) buildMbarriers(outer_ ? hoisted : before);
     if (outer_) carryIterationCount(hoisted);
@@ -170,9 +176,10 @@ class Rewriter {
   // The producer warpgroup also runs the kernel's statements before the loop, with
   // thread ids past the block's: allowed only where that is harmless (no stores, no
   // shared memory, no cross-warp reductions). Otherwise the loop is not specialized.
-  bool producerMayRunPrologue() const {
+  // Returns the first statement it may not run (null: none).
+  const Op* statementTheProducerMayNotRun() const {
     for (const auto& op : fn_.body.ops) {
-      if (op.get() == &loop_ || op.get() == plan_.outer) return true;
+      if (op.get() == &loop_ || op.get() == plan_.outer) return nullptr;
       switch (op->kind) {
         case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
         case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
@@ -180,16 +187,16 @@ class Rewriter {
         case OpKind::Assert:
           break;
         case OpKind::Load:
-          if (fn_.typeOf(op->operands[0]).space != MemSpace::Global) return false;
+          if (fn_.typeOf(op->operands[0]).space != MemSpace::Global) return op.get();
           break;
         case OpKind::ReduceAll:  // one element: a scalar read from a tensor, no scratch
-          if (fn_.typeOf(op->operands[0]).numElements() != 1) return false;
+          if (fn_.typeOf(op->operands[0]).numElements() != 1) return op.get();
           break;
         default:
-          return false;
+          return op.get();
       }
     }
-    return false;
+    return nullptr;
   }
 
   // A bulk loop inside the kernel's loop over tiles: its barriers' phases continue from
@@ -408,6 +415,7 @@ class Rewriter {
   ValueId bars_ = kNoValue;     // bulk loops: the stages' mbarriers
   ValueId freeBars_ = kNoValue; // specialized bulk loops: a stage's readers all released it
   bool specialize_ = false;     // specialize=True on a copy_bulk loop (ir/pipeline.h)
+  std::vector<PipelineProblem>* notes_;  // where a request the rewrite could not honour goes
   Op* outer_ = nullptr;         // the top-level loop around a bulk loop, if any
   ValueId base_ = kNoValue;     // with an outer loop: iterations of earlier runs (carried by it)
   bool inFlight_ = false;       // the body's wgmma dot stays in flight for one iteration
@@ -417,10 +425,10 @@ class Rewriter {
 // Rewrites the pipelined loops of `block`; ops that belong before the top-level loop
 // around them go to `hoisted` (inserted by the caller before the op that holds `block`).
 void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& problems,
-                   std::vector<std::unique_ptr<Op>>& hoisted) {
+                   std::vector<std::unique_ptr<Op>>& hoisted, std::vector<PipelineProblem>* notes) {
   for (size_t i = 0; i < block.ops.size(); ++i) {
     std::vector<std::unique_ptr<Op>> fromRegions;
-    for (Block& region : block.ops[i]->regions) pipelineBlock(fn, region, problems, fromRegions);
+    for (Block& region : block.ops[i]->regions) pipelineBlock(fn, region, problems, fromRegions, notes);
     const size_t lifted = fromRegions.size();
     block.ops.insert(block.ops.begin() + static_cast<std::ptrdiff_t>(i),
                      std::make_move_iterator(fromRegions.begin()), std::make_move_iterator(fromRegions.end()));
@@ -434,7 +442,7 @@ void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& pro
       continue;
     }
     std::vector<std::unique_ptr<Op>> before, after;
-    Rewriter(fn, op, plan).run(before, after, hoisted);
+    Rewriter(fn, op, plan, notes).run(before, after, hoisted);
     size_t count = before.size(), tail = after.size();
     block.ops.insert(block.ops.begin() + static_cast<std::ptrdiff_t>(i + 1),
                      std::make_move_iterator(after.begin()), std::make_move_iterator(after.end()));
@@ -451,10 +459,10 @@ std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op
   return detail::analyzePipelinedLoop(fn, forOp, plan);
 }
 
-std::vector<PipelineProblem> applyPipelining(Function& fn) {
+std::vector<PipelineProblem> applyPipelining(Function& fn, std::vector<PipelineProblem>* notes) {
   std::vector<PipelineProblem> problems;
   std::vector<std::unique_ptr<Op>> hoisted;  // stays empty: the body has no loop around it
-  pipelineBlock(fn, fn.body, problems, hoisted);
+  pipelineBlock(fn, fn.body, problems, hoisted, notes);
   return problems;
 }
 

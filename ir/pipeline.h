@@ -92,6 +92,8 @@ struct PipelineProblem {
     MixedCopies,       // leading copies of both kinds; `range` is the first copy of the other kind
     BulkNested,        // a loop of copy_bulk copies nested deeper than directly in a top-level loop
     SpecializeNeedsBulk, // specialize=True on a loop of copy_async copies; `range` is the first copy
+    SpecializeIgnored, // a note, not a problem: specialize=True not applied because of the statement
+                       // at `range` before the loop, which the producer warpgroup could not run
   };
   Kind kind;
   SourceRange range;    // what the user wrote that causes it
@@ -118,11 +120,12 @@ std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op
 // Rewrites every pipelined loop of `fn` (innermost first) and resets its
 // attrs.i to 0. Loops with problems are left as they are and their problems
 // returned; an empty result means every pipelined loop was rewritten.
-std::vector<PipelineProblem> applyPipelining(Function& fn);
+// `notes`, when given, receives requests the rewrite could not honour (SpecializeIgnored).
+std::vector<PipelineProblem> applyPipelining(Function& fn, std::vector<PipelineProblem>* notes = nullptr);
 std::vector<PipelineProblem> applyPipelining(Module& module);
-// The same for every kernel, reporting the problems (see describe()); a
-// kernel with problems is removed from the module, as sema does with kernels
-// that have errors.
+// The same for every kernel, reporting the problems (see describe()) and the
+// notes (as warnings); a kernel with problems is removed from the module, as
+// sema does with kernels that have errors.
 void applyPipelining(Module& module, const SourceFile* file, DiagnosticSink& diags);
 
 }  // namespace argus::ir

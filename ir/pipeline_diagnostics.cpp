@@ -97,6 +97,11 @@ PipelineMessage describe(const Function& fn, const PipelineProblem& p, const Sou
       m.id = DiagId::PipelineSpecializeNeedsBulk;
       m.labels.push_back({forKeyword, "this loop asks for specialize=True"});
       break;
+    case Kind::SpecializeIgnored:
+      m.id = DiagId::PipelineSpecializeIgnored;
+      m.args = {quoted(p.range, "a statement")};
+      m.labels.push_back({forKeyword, "this loop asks for specialize=True"});
+      break;
     case Kind::BadLoop:
       m.args = {fn.name, "a pipelined loop must run from 0 with step 1 and have at least 2 stages"};
       break;
@@ -107,7 +112,12 @@ PipelineMessage describe(const Function& fn, const PipelineProblem& p, const Sou
 void applyPipelining(Module& module, const SourceFile* file, DiagnosticSink& diags) {
   for (auto& fn : module.functions) {
     if (!fn) continue;
-    std::vector<PipelineProblem> problems = applyPipelining(*fn);
+    std::vector<PipelineProblem> notes;
+    std::vector<PipelineProblem> problems = applyPipelining(*fn, &notes);
+    for (const PipelineProblem& note : notes) {
+      PipelineMessage m = describe(*fn, note, file);
+      diags.report(m.id, m.range, m.args).labels = m.labels;
+    }
     for (const PipelineProblem& problem : problems) {
       PipelineMessage m = describe(*fn, problem, file);
       Diagnostic& d = diags.report(m.id, m.range, m.args);

@@ -85,7 +85,9 @@ Expectation fromDiagnostic(const argus::Diagnostic& d, const argus::SourceFile& 
 }
 
 std::vector<argus::Diagnostic> compileForDiagnostics(const fs::path& path, const std::string& text) {
-  argus::Compilation c(argus::SourceFile(path.filename().string(), text), argus::CompileOptions{});
+  argus::CompileOptions options;  // a case that needs Hopper's instructions says so: '# arch: sm_90a'
+  if (text.find("\n# arch: sm_90a") != std::string::npos || text.rfind("# arch: sm_90a", 0) == 0) options.arch = "sm_90a";
+  argus::Compilation c(argus::SourceFile(path.filename().string(), text), options);
   compileThroughCodegen(c);
   return c.diagnostics();
 }
