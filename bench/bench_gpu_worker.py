@@ -150,7 +150,9 @@ class ArgusGemm(Impl):
         return out
 
 
-class ArgusAttention(Impl):
+class ArgusKernels(Impl):
+    """Every built Argus kernel of a workload (attention's variants, MoE's builds); the
+    subclass picks the one that takes a case."""
     name = "argus"
 
     def __init__(self, torch, argus, specs):
@@ -172,6 +174,8 @@ class ArgusAttention(Impl):
         if self.kernels:
             self.out_dtype = self.kernels[0][0].out_dtype
 
+
+class ArgusAttention(ArgusKernels):
     def pick(self, size):
         b, h, s, d, causal = size
         why = f"no attention*.ptx build for {'causal' if causal else 'non-causal'} D={d}"
@@ -198,28 +202,8 @@ class ArgusAttention(Impl):
         return out
 
 
-class ArgusMoe(Impl):
+class ArgusMoe(ArgusKernels):
     """moe_gemm; each case runs on the build whose BM is the case's padding."""
-    name = "argus"
-
-    def __init__(self, torch, argus, specs):
-        self.torch, self.kernels, notes = torch, [], []
-        for path, binding, status in specs:
-            if binding is None:
-                continue
-            try:
-                fn = argus.load(path)[binding.spec.name]
-                self.kernels.append((binding, fn))
-                notes.append(f"{os.path.basename(path)}: {binding.describe()}; registers "
-                             f"{fn.attributes['num_regs']}, local {fn.attributes['local_size_bytes']} B")
-            except Exception as e:  # noqa: BLE001
-                self.status = "load failed"
-                notes.append(f"{os.path.basename(path)}: {type(e).__name__}: {e}")
-        if not self.kernels and self.status is None:
-            self.status = "not built"
-        self.note = "; ".join(notes) or None
-        if self.kernels:
-            self.out_dtype = self.kernels[0][0].out_dtype
 
     def pick(self, size):
         why = None

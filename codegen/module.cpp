@@ -1,6 +1,5 @@
 // The public API: target machine, kernel lowering for every function, the O3
 // pipeline (new pass manager) and PTX emission through the NVPTX backend.
-#include <cstdlib>
 #include <mutex>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -101,10 +100,7 @@ bool buildModule(const ir::Module& irModule, const Options& options, DiagnosticS
   if (!ok) return false;
   std::string ignored;
   llvm::raw_string_ostream sink(ignored);
-  if (llvm::verifyModule(module, &sink)) {
-    if (std::getenv("ARGUS_DEBUG_LLVM")) llvm::errs() << sink.str() << "\n" << module;  // for compiler developers
-    return internalError(diags, "the generated LLVM IR is invalid");
-  }
+  if (llvm::verifyModule(module, &sink)) return internalError(diags, "the generated LLVM IR is invalid");
   optimize(module, *tm);
   if (llvm::verifyModule(module, &sink)) return internalError(diags, "the optimized LLVM IR is invalid");
   return true;

@@ -29,7 +29,7 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
   else if (swizzleBytes < 0)
     problem = "the destination's swizzle=(" + std::to_string(sw.bits) + ", " + std::to_string(sw.base) + ", " +
               std::to_string(sw.shift) + ") is not one of TMA's patterns; for " + ir::dtypeName(dt.dtype) +
-              " they are (B, " + std::to_string(ir::dtypeBits(dt.dtype) == 16 ? 3 : 4 - (ir::dtypeBits(dt.dtype) / 16)) +
+              " they are (B, " + std::to_string(ir::tmaSwizzleBase(dt.dtype)) +
               ", 3) with B = 1, 2, 3 (32-, 64- and 128-byte rows)";
   else if (swizzleBytes > 0 && rowBytes != swizzleBytes)
     problem = "a row of the view is " + std::to_string(rowBytes) + " bytes, but the destination's swizzle is TMA's " +

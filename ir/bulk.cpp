@@ -5,10 +5,14 @@
 
 namespace argus::ir {
 
+int tmaSwizzleBase(DType dtype) {
+  int bytes = dtypeBits(dtype) / 8;
+  return bytes == 1 ? 4 : bytes == 2 ? 3 : bytes == 4 ? 2 : bytes == 8 ? 1 : -1;
+}
+
 int tmaSwizzleBytes(const Swizzle& swizzle, DType dtype) {
   if (swizzle.isIdentity()) return 0;
-  int bytes = dtypeBits(dtype) / 8;
-  int base = bytes == 1 ? 4 : bytes == 2 ? 3 : bytes == 4 ? 2 : bytes == 8 ? 1 : -1;
+  int base = tmaSwizzleBase(dtype);
   if (base < 0 || swizzle.base != base || swizzle.shift != 3 || swizzle.bits < 1 || swizzle.bits > 3) return -1;
   return 16 << swizzle.bits;
 }

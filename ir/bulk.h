@@ -37,6 +37,8 @@ int tensorMapIndex(const Function& fn, const std::vector<TensorMapUse>& maps, co
 // 16-byte chunk index (byte address bits 4..) with bits 7.. of the address, so
 // on element offsets they are Swizzle<b, 4 - log2(bytes), 3> with b = 1, 2, 3.
 int tmaSwizzleBytes(const Swizzle& swizzle, DType dtype);
+// The M of those patterns for `dtype` (4 - log2(bytes)), or -1 for sizes TMA has none for.
+int tmaSwizzleBase(DType dtype);
 
 // The TensorMapUse of one CopyBulk (param = params.size() when its source is
 // not a view of a tensor parameter).

@@ -98,15 +98,8 @@ void BlockExecutor::execCopyAsync(const Op& op) {
                "shared-memory race on " + sharedSlotName(buf, to) + ": " + describeThread(t) + " and " +
                    describeThread(slot.writer) + " both write it with no barrier() in between",
                t, slot.writer, {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}});
-        if (slot.readEpoch == epoch_) {
-          int32_t other = slot.reader != t ? slot.reader : slot.otherReader;
-          if (other >= 0)
-            fail(DiagId::RunSharedRace, op,
-                 "shared-memory race on " + sharedSlotName(buf, to) + ": the copy_async of " + describeThread(t) +
-                     " may overwrite it while " + describeThread(other) +
-                     " may still be reading it; put a barrier() between the reads and this copy_async",
-                 t, other);
-        }
+        checkOverwriteWhileRead(op, buf, slot, to, t, "the copy_async of " + describeThread(t) + " may overwrite it",
+                                "copy_async");
         uint64_t bits = baseIndex(src, c.data(), from) ? src.tensor->getBits(static_cast<size_t>(from)) : 0;
         queue.open.push_back(AsyncWrite{dst.sharedIndex, to, bits, &op});
         ++slot.asyncPending;

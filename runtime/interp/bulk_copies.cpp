@@ -250,15 +250,8 @@ void BlockExecutor::execCopyBulk(const Op& op) {
                " overwrites it after " + describeThread(slot.writer) +
                " wrote it with no barrier() in between; put a barrier() between that write and this copy_bulk",
            issuer, slot.writer, {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}});
-    if (slot.readEpoch == epoch_) {
-      int32_t other = slot.reader != issuer ? slot.reader : slot.otherReader;
-      if (other >= 0)
-        fail(DiagId::RunSharedRace, op,
-             "shared-memory race on " + sharedSlotName(buf, to) + ": the copy_bulk of " + describeThread(issuer) +
-                 " may overwrite it while " + describeThread(other) +
-                 " may still be reading it; put a barrier() between the reads and this copy_bulk",
-             issuer, other);
-    }
+    checkOverwriteWhileRead(op, buf, slot, to, issuer,
+                            "the copy_bulk of " + describeThread(issuer) + " may overwrite it", "copy_bulk");
     uint64_t bits = baseIndex(src, c.data(), from) ? src.tensor->getBits(static_cast<size_t>(from)) : 0;
     copy.writes.push_back(AsyncWrite{dst.sharedIndex, to, bits, &op});
     ++slot.bulkPending;

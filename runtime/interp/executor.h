@@ -206,6 +206,10 @@ class BlockExecutor {
   // Faults for accesses to a slot a copy_bulk is writing (none when it is not).
   void checkBulkAccess(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot, int64_t linear,
                        int64_t thread, bool write) const;
+  // Fault when a thread other than `thread` read the slot since the last barrier: `writer` says
+  // who overwrites it and how ("thread 3 overwrites it"), `what` names the write in the fix.
+  void checkOverwriteWhileRead(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot,
+                               int64_t linear, int64_t thread, const std::string& writer, const char* what) const;
   // Base-buffer coordinate of view element `c`; false when outside the base.
   bool baseIndex(const ViewValue& view, const int64_t* c, int64_t& linear) const;
   Elem readShared(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread);

@@ -128,6 +128,18 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
   return num::decode(buf.dtype, bits);
 }
 
+void BlockExecutor::checkOverwriteWhileRead(const Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot,
+                                            int64_t linear, int64_t thread, const std::string& writer,
+                                            const char* what) const {
+  if (slot.readEpoch != epoch_) return;
+  int32_t other = slot.reader != thread ? slot.reader : slot.otherReader;
+  if (other < 0) return;
+  fail(DiagId::RunSharedRace, op,
+       "shared-memory race on " + slotName(buf, linear) + ": " + writer + " while " + describeThread(other) +
+           " may still be reading it; put a barrier() between the reads and this " + what,
+       thread, other);
+}
+
 void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64_t* c, int64_t thread, const Elem& e) {
   int64_t linear = 0;
   if (!baseIndex(view, c, linear)) sharedOutOfBounds(op, view, c, thread);
@@ -141,14 +153,7 @@ void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64
          "shared-memory race on " + slotName(buf, linear) + ": " + describeThread(thread) + " and " +
              describeThread(slot.writer) + " both write it with no barrier() in between",
          thread, slot.writer, std::move(where));
-  if (slot.readEpoch == epoch_) {
-    int32_t other = slot.reader != thread ? slot.reader : slot.otherReader;
-    if (other >= 0)
-      fail(DiagId::RunSharedRace, op,
-           "shared-memory race on " + slotName(buf, linear) + ": " + describeThread(thread) + " overwrites it while " +
-               describeThread(other) + " may still be reading it; put a barrier() between the reads and this write",
-           thread, other);
-  }
+  checkOverwriteWhileRead(op, buf, slot, linear, thread, describeThread(thread) + " overwrites it", "write");
   slot.writeEpoch = epoch_;
   slot.writer = static_cast<int32_t>(thread);
   slot.written = true;
