@@ -303,7 +303,7 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) {
   std::optional<double> flops = taskFlops(s.task, s.task.measure);
   if (s.gpu) {
     std::vector<detail::TensorUse> uses = detail::tensorUses(*fn);
-    std::string meta = kernelMetadataJson(module), error;
+    std::string meta = kernelMetadataJson(module, s.task.arch), error;
     std::vector<interp::HostTensor> results;
     if (!s.gpu->runOnce(ptx, meta, kernelName, *gpuShape, gpuArgs, uses, results, error)) {
       ev.verdict = Verdict::RunFailed;

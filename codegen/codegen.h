@@ -24,10 +24,15 @@ bool isSupportedTarget(const std::string& arch);
 constexpr int64_t kStaticSharedLimitBytes = 48 * 1024;
 // The most shared memory one block may opt in to on `arch`.
 int64_t maxSharedBytesPerBlock(const std::string& arch);
-// Shared memory a kernel uses (its buffers, 16-byte aligned, plus codegen's scratch), and the
-// dynamic shared memory a launch must pass: that total when it exceeds 48 KiB, else 0 (static).
-int64_t sharedMemoryBytes(const ir::Function& fn);
-int64_t dynamicSharedBytes(const ir::Function& fn);
+// Shared memory a kernel compiled for `arch` uses (its buffers, 16-byte aligned, plus codegen's
+// scratch and store staging), and the dynamic shared memory a launch must pass: that total when
+// it exceeds 48 KiB, else 0 (static).
+int64_t sharedMemoryBytes(const ir::Function& fn, const std::string& arch);
+int64_t dynamicSharedBytes(const ir::Function& fn, const std::string& arch);
+// The per-warp shared slices through which `fn` stores 16-bit mma tiles to global memory
+// on `arch` (codegen/store_staging.cpp): their bytes, or 0 when no store is staged or
+// when they would not fit beside `otherBytes` of shared memory.
+int64_t storeStagingBytes(const ir::Function& fn, const std::string& arch, int64_t otherBytes);
 
 // Lowers every function of `module` to one NVPTX kernel and prints the module
 // as it is handed to the backend (after the O3 pipeline). On failure reports

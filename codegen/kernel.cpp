@@ -106,7 +106,7 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op) {
 
 // Over 48 KiB a block must opt in to dynamic shared memory: one extern array,
 // the buffers at 16-byte aligned offsets in op order, the scratch last. The
-// launcher passes sharedMemoryBytes(fn) (in the metadata) at launch.
+// launcher passes sharedMemoryBytes(fn, arch) (in the metadata) at launch.
 bool KernelLowering::planDynamicSharedMemory(const std::vector<std::pair<const ir::Op*, int64_t>>& buffers) {
   const char* kName = "argus_dynamic_smem";
   llvm::GlobalVariable* base = module_.getGlobalVariable(kName, true);
@@ -126,6 +126,7 @@ bool KernelLowering::planDynamicSharedMemory(const std::vector<std::pair<const i
   };
   for (const auto& [op, bytes] : buffers) sharedBuffers_[op] = at(bytes, sharedBufferAlignment(fn_, *op));
   if (scratchBytes_ > 0) scratch_ = at(scratchBytes_, 16);
+  if (stagingBytes_ > 0) storeStaging_ = at(stagingBytes_, 16);
   base->setAlignment(std::max(base->getAlign().valueOrOne(), llvm::Align(static_cast<uint64_t>(maxAlignment))));
   return true;
 }
@@ -152,6 +153,8 @@ bool KernelLowering::planSharedMemory() {
   });
   if (!ok) return false;
   total += scratchBytes_;
+  stagingBytes_ = storeStagingBytes(fn_, arch_, total);
+  total += stagingBytes_;
   if (total > limit) {
     std::string parts;
     for (const auto& [op, bytes] : buffers) {
@@ -190,6 +193,14 @@ bool KernelLowering::planSharedMemory() {
     gv->setAlignment(llvm::Align(16));
     scratch_ = gv;
   }
+  if (stagingBytes_ > 0) {
+    auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), static_cast<uint64_t>(stagingBytes_));
+    auto* gv = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::UndefValue::get(arrayTy), fn_.name + "_smem_store_staging", nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, 3);
+    gv->setAlignment(llvm::Align(16));
+    storeStaging_ = gv;
+  }
   return true;
 }
 
@@ -197,7 +208,7 @@ int64_t maxSharedBytesPerBlock(const std::string& arch) {
   return arch == "sm_80" ? 163 * 1024 : 227 * 1024;  // opt-in maximum per block (CUDA occupancy tables)
 }
 
-int64_t sharedMemoryBytes(const ir::Function& fn) {
+int64_t sharedMemoryBytes(const ir::Function& fn, const std::string& arch) {
   int64_t total = 0, scratch = 0;
   forEachOp(fn.body, [&](const ir::Op& op) {
     if (op.kind == OpKind::AllocShared && !op.results.empty()) {
@@ -206,11 +217,12 @@ int64_t sharedMemoryBytes(const ir::Function& fn) {
     }
     scratch = std::max(scratch, scratchBytesFor(fn, op));
   });
-  return total + scratch;
+  total += scratch;
+  return total + storeStagingBytes(fn, arch, total);
 }
 
-int64_t dynamicSharedBytes(const ir::Function& fn) {
-  int64_t total = sharedMemoryBytes(fn);
+int64_t dynamicSharedBytes(const ir::Function& fn, const std::string& arch) {
+  int64_t total = sharedMemoryBytes(fn, arch);
   return total > kStaticSharedLimitBytes ? total : 0;
 }
 

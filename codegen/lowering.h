@@ -150,6 +150,12 @@ class KernelLowering {
   llvm::Value* scratchAddress(ir::DType t, llvm::Value* index);
   bool storesInPairs(const Lowered& view, const ir::Type& tileType) const;
   llvm::Value* tileInsideWithEvenRows(const Lowered& view);
+  void emitPairStores(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
+                      const std::vector<llvm::Value*>& data);
+  // ---- store_staging.cpp (16-bit mma tiles to global memory through shared slices)
+  llvm::Value* tileInsideWithAlignedRows(const Lowered& view);
+  void emitStagedStore(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
+                       const std::vector<llvm::Value*>& data);
   // The value's bits in memory, as an integer of the dtype's width.
   llvm::Value* toMemoryBits(llvm::Value* v, ir::DType t);
 
@@ -241,6 +247,9 @@ class KernelLowering {
   std::map<const ir::Op*, llvm::Value*> sharedBuffers_;  // a global array, or an offset into the dynamic one
   llvm::Value* scratch_ = nullptr;
   int64_t scratchBytes_ = 0;
+  // Per-warp slices through which 16-bit mma tiles go to global memory (store_staging.cpp).
+  llvm::Value* storeStaging_ = nullptr;
+  int64_t stagingBytes_ = 0;
   // TMA descriptors (ir/bulk.h) and their byval kernel parameters, in the same order.
   // Warp specialization: the thread that issues one-thread ops (thread 0, or the producer's
   // first thread), whether the producer ifs are skipped (the block's loop), and whether only
@@ -255,6 +264,9 @@ class KernelLowering {
 
 // Scratch bytes an op needs (0 for most); used to size the scratch array up front.
 int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
+// Whether `store` writes its 16-bit mma tile to global memory through per-warp shared slices
+// (store_staging.cpp; their bytes: storeStagingBytes in codegen.h).
+bool stagesStoreThroughShared(const ir::Function& fn, const ir::Op& store, const std::string& arch);
 // 1024 for buffers TMA writes or wgmma reads (their swizzle follows the address), else 16.
 int64_t sharedBufferAlignment(const ir::Function& fn, const ir::Op& alloc);
 int64_t dtypeBytes(ir::DType t);

@@ -256,24 +256,20 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
   if (data.empty()) return internalError(op.range, "stored tile has the wrong number of values");
   llvm::BasicBlock* merge = nullptr;
   if (storesInPairs(view, tileType)) {
-    // A tile wholly inside the tensor, with even rows: each mma pair (two adjacent columns)
-    // is one aligned 32-bit store, half the instructions of the general path below.
-    llvm::BasicBlock* pairs = llvm::BasicBlock::Create(ctx_, "store.pairs", kernel_);
+    // A tile wholly inside the tensor: through shared memory in 16-byte rows where its rows
+    // are 16-byte aligned and the kernel has the staging slices (store_staging.cpp), else,
+    // with even rows, each mma pair (two adjacent columns) as one aligned 32-bit store, half
+    // the instructions of the general path below.
+    const bool staged = stagingBytes_ > 0 && !layout->isOwner && stagesStoreThroughShared(fn_, op, arch_);
+    llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, staged ? "store.staged" : "store.pairs", kernel_);
     llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "store.general", kernel_);
     merge = llvm::BasicBlock::Create(ctx_, "store.done", kernel_);
-    b_.CreateCondBr(tileInsideWithEvenRows(view), pairs, general);
-    b_.SetInsertPoint(pairs);
-    for (int64_t v = 0; v + 1 < layout->map.numValues(); v += 2) {
-      llvm::Value* address = globalAddress(view.base, tileType.dtype, viewElementIndex(view, tileCoord(*layout, v)));
-      llvm::Value* lo = b_.CreateZExt(toMemoryBits(data[v], tileType.dtype), b_.getInt32Ty());
-      llvm::Value* hi = b_.CreateZExt(toMemoryBits(data[v + 1], tileType.dtype), b_.getInt32Ty());
-      llvm::Value* packed = b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
-      if (layout->isOwner) {
-        predicatedStore(view.space, address, ir::DType::I32, packed, layout->isOwner);
-      } else {
-        b_.CreateStore(packed, address)->setAlignment(llvm::Align(4));
-      }
-    }
+    b_.CreateCondBr(staged ? tileInsideWithAlignedRows(view) : tileInsideWithEvenRows(view), fast, general);
+    b_.SetInsertPoint(fast);
+    if (staged)
+      emitStagedStore(view, tileType, *layout, data);
+    else
+      emitPairStores(view, tileType, *layout, data);
     b_.CreateBr(merge);
     b_.SetInsertPoint(general);
   }
@@ -294,6 +290,21 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
     b_.SetInsertPoint(merge);
   }
   return true;
+}
+
+void KernelLowering::emitPairStores(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
+                                    const std::vector<llvm::Value*>& data) {
+  for (int64_t v = 0; v + 1 < layout.map.numValues(); v += 2) {
+    llvm::Value* address = globalAddress(view.base, tileType.dtype, viewElementIndex(view, tileCoord(layout, v)));
+    llvm::Value* lo = b_.CreateZExt(toMemoryBits(data[v], tileType.dtype), b_.getInt32Ty());
+    llvm::Value* hi = b_.CreateZExt(toMemoryBits(data[v + 1], tileType.dtype), b_.getInt32Ty());
+    llvm::Value* packed = b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
+    if (layout.isOwner) {
+      predicatedStore(view.space, address, ir::DType::I32, packed, layout.isOwner);
+    } else {
+      b_.CreateStore(packed, address)->setAlignment(llvm::Align(4));
+    }
+  }
 }
 
 // Stores of 16-bit mma tiles to a rank-2 global view: the values v, v + 1 (e = 0, 1)

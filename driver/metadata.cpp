@@ -96,7 +96,7 @@ json tensorMapsJson(const ir::Function& fn) {
   return maps;
 }
 
-json kernelJson(const ir::Function& fn) {
+json kernelJson(const ir::Function& fn, const std::string& arch) {
   json params = json::array();
   for (const ir::Param& p : fn.params) params.push_back(paramJson(p, fn.sizeNames));
   json grid = json::array(), gridText = json::array();
@@ -121,7 +121,7 @@ json kernelJson(const ir::Function& fn) {
               {"grid_text", std::move(gridText)},
               {"requirements", std::move(requirements)},
               {"static_shared_bytes", staticSharedBytes(fn)},
-              {"dynamic_shared_bytes", codegen::dynamicSharedBytes(fn)},
+              {"dynamic_shared_bytes", codegen::dynamicSharedBytes(fn, arch)},
               {"tensor_maps", tensorMapsJson(fn)},
               {"constants", std::move(constants)}};
 }
@@ -130,10 +130,10 @@ json kernelJson(const ir::Function& fn) {
 
 long long staticSharedBytes(const ir::Function& fn) { return sharedBytesIn(fn, fn.body); }
 
-std::string kernelMetadataJson(const ir::Module& module) {
+std::string kernelMetadataJson(const ir::Module& module, const std::string& arch) {
   json kernels = json::array();
   for (const auto& fn : module.functions)
-    if (fn) kernels.push_back(kernelJson(*fn));
+    if (fn) kernels.push_back(kernelJson(*fn, arch));
   json doc{{"version", kKernelMetadataVersion}, {"kernels", std::move(kernels)}};
   // Replace invalid UTF-8 (names come from source text, which is validated, but
   // a library never throws at its user).

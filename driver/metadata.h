@@ -49,8 +49,9 @@ namespace argus {
 
 constexpr int kKernelMetadataVersion = 1;
 
-// The metadata document of every kernel of the module (pretty-printed JSON).
-std::string kernelMetadataJson(const ir::Module& module);
+// The metadata document of every kernel of the module compiled for `arch` (pretty-printed
+// JSON; the arch decides codegen's shared memory, so the launch's dynamic shared bytes).
+std::string kernelMetadataJson(const ir::Module& module, const std::string& arch);
 
 // Bytes of static shared memory the kernel's AllocShared ops ask for
 // (elements x dtype bytes, summed; codegen's own scratch is not counted).

@@ -45,8 +45,9 @@
 //     mbarrier_wait(bars[j % S], parity (j / S) % 2)
 //     <the rest of the body>
 //     mbarrier_arrive(free[j % S])       (in flight: if j >= 1: mbarrier_arrive(free[(j-1) % S]))
-//   barrier
 //
+// (no barrier after the loop: the free barriers already order every read of a stage
+// before its next refill.)
 // (A = S-1, or S-2 with a wgmma in flight; then, after the loop, once n >= 1, every
 // thread also releases the stage of the last iteration.) Executed as written, by
 // the whole block, this is a correct pipeline; codegen instead runs the

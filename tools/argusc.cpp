@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
   // Launch metadata for host-side launchers (python/argus), beside the PTX/cubin.
   if ((emit == "ptx" || emit == "cubin") && path != "-") {
     std::string metaPath = argus::metadataPathFor(path);
-    if (!writeOutput(metaPath, argus::kernelMetadataJson(compilation.ir()), false)) {
+    if (!writeOutput(metaPath, argus::kernelMetadataJson(compilation.ir(), compilation.options().arch), false)) {
       std::cerr << "argusc: error: cannot write '" << metaPath << "'\n";
       return 1;
     }

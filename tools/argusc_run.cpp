@@ -322,7 +322,7 @@ bool compileFor(Compilation& compilation, const std::string& arch, const CommonO
     printDiagnostics(c->diagnostics(), c->source(), common);
     return false;
   }
-  meta = kernelMetadataJson(c->ir());
+  meta = kernelMetadataJson(c->ir(), arch);
   return true;
 }
 

@@ -67,7 +67,7 @@ TEST(CodegenDiagnostics, OverFortyEightKibMovesToDynamicSharedMemory) {
   k.shared(DType::F32, {12286}, "buf");  // 49144 bytes, padded to 49152; the cross-warp sum needs 16 more
   ValueId total = k.reduceAll(ReduceKind::Sum, k.load(k.view(x, {k.i32(0)}, {1024})));
   k.store(k.view(out, {k.i32(0)}, {1}), k.splat(total, Layout::canonical({1})));
-  EXPECT_EQ(dynamicSharedBytes(*k.fn), 49168);
+  EXPECT_EQ(dynamicSharedBytes(*k.fn, "sm_90"), 49168);
   auto r = compile(std::move(k.fn));
   ASSERT_TRUE(r->ok);
   EXPECT_NE(r->ptx.find(".extern .shared .align 16 .b8 argus_dynamic_smem[]"), std::string::npos) << r->ptx;

@@ -61,7 +61,7 @@ std::unique_ptr<ir::Function> makeKernel() {
 json metadataOf(std::unique_ptr<ir::Function> fn) {
   ir::Module module;
   module.functions.push_back(std::move(fn));
-  return json::parse(kernelMetadataJson(module));
+  return json::parse(kernelMetadataJson(module, "sm_90"));
 }
 
 TEST(DriverMetadata, DescribesParamsInAbiOrder) {
@@ -104,7 +104,7 @@ TEST(DriverMetadata, CountsSharedBuffersInNestedRegions) {
 }
 
 TEST(DriverMetadata, EmptyModuleIsAValidDocument) {
-  json doc = json::parse(kernelMetadataJson(ir::Module{}));
+  json doc = json::parse(kernelMetadataJson(ir::Module{}, "sm_90"));
   EXPECT_TRUE(doc["kernels"].is_array());
   EXPECT_TRUE(doc["kernels"].empty());
 }
@@ -198,7 +198,7 @@ json exampleMetadata(const std::string& name) {
   Compilation c(SourceFile("examples/" + name, text.str()), CompileOptions{});
   const ir::Module& module = c.ir();
   EXPECT_FALSE(c.hasErrors()) << name;
-  return json::parse(kernelMetadataJson(module));
+  return json::parse(kernelMetadataJson(module, "sm_90"));
 }
 
 TEST(DriverMetadata, SoftmaxExample) {
