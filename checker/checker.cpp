@@ -5,6 +5,7 @@
 #include "checker/mbarrier_check.h"
 #include "checker/sync_check.h"
 #include "checker/tag_check.h"
+#include "checker/wgmma_check.h"
 
 namespace argus::checker {
 
@@ -17,6 +18,7 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
       checkSharedSync(*fn, diags, file, options);
       checkAsyncCopies(*fn, diags, file, options);
       checkMbarriers(*fn, diags, file, options);
+      checkWgmmaDescriptors(*fn, diags);
       checkTagAssertions(*fn, diags, file, options);
     }
   for (const auto& fn : module.functions)

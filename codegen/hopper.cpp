@@ -18,6 +18,7 @@
 
 #include "codegen/lowering.h"
 #include "ir/bulk.h"
+#include "ir/wgmma.h"
 
 namespace argus::codegen {
 
@@ -192,29 +193,23 @@ bool KernelLowering::lowerCopyBulk(const ir::Op& op) {
 // byte offset (unused by swizzled K-major layouts: 1), stride byte offset (8 rows
 // of one span), and the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B).
 llvm::Value* KernelLowering::wgmmaDescriptor(llvm::Value* address, int swizzleBytes) {
-  const uint64_t mode = swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3;
-  const uint64_t strideBytes = 8 * static_cast<uint64_t>(swizzleBytes);
-  const uint64_t fixed = (uint64_t{1} << 16) | ((strideBytes >> 4) << 32) | (mode << 62);
-  llvm::Value* start = b_.CreateZExt(b_.CreateLShr(b_.CreateAnd(address, b_.getInt32(0x3FFFF)), b_.getInt32(4)),
-                                     b_.getInt64Ty());
+  const uint64_t fixed = ir::wgmmaDescriptorFixedBits(ir::wgmmaDescriptorForSpan(swizzleBytes));
+  llvm::Value* start = b_.CreateZExt(
+      b_.CreateLShr(b_.CreateAnd(address, b_.getInt32(ir::kWgmmaStartAddressMask)), b_.getInt32(4)), b_.getInt64Ty());
   return b_.CreateOr(start, b_.getInt64(fixed));
 }
 
 // Why this dot's operand `which` cannot feed wgmma ("" when it can): a 16-bit
 // shared view that covers whole rows of a buffer whose row is one swizzle span.
 std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const {
-  const ir::Type& t = fn_.typeOf(op.operands[which]);
-  const char* name = which == 0 ? "a" : "b";
   const ir::Op* view = fn_.values[op.operands[which]].def;
-  if (t.kind != ir::TypeKind::View || t.space != ir::MemSpace::Shared || !view || view->kind != ir::OpKind::View)
-    return std::string("operand '") + name + "' must be a shared-memory view";
-  const ir::Type& buffer = fn_.typeOf(view->operands[0]);
-  if (t.dtype != DType::BF16 && t.dtype != DType::F16) return std::string("operand '") + name + "' must be bf16 or f16";
-  int bytes = ir::tmaSwizzleBytes(t.swizzle, t.dtype);
-  if (bytes <= 0 || buffer.shape.back() * 2 != bytes || t.shape.back() != buffer.shape.back())
-    return std::string("operand '") + name + "' must be K-major rows of exactly 32, 64 or 128 bytes in a buffer with swizzle (1, 3, 3), (2, 3, 3) or (3, 3, 3) (for 128-byte rows: 64 bf16 elements and swizzle=(3, 3, 3))";
-  *swizzleBytes = bytes;
-  return {};
+  const ir::Type* buffer =
+      view && view->kind == ir::OpKind::View && !view->operands.empty() ? &fn_.typeOf(view->operands[0]) : nullptr;
+  ir::WgmmaDescriptor descriptor;
+  std::string problem =
+      ir::wgmmaOperandProblem(fn_.typeOf(op.operands[which]), buffer, which == 0 ? "a" : "b", &descriptor);
+  if (problem.empty()) *swizzleBytes = descriptor.swizzleBytes;
+  return problem;
 }
 
 bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
@@ -245,7 +240,9 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
     return sharedAddress32(b_.CreateGEP(memType(t.dtype), view.base, origin));
   };
   llvm::Value* warpgroup = b_.CreateLShr(threadId(), b_.getInt32(7));
-  llvm::Value* aRows = b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(64 * aSwizzle)));
+  const ir::WgmmaDescriptor aDescriptor = ir::wgmmaDescriptorForSpan(aSwizzle);
+  const ir::WgmmaDescriptor bDescriptor = ir::wgmmaDescriptorForSpan(bSwizzle);
+  llvm::Value* aRows = b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(aDescriptor.warpgroupBytes)));
   llvm::Value* aBase = b_.CreateAdd(originAddress(a, aType), aRows);
   llvm::Value* bBase = originAddress(b, fn_.typeOf(op.operands[1]));
 
@@ -265,10 +262,11 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   llvm::Type* resultTy = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(numValues, b_.getFloatTy()));
 
   inlinePtx(b_.getVoidTy(), "wgmma.fence.sync.aligned;", "~{memory}", {}, true);
-  for (int64_t k0 = 0; k0 < k; k0 += 16) {
-    llvm::Value* step = b_.getInt32(static_cast<uint32_t>(k0 * 2));
-    std::vector<llvm::Value*> args{wgmmaDescriptor(b_.CreateAdd(aBase, step), aSwizzle),
-                                   wgmmaDescriptor(b_.CreateAdd(bBase, step), bSwizzle), b_.getInt32(1)};
+  for (int64_t step = 0; step * ir::kWgmmaKStep < k; ++step) {
+    llvm::Value* aStep = b_.getInt32(static_cast<uint32_t>(step * aDescriptor.kStepBytes));
+    llvm::Value* bStep = b_.getInt32(static_cast<uint32_t>(step * bDescriptor.kStepBytes));
+    std::vector<llvm::Value*> args{wgmmaDescriptor(b_.CreateAdd(aBase, aStep), aSwizzle),
+                                   wgmmaDescriptor(b_.CreateAdd(bBase, bStep), bSwizzle), b_.getInt32(1)};
     args.insert(args.end(), acc.begin(), acc.end());
     llvm::Value* d = inlinePtx(resultTy, text, constraints, args, true);
     for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});

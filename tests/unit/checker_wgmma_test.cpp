@@ -1,0 +1,345 @@
+// wgmma descriptor/layout conformity (AG2060): the hardware model against the
+// PTX ISA's canonical swizzled layouts, the real Hopper examples proven clean,
+// and planted descriptor bugs (wrong swizzle mode, SBO, K step, warpgroup
+// offset) and buffer layouts no descriptor expresses, each reported with the
+// element they misread.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checker/wgmma_check.h"
+#include "driver/compilation.h"
+#include "ir/ir.h"
+#include "ir/wgmma.h"
+#include "tests/unit/test_sources.h"
+
+namespace argus {
+namespace {
+
+using ir::WgmmaDescriptor;
+using ir::WgmmaSwizzleMode;
+
+// ---------------------------------------------------------------- hardware model
+
+// The ISA's figures of the swizzled K-major layouts, as 16-byte chunks: in a
+// span of S bytes (S / 16 chunks), chunk c of row r of the 8-row atom sits at
+// chunk position c ^ f(r): 128 B: r % 8; 64 B: (r / 2) % 4; 32 B: (r / 4) % 2.
+// Written as chunk arithmetic, independently of the bit formulation.
+int64_t canonicalAddress(int64_t start, int span, int64_t sbo, int64_t row, int64_t k) {
+  const int64_t byte = 2 * k;
+  const int64_t chunk = byte / 16, within = byte % 16;
+  const int64_t r = row % 8;
+  const int64_t phase = span == 128 ? r : span == 64 ? (r / 2) % 4 : (r / 4) % 2;
+  return start + (row / 8) * sbo + r * span + (chunk ^ phase) * 16 + within;
+}
+
+TEST(WgmmaModel, SwizzledModesMatchTheCanonicalChunkPattern) {
+  for (int span : {128, 64, 32}) {
+    const WgmmaDescriptor d = ir::wgmmaDescriptorForSpan(span);
+    for (int64_t start : {0, 1024, 5 * 1024}) {
+      const uint64_t desc = ir::encodeWgmmaDescriptor(d, static_cast<uint32_t>(start));
+      for (int64_t row = 0; row < 64; ++row)
+        for (int64_t k = 0; k < 16; ++k)
+          ASSERT_EQ(ir::wgmmaReadAddress(desc, row, k), canonicalAddress(start, span, 8 * span, row, k))
+              << span << "-byte swizzle, start " << start << ", row " << row << ", k " << k;
+    }
+  }
+}
+
+TEST(WgmmaModel, HandComputedAddresses) {
+  // 128 B, start 1024, SBO 1024. Row 1, k 0: byte 1152, bits 7-9 = 1 -> chunk 0 ^ 1.
+  const uint64_t d128 = ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(128), 1024);
+  EXPECT_EQ(ir::wgmmaReadAddress(d128, 0, 0), 1024);
+  EXPECT_EQ(ir::wgmmaReadAddress(d128, 1, 0), 1024 + 128 + 16);
+  // Row 3, k 5 (byte 10 of chunk 0): chunk 0 ^ 3 = 3.
+  EXPECT_EQ(ir::wgmmaReadAddress(d128, 3, 5), 1024 + 3 * 128 + 3 * 16 + 10);
+  // Row 9 = group 1, row 1 of the atom; k 15 (byte 30: chunk 1 + 14) -> chunk 1 ^ 1 = 0.
+  EXPECT_EQ(ir::wgmmaReadAddress(d128, 9, 15), 1024 + 1024 + 128 + 0 * 16 + 14);
+  // The K step: start + 32 puts k 0 in chunk 2; row 7: chunk 2 ^ 7 = 5.
+  const uint64_t d128k1 = ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(128), 1024 + 32);
+  EXPECT_EQ(ir::wgmmaReadAddress(d128k1, 7, 0), 1024 + 7 * 128 + 5 * 16);
+
+  // 64 B, start 0, SBO 512. Row 2, k 0: bits 7-8 of 128 = 1 -> chunk 1. Row 5, k 8 (chunk 1): phase 2 -> 3.
+  const uint64_t d64 = ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(64), 0);
+  EXPECT_EQ(ir::wgmmaReadAddress(d64, 1, 0), 64);
+  EXPECT_EQ(ir::wgmmaReadAddress(d64, 2, 0), 128 + 16);
+  EXPECT_EQ(ir::wgmmaReadAddress(d64, 5, 8), 5 * 64 + 3 * 16);
+  EXPECT_EQ(ir::wgmmaReadAddress(d64, 8, 0), 512);
+
+  // 32 B, start 2048, SBO 256. Rows 0-3 unswizzled; row 4, k 0: bit 7 set -> chunk 1.
+  const uint64_t d32 = ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(32), 2048);
+  EXPECT_EQ(ir::wgmmaReadAddress(d32, 3, 9), 2048 + 96 + 16 + 2);
+  EXPECT_EQ(ir::wgmmaReadAddress(d32, 4, 0), 2048 + 128 + 16);
+  EXPECT_EQ(ir::wgmmaReadAddress(d32, 4, 8), 2048 + 128);
+  EXPECT_EQ(ir::wgmmaReadAddress(d32, 9, 1), 2048 + 256 + 32 + 2);
+
+  // No swizzle: core matrices of 8 rows x 16 bytes; LBO 128 between the two K halves, SBO 256.
+  WgmmaDescriptor plain;
+  plain.leadingByteOffset = 128;
+  plain.strideByteOffset = 256;
+  const uint64_t d0 = ir::encodeWgmmaDescriptor(plain, 0);
+  EXPECT_EQ(ir::wgmmaReadAddress(d0, 3, 2), 3 * 16 + 4);
+  EXPECT_EQ(ir::wgmmaReadAddress(d0, 3, 9), 128 + 3 * 16 + 2);
+  EXPECT_EQ(ir::wgmmaReadAddress(d0, 9, 0), 256 + 16);
+}
+
+TEST(WgmmaModel, EncodingPlacesEveryField) {
+  const WgmmaDescriptor d = ir::wgmmaDescriptorForSpan(128);
+  EXPECT_EQ(d.mode, WgmmaSwizzleMode::Bytes128);
+  EXPECT_EQ(d.strideByteOffset, 1024);
+  EXPECT_EQ(d.kStepBytes, 32);
+  EXPECT_EQ(d.warpgroupBytes, 64 * 128);
+  const uint64_t expected = 0x123u | (uint64_t{1} << 16) | (uint64_t{64} << 32) | (uint64_t{1} << 62);
+  EXPECT_EQ(ir::encodeWgmmaDescriptor(d, 0x1230), expected);
+  EXPECT_EQ(ir::wgmmaDescriptorFixedBits(d), expected & ~uint64_t{0x3FFF});
+  EXPECT_EQ(ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(64), 0) >> 62, 2u);
+  EXPECT_EQ(ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(32), 0) >> 62, 3u);
+  EXPECT_EQ((ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(32), 0) >> 32) & 0x3FFF, 16u);  // 256 B
+}
+
+TEST(WgmmaModel, OperandProblemsKeepCodegensWords) {
+  ir::Type buffer = ir::Type::shared(ir::DType::BF16, {128, 64});
+  buffer.swizzle = {3, 3, 3};
+  ir::Type view = ir::Type::view(ir::MemSpace::Shared, ir::DType::BF16, {128, 64});
+  view.swizzle = buffer.swizzle;
+  WgmmaDescriptor d;
+  EXPECT_EQ(ir::wgmmaOperandProblem(view, &buffer, "a", &d), "");
+  EXPECT_EQ(d, ir::wgmmaDescriptorForSpan(128));
+  EXPECT_EQ(ir::wgmmaOperandProblem(view, nullptr, "b", &d), "operand 'b' must be a shared-memory view");
+  view.swizzle = {2, 3, 3};
+  EXPECT_NE(ir::wgmmaOperandProblem(view, &buffer, "a", &d).find("exactly 32, 64 or 128 bytes"), std::string::npos);
+  view.swizzle = buffer.swizzle;
+  view.dtype = ir::DType::F32;
+  EXPECT_EQ(ir::wgmmaOperandProblem(view, &buffer, "a", &d), "operand 'a' must be bf16 or f16");
+}
+
+// ---------------------------------------------------------------- the check on real kernels
+
+struct Compiled {
+  std::unique_ptr<Compilation> compilation;
+  const ir::Function* fn = nullptr;
+};
+
+Compiled compile(const std::string& source, std::vector<std::pair<std::string, std::string>> defines = {}) {
+  Compiled out;
+  CompileOptions options;
+  options.arch = "sm_90a";
+  if (std::string arch = testing::exampleArch(source); !arch.empty()) options.arch = arch;
+  options.defines = std::move(defines);
+  out.compilation = std::make_unique<Compilation>(SourceFile("test.ag", source), options);
+  const ir::Module& module = out.compilation->ir();
+  EXPECT_FALSE(out.compilation->hasErrors());
+  if (!module.functions.empty()) out.fn = module.functions[0].get();
+  return out;
+}
+
+// Dots whose operands the check walks (guards the clean results against vacuity).
+int descriptorDots(const ir::Function& fn) {
+  int n = 0;
+  std::vector<const ir::Block*> work{&fn.body};
+  while (!work.empty()) {
+    const ir::Block* b = work.back();
+    work.pop_back();
+    for (const auto& op : b->ops) {
+      if (checker::derivedWgmmaDescriptors(fn, *op)) ++n;
+      for (const ir::Block& r : op->regions) work.push_back(&r);
+    }
+  }
+  return n;
+}
+
+std::vector<Diagnostic> check(const ir::Function& fn, const checker::WgmmaDescriptorSource& source =
+                                                          checker::derivedWgmmaDescriptors) {
+  DiagnosticSink diags;
+  checker::checkWgmmaDescriptors(fn, diags, source);
+  return diags.diagnostics();
+}
+
+std::string messages(const std::vector<Diagnostic>& diags) {
+  std::string s;
+  for (const Diagnostic& d : diags) s += std::string(d.code()) + ": " + d.message + "\n";
+  return s;
+}
+
+struct ExampleCase {
+  const char* file;
+  std::vector<std::pair<std::string, std::string>> defines;
+  int dots;
+};
+
+TEST(WgmmaCheck, HopperExamplesAreClean) {
+  const std::vector<ExampleCase> cases = {
+      {"gemm_wgmma.ag", {}, 1},
+      {"gemm_persistent.ag", {}, 1},
+      {"moe_gemm.ag", {}, 1},
+      {"moe_gemm.ag", {{"BM", "128"}, {"BN", "256"}, {"WG", "2"}, {"SPEC", "True"}}, 1},
+      {"attention_wgmma.ag", {}, 2},  // q k^T on two panels; p @ v reads p from registers
+  };
+  for (const ExampleCase& c : cases) {
+    const std::string source = testing::readExample(c.file);
+    ASSERT_EQ(testing::exampleArch(source), "sm_90a") << c.file;
+    Compiled compiled = compile(source, c.defines);
+    ASSERT_NE(compiled.fn, nullptr) << c.file;
+    EXPECT_EQ(descriptorDots(*compiled.fn), c.dots) << c.file;
+    EXPECT_EQ(messages(check(*compiled.fn)), "") << c.file;
+  }
+}
+
+TEST(WgmmaCheck, TheCheckerEntryRunsIt) {
+  // A whole compilation of a kernel with a misread buffer stops in the checker.
+  std::string source = testing::readExample("attention_wgmma.ag");
+  const std::string from = "q0_s = shared(bf16, (BM, 64), swizzle=(3, 3, 3))";
+  ASSERT_NE(source.find(from), std::string::npos);
+  source.replace(source.find(from), from.size(), "q0_s = shared(bf16, (BM, 64), swizzle=(2, 3, 3))");
+  CompileOptions options;
+  options.arch = "sm_90a";
+  Compilation c(SourceFile("attention_wgmma.ag", source), options);
+  EXPECT_TRUE(c.ptx().empty());
+  const std::string all = messages(c.diagnostics());
+  EXPECT_NE(all.find("AG2060: wgmma reads operand 'a' of this dot (shared buffer 'q0_s')"), std::string::npos) << all;
+  EXPECT_NE(all.find("a[4, 0] (q0_s[4, 0])"), std::string::npos) << all;
+  EXPECT_NE(all.find("declare 'q0_s' with swizzle=(3, 3, 3)"), std::string::npos) << all;
+}
+
+// A source of descriptors: codegen's, with one operand's descriptor changed.
+checker::WgmmaDescriptorSource perturbed(size_t which, void (*change)(WgmmaDescriptor&)) {
+  return [which, change](const ir::Function& fn, const ir::Op& dot) {
+    std::optional<checker::WgmmaDotDescriptors> d = checker::derivedWgmmaDescriptors(fn, dot);
+    if (d) change(which == 0 ? d->a : d->b);
+    return d;
+  };
+}
+
+struct Planted {
+  const char* what;
+  size_t which;
+  void (*change)(WgmmaDescriptor&);
+  const char* element;  // the first misread element the report names
+};
+
+TEST(WgmmaCheck, PlantedDescriptorBugsAreReportedWithTheElement) {
+  Compiled compiled = compile(testing::readExample("gemm_wgmma.ag"));
+  ASSERT_NE(compiled.fn, nullptr);
+  const std::vector<Planted> cases = {
+      // 64-byte mode on 128-byte rows: row 1 is read 64 bytes in, stored at 128 (chunk 0 ^ 1).
+      {"swizzle mode", 0, [](WgmmaDescriptor& d) { d.mode = WgmmaSwizzleMode::Bytes64; },
+       "warpgroup 0 reads a[1, 0] (a_s[0, 1, 0]) through the descriptor of K step 0 (64-byte swizzle, stride byte "
+       "offset 1024, start at byte 0 of 'a_s') at byte 64, but the buffer stores that element at byte 144"},
+      // SBO of 4 rows: row 8 is read at 512, where bit 9 swizzles chunk 0 to chunk 4.
+      {"stride byte offset", 0, [](WgmmaDescriptor& d) { d.strideByteOffset = 512; },
+       "warpgroup 0 reads a[8, 0] (a_s[0, 8, 0]) through the descriptor of K step 0 (128-byte swizzle, stride byte "
+       "offset 512, start at byte 0 of 'a_s') at byte 576, but the buffer stores that element at byte 1024"},
+      // K step of 8 elements: k 16 is read at byte 16.
+      {"K step", 0, [](WgmmaDescriptor& d) { d.kStepBytes = 16; },
+       "warpgroup 0 reads a[0, 16] (a_s[0, 0, 16]) through the descriptor of K step 1 (128-byte swizzle, stride "
+       "byte offset 1024, start at byte 16 of 'a_s') at byte 16, but the buffer stores that element at byte 32"},
+      // Warpgroup 1 starting 32 rows in instead of 64.
+      {"warpgroup offset", 0, [](WgmmaDescriptor& d) { d.warpgroupBytes = 32 * 128; },
+       "warpgroup 1 reads a[64, 0] (a_s[0, 64, 0]) through the descriptor of K step 0 (128-byte swizzle, stride "
+       "byte offset 1024, start at byte 4096 of 'a_s') at byte 4096, but the buffer stores that element at byte "
+       "8192"},
+      // B: 32-byte mode, SBO 256.
+      {"B's swizzle and stride", 1,
+       [](WgmmaDescriptor& d) {
+         d.mode = WgmmaSwizzleMode::Bytes32;
+         d.strideByteOffset = 256;
+       },
+       "every warpgroup reads b[1, 0] (w_s[0, 1, 0])"},
+  };
+  for (const Planted& p : cases) {
+    std::vector<Diagnostic> diags = check(*compiled.fn, perturbed(p.which, p.change));
+    ASSERT_EQ(diags.size(), 1u) << p.what << "\n" << messages(diags);
+    EXPECT_EQ(std::string(diags[0].code()), "AG2060");
+    EXPECT_NE(diags[0].message.find(p.element), std::string::npos) << p.what << "\n" << diags[0].message;
+    EXPECT_NE(diags[0].message.find(p.which == 0 ? "operand 'a' of this dot (shared buffer 'a_s')"
+                                                 : "operand 'b' of this dot (shared buffer 'w_s')"),
+              std::string::npos);
+    // The buffer is one wgmma reads: the descriptor is the compiler's error.
+    EXPECT_NE(diags[0].message.find("this descriptor is the compiler's error"), std::string::npos) << p.what;
+    // The dot's range: `dot(a_s, w_s, acc, trans_b=True)`.
+    const SourceFile& file = compiled.compilation->source();
+    EXPECT_EQ(file.text().substr(diags[0].range.begin, 4), "dot(") << p.what;
+  }
+}
+
+// Every stage of a staged buffer is checked: here B's stages are 256 bytes
+// apart, so they start at four different phases of the 1024-byte swizzle
+// period. B's 32-byte rows in TMA's 64-byte pattern, swizzle=(2, 3, 3), agree
+// with the 32-byte descriptor while address bit 8 is 0: stages 0 and 2 are
+// read right, stages 1 and 3 are not, and the report names stage 1.
+TEST(WgmmaCheck, EveryStageIsChecked) {
+  const std::string source = R"(
+@kernel(grid=(1,), warps=4)
+def k(A: Tensor[bf16, (64, 16)], W: Tensor[bf16, (8, 16)], C: Tensor[f32, (64, 8)]):
+    a_s = shared(bf16, (64, 16), swizzle=(1, 3, 3))
+    w_s = shared(bf16, (4, 8, 16), swizzle=SWIZZLE)
+    copy(a_s, A.tile((64, 16))[0, 0])
+    for s in range(4):
+        copy(w_s[s], W.tile((8, 16))[0, 0])
+    barrier()
+    acc = zeros(f32, (64, 8), layout=wgmma(warpgroups=1))
+    for s in range(4):
+        acc = dot(a_s, w_s[s], acc, trans_b=True)
+    C.tile((64, 8))[0, 0] = acc
+)";
+  std::string right = source, wrong = source;
+  right.replace(right.find("SWIZZLE"), 7, "(1, 3, 3)");
+  wrong.replace(wrong.find("SWIZZLE"), 7, "(2, 3, 3)");
+  Compiled clean = compile(right);
+  ASSERT_NE(clean.fn, nullptr);
+  ASSERT_EQ(descriptorDots(*clean.fn), 1);
+  EXPECT_EQ(messages(check(*clean.fn)), "");
+  Compiled compiled = compile(wrong);
+  ASSERT_NE(compiled.fn, nullptr);
+  std::vector<Diagnostic> diags = check(*compiled.fn);
+  ASSERT_EQ(diags.size(), 1u) << messages(diags);
+  EXPECT_NE(diags[0].message.find("every warpgroup reads b[0, 0] (w_s[1, 0, 0]) through the descriptor of K step 0 "
+                                  "(32-byte swizzle, stride byte offset 256, start at byte 256 of 'w_s') at byte "
+                                  "256, but the buffer stores that element at byte 288; declare 'w_s' with "
+                                  "swizzle=(1, 3, 3)"),
+            std::string::npos)
+      << diags[0].message;
+}
+
+TEST(WgmmaCheck, BufferLayoutsNoDescriptorExpresses) {
+  const std::string base = R"(
+@kernel(grid=(1,), warps=4)
+def k(A: Tensor[bf16, (64, 64)], W: Tensor[bf16, (64, 64)], C: Tensor[f32, (64, 64)]):
+    a_s = shared(bf16, (64, 64), swizzle=SWIZZLE)
+    w_s = shared(bf16, (64, 64), swizzle=(3, 3, 3))
+    copy(a_s, A.tile((64, 64))[0, 0])
+    copy(w_s, W.tile((64, 64))[0, 0])
+    barrier()
+    acc = zeros(f32, (64, 64), layout=wgmma(warpgroups=1))
+    acc = dot(a_s, w_s, acc, trans_b=True)
+    C.tile((64, 64))[0, 0] = acc
+)";
+  struct Case {
+    const char* swizzle;
+    const char* element;
+  };
+  // (3, 4, 3) moves 32-byte groups: row 1 (bits 7-9 of its offset 128 are 1 in bytes, 0 in
+  // elements >> 4) stays at 128, the descriptor reads chunk 0 ^ 1. (2, 3, 3) agrees on rows
+  // 0-3 and differs from row 4 (bit 9). (1, 3, 3) from row 2 (bit 8).
+  const std::vector<Case> cases = {
+      {"(3, 4, 3)", "a[1, 0] (a_s[1, 0]) through the descriptor of K step 0 (128-byte swizzle, stride byte offset "
+                    "1024, start at byte 0 of 'a_s') at byte 144, but the buffer stores that element at byte 128"},
+      {"(2, 3, 3)", "a[4, 0] (a_s[4, 0])"},
+      {"(1, 3, 3)", "a[2, 0] (a_s[2, 0])"},
+  };
+  for (const Case& c : cases) {
+    std::string source = base;
+    source.replace(source.find("SWIZZLE"), 7, c.swizzle);
+    Compiled compiled = compile(source);
+    ASSERT_NE(compiled.fn, nullptr) << c.swizzle;
+    std::vector<Diagnostic> diags = check(*compiled.fn);
+    ASSERT_EQ(diags.size(), 1u) << c.swizzle << "\n" << messages(diags);
+    EXPECT_NE(diags[0].message.find(c.element), std::string::npos) << c.swizzle << "\n" << diags[0].message;
+    EXPECT_NE(diags[0].message.find("declare 'a_s' with swizzle=(3, 3, 3)"), std::string::npos) << diags[0].message;
+  }
+}
+
+}  // namespace
+}  // namespace argus
