@@ -1,8 +1,10 @@
 // Scalars and elementwise tile ops. A tile op is its scalar op applied to each
 // of the thread's values. f16/bf16 arithmetic is computed in f32 and rounded
 // back (round to nearest even), exactly as the interpreter does.
+#include <functional>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/lowering.h"
 
@@ -98,6 +100,29 @@ std::string opDescription(const ir::Op& op) {
 
 }  // namespace
 
+// Whether every use of `id` casts it to a 16-bit float. Then an f32 exp2 is the
+// hardware's ex2.approx alone (relative error below 2^-22, far under the cast's
+// 2^-9 or 2^-12): softmax's p = cast(exp2(s - m), bf16) spends no instructions on
+// the range reduction mathExp2 does for f32 results.
+bool KernelLowering::onlyNarrowed(ir::ValueId id) {
+  if (narrowedOnly_.empty()) {
+    std::vector<uint8_t> uses(fn_.values.size(), 0);  // bit 0: a 16-bit cast, bit 1: anything else
+    std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+      for (const auto& op : block.ops) {
+        const bool narrowing = op->kind == ir::OpKind::Cast && !op->results.empty() &&
+                               (fn_.typeOf(op->results[0]).dtype == DType::BF16 ||
+                                fn_.typeOf(op->results[0]).dtype == DType::F16);
+        for (ir::ValueId operand : op->operands) uses[operand] |= narrowing ? 1 : 2;
+        for (const ir::Block& region : op->regions) walk(region);
+      }
+    };
+    walk(fn_.body);
+    narrowedOnly_.resize(fn_.values.size());
+    for (size_t v = 0; v < uses.size(); ++v) narrowedOnly_[v] = uses[v] == 1;
+  }
+  return id < narrowedOnly_.size() && narrowedOnly_[id];
+}
+
 bool KernelLowering::lowerElementwise(const ir::Op& op) {
   const ir::Type& resultType = fn_.typeOf(op.results[0]);
   // The dtype the op computes in: its operand's (Compare and Select differ from the result).
@@ -120,7 +145,11 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
     switch (op.kind) {
       case ir::OpKind::Binary: results[v] = emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]); break;
       case ir::OpKind::Compare: results[v] = emitCompare(op.attrs.cmp, operandType, operands[0][v], operands[1][v]); break;
-      case ir::OpKind::Unary: results[v] = emitUnary(op.attrs.unary, operandType, operands[0][v]); break;
+      case ir::OpKind::Unary:
+        results[v] = op.attrs.unary == ir::UnaryKind::Exp2 && operandType == DType::F32 && onlyNarrowed(op.results[0])
+                         ? b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {}, {operands[0][v]})
+                         : emitUnary(op.attrs.unary, operandType, operands[0][v]);
+        break;
       case ir::OpKind::Fma: results[v] = emitFma(operandType, operands[0][v], operands[1][v], operands[2][v]); break;
       case ir::OpKind::Select: results[v] = b_.CreateSelect(operands[0][v], operands[1][v], operands[2][v]); break;
       case ir::OpKind::Cast: results[v] = emitCast(operandType, resultType.dtype, operands[0][v]); break;

@@ -101,6 +101,7 @@ class KernelLowering {
   llvm::Value* emitBinary(ir::BinaryKind kind, ir::DType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* emitCompare(ir::CmpKind kind, ir::DType t, llvm::Value* a, llvm::Value* b);
   llvm::Value* emitUnary(ir::UnaryKind kind, ir::DType t, llvm::Value* x);
+  bool onlyNarrowed(ir::ValueId id);
   llvm::Value* emitFma(ir::DType t, llvm::Value* a, llvm::Value* b, llvm::Value* c);
   llvm::Value* emitCast(ir::DType from, ir::DType to, llvm::Value* x);
   llvm::Value* widenToF32(llvm::Value* x, ir::DType t);
@@ -254,6 +255,7 @@ class KernelLowering {
   // Warp specialization: the thread that issues one-thread ops (thread 0, or the producer's
   // first thread), whether the producer ifs are skipped (the block's loop), and whether only
   // the block's own warps run from here on (barriers become a named barrier of theirs).
+  std::vector<bool> narrowedOnly_;  // onlyNarrowed(), per value, once computed
   mutable std::optional<bool> asyncProxyFence_;  // needsAsyncProxyFence(), once computed
   uint32_t electedThread_ = 0;
   bool skipProducerIfs_ = false;
