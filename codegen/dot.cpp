@@ -16,9 +16,13 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   const ir::Type& aType = fn_.typeOf(op.operands[0]);
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
   const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
-  // A register `a` (attention's P @ V) is not a wgmma operand here; a wgmma accumulator's
-  // values lie as in mma(warps=(4*W, 1)), so mma.sync computes that product in place.
   if (accType.layout.wgmma && !aType.isTile()) return lowerWgmmaDot(op);
+  // A register `a` (attention's P @ V) runs on wgmma where b is an N-major tile wgmma reads;
+  // otherwise, as a wgmma accumulator's values lie as in mma(warps=(4*W, 1)), mma.sync
+  // computes the product in place.
+  int swizzleBytes = 0;
+  if (accType.layout.wgmma && arch_ == "sm_90a" && registerAWgmmaProblem(op, &swizzleBytes).empty())
+    return lowerRegisterAWgmmaDot(op, swizzleBytes);
   if (aType.isTile()) {
     if (canUseTensorCores(op)) return lowerMmaDot(op);
     return unsupported(op, "dot with a register operand that tensor cores cannot take",

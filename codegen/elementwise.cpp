@@ -3,6 +3,7 @@
 // back (round to nearest even), exactly as the interpreter does.
 #include <functional>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -44,6 +45,24 @@ llvm::Value* KernelLowering::toMemoryBits(llvm::Value* v, DType t) {
   llvm::Value* data = toMemory(v, t);
   if (!data->getType()->isFloatingPointTy()) return data;
   return b_.CreateBitCast(data, b_.getIntNTy(data->getType()->getPrimitiveSizeInBits()));
+}
+
+// Two 16-bit floats as one 32-bit word, lo in the low half. When both were just
+// narrowed from f32, one cvt.rn.{bf16,f16}x2.f32 does the two conversions and the
+// packing (instead of two cvts and a permute): softmax's p and the GEMM epilogues.
+llvm::Value* KernelLowering::packHalfPair(llvm::Value* lo, llvm::Value* hi, DType t) {
+  auto narrowedFrom = [](llvm::Value* v) -> llvm::Value* {
+    auto* trunc = llvm::dyn_cast<llvm::FPTruncInst>(v);
+    return trunc && trunc->getSrcTy()->isFloatTy() ? trunc->getOperand(0) : nullptr;
+  };
+  llvm::Value* lo32 = narrowedFrom(lo);
+  llvm::Value* hi32 = narrowedFrom(hi);
+  if (lo32 && hi32 && (t == DType::BF16 || t == DType::F16))
+    return inlinePtx(b_.getInt32Ty(), std::string("cvt.rn.") + (t == DType::BF16 ? "bf16x2" : "f16x2") + ".f32 $0, $1, $2;",
+                     "=r,f,f", {hi32, lo32}, false);
+  llvm::Value* loBits = b_.CreateZExt(toMemoryBits(lo, t), b_.getInt32Ty());
+  llvm::Value* hiBits = b_.CreateZExt(toMemoryBits(hi, t), b_.getInt32Ty());
+  return b_.CreateOr(loBits, b_.CreateShl(hiBits, b_.getInt32(16)));
 }
 
 llvm::Value* KernelLowering::fromMemoryAt(llvm::IRBuilder<>& b, llvm::Value* v, DType t) {

@@ -281,6 +281,92 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   return true;
 }
 
+// Why dot(a, b, acc) with a register `a` cannot run as wgmma ("" when it can): attention's
+// P @ V, with p in the accumulator's own layout (each warp's 16 rows are exactly the A
+// fragment wgmma takes from registers) and b = V stored (K, N), N contiguous: an N-major
+// operand whose rows (N = 32, 64 or 128 bytes) are one swizzle span. Its descriptor has the
+// same bits as a K-major one of that span (SBO: 8 rows; one pattern wide, so LBO is unused);
+// the instruction's imm-trans-b says N-major, and a K step of 16 advances 16 rows.
+std::string KernelLowering::registerAWgmmaProblem(const ir::Op& op, int* swizzleBytes) const {
+  const ir::Type& aType = fn_.typeOf(op.operands[0]);
+  const ir::Type& bType = fn_.typeOf(op.operands[1]);
+  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  if ((op.attrs.i & ir::kDotTransB) != 0) return "b is read transposed";
+  if (accType.dtype != DType::F32 || aType.dtype != bType.dtype ||
+      (aType.dtype != DType::BF16 && aType.dtype != DType::F16))
+    return "the operands are not both bf16 or both f16 into f32";
+  const ir::Layout& al = aType.layout;
+  if (!al.isMma() || al.warpsN != 1 || al.warpsM != accType.layout.warpsM || al.reducedMask != 0 ||
+      aType.shape.size() != 2 || aType.shape[0] != accType.shape[0] || aType.shape[1] % 16 != 0)
+    return "a is not in the accumulator's layout";
+  const ir::Op* view = fn_.values[op.operands[1]].def;
+  if (bType.kind != ir::TypeKind::View || bType.space != ir::MemSpace::Shared || !view ||
+      view->kind != ir::OpKind::View)
+    return "b is not a shared-memory view";
+  const ir::Type& buffer = fn_.typeOf(view->operands[0]);
+  const int bytes = ir::tmaSwizzleBytes(bType.swizzle, bType.dtype);
+  if (bytes <= 0 || buffer.shape.back() * 2 != bytes || bType.shape.back() != buffer.shape.back() ||
+      bType.shape[0] != aType.shape[1] || bType.shape.back() != accType.shape[1])
+    return "b's rows are not exactly one swizzle span of the accumulator's width";
+  *swizzleBytes = bytes;
+  return {};
+}
+
+bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) {
+  if (!requireSm90a(op, "wgmma")) return false;
+  const ir::Type& aType = fn_.typeOf(op.operands[0]);
+  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const int64_t n = accType.shape[1], k = aType.shape[1];
+  const size_t numValues = static_cast<size_t>(n / 2);
+  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
+  std::vector<llvm::Value*> aValues = elementsOf(op.operands[0], static_cast<size_t>(k / 2));
+  if (acc.size() != numValues || aValues.size() != static_cast<size_t>(k / 2))
+    return internalError(op.range, "wgmma operands have the wrong number of values");
+  const Lowered& b = values_[op.operands[1]];
+  const ir::Type& bType = fn_.typeOf(op.operands[1]);
+  llvm::Value* bOrigin = viewElementIndex(b, std::vector<llvm::Value*>(bType.shape.size(), b_.getInt32(0)));
+  llvm::Value* bBase = sharedAddress32(b_.CreateGEP(memType(bType.dtype), b.base, bOrigin));
+
+  const char* ab = aType.dtype == DType::BF16 ? "bf16" : "f16";
+  std::string regs, constraints;
+  for (size_t i = 0; i < numValues; ++i) {
+    regs += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=f,";
+  }
+  const size_t a0 = numValues, descB = numValues + 4, scale = numValues + 5;
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(scale) + ", 0;\n" +
+                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " {" + regs +
+                     "}, {$" + std::to_string(a0) + ", $" + std::to_string(a0 + 1) + ", $" + std::to_string(a0 + 2) +
+                     ", $" + std::to_string(a0 + 3) + "}, $" + std::to_string(descB) + ", p, 1, 1, 1;\n}";
+  constraints += "r,r,r,r,l,r";
+  for (size_t i = 0; i < numValues; ++i) constraints += "," + std::to_string(i);
+  llvm::Type* resultTy = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(numValues, b_.getFloatTy()));
+
+  for (llvm::Value*& x : acc) x = emitCast(accType.dtype, DType::F32, x);
+  // Every A fragment is packed before the fence: a register written between the fence and
+  // a wgmma that reads it makes ptxas insert another fence there (C7519).
+  std::vector<std::vector<llvm::Value*>> fragments;
+  for (int64_t step = 0; step * ir::kWgmmaKStep < k; ++step)
+    fragments.push_back(registerAFragment(aValues, aType.dtype, 0, 2 * step, k / 8));
+  inlinePtx(b_.getVoidTy(), "wgmma.fence.sync.aligned;", "~{memory}", {}, true);
+  for (int64_t step = 0; step * ir::kWgmmaKStep < k; ++step) {
+    const std::vector<llvm::Value*>& fragment = fragments[static_cast<size_t>(step)];
+    llvm::Value* rows = b_.getInt32(static_cast<uint32_t>(step * ir::kWgmmaKStep * swizzleBytes));
+    std::vector<llvm::Value*> args = fragment;
+    args.push_back(wgmmaDescriptor(b_.CreateAdd(bBase, rows), swizzleBytes));
+    args.push_back(b_.getInt32(1));
+    args.insert(args.end(), acc.begin(), acc.end());
+    llvm::Value* d = inlinePtx(resultTy, text, constraints, args, true);
+    for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});
+  }
+  inlinePtx(b_.getVoidTy(), "wgmma.commit_group.sync.aligned;", "~{memory}", {}, true);
+  acc = wgmmaWait(0, acc);
+  Lowered& r = values_[op.results[0]];
+  r.kind = Lowered::Kind::Tile;
+  for (llvm::Value* x : acc) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
+  return true;
+}
+
 // wgmma.wait_group `pending`, naming the accumulators as read and written so that
 // nothing reads them before their group retires.
 std::vector<llvm::Value*> KernelLowering::wgmmaWait(int pending, const std::vector<llvm::Value*>& acc) {

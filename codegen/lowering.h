@@ -159,6 +159,7 @@ class KernelLowering {
                        const std::vector<llvm::Value*>& data);
   // The value's bits in memory, as an integer of the dtype's width.
   llvm::Value* toMemoryBits(llvm::Value* v, ir::DType t);
+  llvm::Value* packHalfPair(llvm::Value* lo, llvm::Value* hi, ir::DType t);
 
   // ---- reduce.cpp
   bool lowerReduce(const ir::Op& op);
@@ -216,6 +217,8 @@ class KernelLowering {
   llvm::Value* wgmmaDescriptor(llvm::Value* address, int swizzleBytes);
   std::string wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const;
   bool lowerWgmmaDot(const ir::Op& op);
+  std::string registerAWgmmaProblem(const ir::Op& op, int* swizzleBytes) const;
+  bool lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes);
   std::vector<llvm::Value*> wgmmaWait(int pending, const std::vector<llvm::Value*>& acc);
   // ---- hopper_specialize.cpp (warp-specialized copy_bulk pipelines)
   bool isSpecializedLoop(const ir::Op& op) const;

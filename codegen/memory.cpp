@@ -296,9 +296,7 @@ void KernelLowering::emitPairStores(const Lowered& view, const ir::Type& tileTyp
                                     const std::vector<llvm::Value*>& data) {
   for (int64_t v = 0; v + 1 < layout.map.numValues(); v += 2) {
     llvm::Value* address = globalAddress(view.base, tileType.dtype, viewElementIndex(view, tileCoord(layout, v)));
-    llvm::Value* lo = b_.CreateZExt(toMemoryBits(data[v], tileType.dtype), b_.getInt32Ty());
-    llvm::Value* hi = b_.CreateZExt(toMemoryBits(data[v + 1], tileType.dtype), b_.getInt32Ty());
-    llvm::Value* packed = b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
+    llvm::Value* packed = packHalfPair(data[v], data[v + 1], tileType.dtype);
     if (layout.isOwner) {
       predicatedStore(view.space, address, ir::DType::I32, packed, layout.isOwner);
     } else {

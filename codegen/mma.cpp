@@ -199,13 +199,11 @@ llvm::Value* KernelLowering::fragmentPtr(const Lowered& view, const ir::Type& vi
 // ((m * blocks + n) * 2 + h) * 2 + e, n an 8-wide column block): the C layout
 // of one 16x8 atom is exactly half an A fragment, so each register packs the
 // pair (e = 0, 1) of one row half h.
-std::vector<llvm::Value*> KernelLowering::registerAFragment(const std::vector<llvm::Value*>& values, DType,
+std::vector<llvm::Value*> KernelLowering::registerAFragment(const std::vector<llvm::Value*>& values, DType dtype,
                                                             int64_t m, int64_t kb8, int64_t blocks) {
   auto pack = [&](int64_t n, int64_t h) {
     size_t first = static_cast<size_t>(((m * blocks + n) * 2 + h) * 2);
-    llvm::Value* lo = b_.CreateZExt(b_.CreateBitCast(values[first], b_.getInt16Ty()), b_.getInt32Ty());
-    llvm::Value* hi = b_.CreateZExt(b_.CreateBitCast(values[first + 1], b_.getInt16Ty()), b_.getInt32Ty());
-    return b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
+    return packHalfPair(values[first], values[first + 1], dtype);
   };
   return {pack(kb8, 0), pack(kb8, 1), pack(kb8 + 1, 0), pack(kb8 + 1, 1)};
 }

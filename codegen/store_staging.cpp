@@ -94,9 +94,7 @@ void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileTy
     return b_.CreateGEP(b_.getInt8Ty(), storeStaging_, byte);
   };
   auto packed = [&](int64_t v) {
-    llvm::Value* lo = b_.CreateZExt(toMemoryBits(data[static_cast<size_t>(v)], tileType.dtype), b_.getInt32Ty());
-    llvm::Value* hi = b_.CreateZExt(toMemoryBits(data[static_cast<size_t>(v + 1)], tileType.dtype), b_.getInt32Ty());
-    return b_.CreateOr(lo, b_.CreateShl(hi, b_.getInt32(16)));
+    return packHalfPair(data[static_cast<size_t>(v)], data[static_cast<size_t>(v + 1)], tileType.dtype);
   };
   auto warpSync = [&] { inlinePtx(b_.getVoidTy(), "bar.warp.sync -1;", "~{memory}", {}, true); };
   // stmatrix .x4: lanes 8j..8j+7 address the rows of matrix j; matrix j is row half j % 2 of

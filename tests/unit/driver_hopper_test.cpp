@@ -192,8 +192,8 @@ TEST(HopperInterpreter, SpecializedPersistentAndPlainAgree) {
   EXPECT_EQ(runLinear("linear_sync.ag", kGenericOperands, a, w, m, n), want);
 }
 
-// attention_wgmma (TMA panels, wgmma scores, p @ v by mma.sync in the wgmma layout)
-// against the mma.sync FlashAttention kernel on the same inputs, causal and not.
+// attention_wgmma (TMA panels, wgmma scores, p @ v by wgmma from registers) against
+// the mma.sync FlashAttention kernel on the same inputs, causal and not.
 TEST(HopperInterpreter, AttentionMatchesTheMmaSyncKernel) {
   std::mt19937 rng(12);
   const int64_t bh = 1, s = 150;  // S ragged against both kernels' tiles
@@ -219,6 +219,23 @@ TEST(HopperInterpreter, AttentionMatchesTheMmaSyncKernel) {
         ADD_FAILURE() << "causal " << causal << " element " << i << ": " << outs[0][i] << " vs " << outs[1][i];
     EXPECT_EQ(bad, 0u) << "causal " << causal;
   }
+}
+
+// P @ V with p in registers and V stored (K, N): wgmma with A from registers and an
+// N-major B (imm-trans-b = 1), every A fragment packed before the fence (no C7519),
+// and sm_90 keeps mma.sync for it.
+TEST(HopperPtx, AttentionRunsPTimesVOnWgmmaFromRegisters) {
+  auto c = compile("attention_wgmma.ag", argus::testing::readExample("attention_wgmma.ag"));
+  ASSERT_EQ(errorsOf(*c), "");
+  const std::string& ptx = c->ptx();
+  EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"), std::string::npos);
+  EXPECT_NE(ptx.find("p, 1, 1, 1;"), std::string::npos);  // imm-trans-b: V is N-major
+  EXPECT_NE(ptx.find("cvt.rn.bf16x2.f32"), std::string::npos);
+  EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k16"), std::string::npos);
+  std::string report = ptxasReport(ptx);
+  if (report.empty()) GTEST_SKIP() << "no ptxas at " << kPtxas;
+  EXPECT_EQ(report.find("C7519"), std::string::npos) << report;
+  EXPECT_NE(report.find("0 bytes spill stores"), std::string::npos) << report;
 }
 
 }  // namespace
