@@ -1,17 +1,18 @@
 // Warp specialization of a copy_bulk pipeline (ir/pipeline.h, specialize=True).
 //
-// The launch has Function::producerWarps more warps than the IR's block. Up to
-// the specialized loop every thread runs the kernel (ir/pipeline.cpp allows only
-// harmless statements there). At the top-level loop that holds the pipeline (the
-// pipelined loop itself, or a persistent kernel's loop over tiles around it) the
-// block splits:
-//   * the producer warpgroup's first warp runs the producer program: the loops,
-//     their scalars (and one-element reads of tensors, for tile indices), and the
-//     kIfProducer ifs (waits for a free stage, expect_tx, the TMA copies; thread
-//     numThreads issues them); then it exits, and its other warps exit at once;
-//   * the block's own warps run everything but those ifs, and the rest of the
-//     kernel, synchronizing with a named barrier of their own (barrier 1,
-//     numThreads threads), since the producer warps have exited.
+// The launch has Function::producerWarps more warps than the IR's block. The
+// kernel splits at its start:
+//   * the producer warpgroup runs, of the statements before the top-level loop
+//     that holds the pipeline (the pipelined loop itself, or a persistent kernel's
+//     loop over tiles around it), only the scalars and views (and one-element reads
+//     of tensors, for tile indices) the copies need, the prologue's copies, and the
+//     barrier after the mbarriers' init (bar.sync 0, with the block: it must see
+//     them initialized; ir/pipeline.cpp allows no statement there whose scalar it
+//     could not compute). At the loop its first warp runs the producer program:
+//     the loops, their scalars, and the kIfProducer ifs (waits for a free stage,
+//     expect_tx, the TMA copies; thread numThreads issues them); its other warps exit;
+//   * the block's own warps run everything but those ifs, synchronizing with a
+//     named barrier of their own (barrier 1, numThreads threads) but at the init.
 // This is the IR executed with the copies moved to another thread: every ordering
 // between copies and reads goes through the mbarriers, and the IR's copies are
 // one-thread ops whose issuing thread the IR leaves to codegen.
@@ -41,8 +42,8 @@ bool KernelLowering::isSpecializedLoop(const ir::Op& op) const {
   return fn_.producerWarps > 0 && op.kind == ir::OpKind::For && !op.regions.empty() && holdsProducerIf(op.regions[0]);
 }
 
-// Ops the producer program computes besides its ifs and loops: scalars, views and
-// one-element reads of global tensors, all from values it has.
+// Ops the producer program computes besides its ifs and loops: scalars, shared buffers,
+// views and one-element reads of global tensors, all from values it has.
 bool KernelLowering::producerComputes(const ir::Op& op) const {
   for (ir::ValueId v : op.operands)
     if (values_[v].kind == Lowered::Kind::None) return false;
@@ -55,7 +56,7 @@ bool KernelLowering::producerComputes(const ir::Op& op) const {
     case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
     case ir::OpKind::Cast:
       return scalarResults();
-    case ir::OpKind::View:
+    case ir::OpKind::View: case ir::OpKind::AllocShared:
       return true;
     case ir::OpKind::Load:
       return fn_.typeOf(op.operands[0]).space == ir::MemSpace::Global && fn_.typeOf(op.results[0]).numElements() == 1;
@@ -132,35 +133,51 @@ bool KernelLowering::lowerProducerFor(const ir::Op& op) {
   return true;
 }
 
-bool KernelLowering::lowerSpecializedFor(const ir::Op& op) {
+bool KernelLowering::lowerSpecializedKernel() {
   const uint32_t blockThreads = static_cast<uint32_t>(fn_.numThreads());
   llvm::Value* tid = threadId();
   llvm::BasicBlock* producer = llvm::BasicBlock::Create(ctx_, "producer", kernel_);
-  llvm::BasicBlock* issuer = llvm::BasicBlock::Create(ctx_, "producer.issue", kernel_);
-  llvm::BasicBlock* idle = llvm::BasicBlock::Create(ctx_, "producer.idle", kernel_);
   llvm::BasicBlock* consumer = llvm::BasicBlock::Create(ctx_, "consumer", kernel_);
   b_.CreateCondBr(b_.CreateICmpUGE(tid, b_.getInt32(blockThreads)), producer, consumer);
 
+  // The producer warpgroup: the scalars and views it needs, the prologue's copies, the
+  // barrier after the mbarriers' init; at the specialized loop its first warp runs the
+  // producer program and the other three exit.
   b_.SetInsertPoint(producer);
-  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLShr(tid, b_.getInt32(5)), b_.getInt32(static_cast<uint32_t>(fn_.numWarps))),
-                  issuer, idle);
-  b_.SetInsertPoint(idle);
-  b_.CreateRetVoid();
-
-  b_.SetInsertPoint(issuer);
   electedThread_ = blockThreads;
-  bool ok = lowerProducerFor(op);
+  bool ok = true, looped = false;
+  for (const auto& op : fn_.body.ops) {
+    if (!ok || looped) break;
+    if (isSpecializedLoop(*op)) {
+      llvm::BasicBlock* issuer = llvm::BasicBlock::Create(ctx_, "producer.issue", kernel_);
+      llvm::BasicBlock* idle = llvm::BasicBlock::Create(ctx_, "producer.idle", kernel_);
+      b_.CreateCondBr(
+          b_.CreateICmpEQ(b_.CreateLShr(tid, b_.getInt32(5)), b_.getInt32(static_cast<uint32_t>(fn_.numWarps))),
+          issuer, idle);
+      b_.SetInsertPoint(idle);
+      b_.CreateRetVoid();
+      b_.SetInsertPoint(issuer);
+      ok = lowerProducerFor(*op);
+      looped = true;
+    } else if (isProducerIf(*op)) {
+      ok = lowerIf(*op);
+    } else if (op->kind == ir::OpKind::Barrier && (op->attrs.i & ir::kBarrierAfterMbarrierInit)) {
+      barrier(true);
+    } else if (producerComputes(*op)) {
+      ok = lowerOp(*op);
+    }
+  }
   electedThread_ = 0;
   if (!ok) return false;
+  if (!looped) return internalError(fn_.range, "a warp-specialized kernel without its specialized loop");
   b_.CreateRetVoid();
 
-  // The block's own warps: everything but the producer's ifs, from here on by themselves.
+  // The block's own warps: the whole kernel but the producer's ifs, synchronizing by
+  // themselves (but for the barrier after the mbarriers' init).
   b_.SetInsertPoint(consumer);
   skipProducerIfs_ = true;
   consumersOnly_ = true;
-  ok = lowerFor(op);
-  skipProducerIfs_ = false;
-  return ok;
+  return lowerBlock(fn_.body);
 }
 
 }  // namespace argus::codegen

@@ -408,13 +408,14 @@ const EmittedLayout* KernelLowering::layoutFor(const ir::Layout& layout, SourceR
   return (layouts_[key] = std::move(emitted)).get();
 }
 
-void KernelLowering::barrier() {
+void KernelLowering::barrier(bool withProducer) {
   if (needsAsyncProxyFence()) inlinePtx(b_.getVoidTy(), "fence.proxy.async.shared::cta;", "~{memory}", {}, true);
-  if (!consumersOnly_) {
+  if (!consumersOnly_ || withProducer) {
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     return;
   }
-  // After a warp-specialized loop the producer warps have exited: a barrier of the block's own.
+  // In a warp-specialized kernel the producer warps run a program of their own: a barrier of
+  // the block's own warps.
   inlinePtx(b_.getVoidTy(), "bar.sync 1, " + std::to_string(fn_.numThreads()) + ";", "~{memory}", {}, true);
 }
 
@@ -424,7 +425,7 @@ bool KernelLowering::run() {
   values_.assign(fn_.values.size(), Lowered{});
   if (!declareKernel()) return false;
   if (!planSharedMemory()) return false;
-  if (!lowerBlock(fn_.body)) return false;
+  if (!(fn_.producerWarps > 0 ? lowerSpecializedKernel() : lowerBlock(fn_.body))) return false;
   b_.CreateRetVoid();
   return true;
 }
@@ -492,7 +493,7 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::Load: return lowerLoad(op);
     case OpKind::Store: return lowerStore(op);
     case OpKind::Dot: return lowerDot(op);
-    case OpKind::Barrier: barrier(); return true;
+    case OpKind::Barrier: barrier((op.attrs.i & ir::kBarrierAfterMbarrierInit) != 0); return true;
     case OpKind::CopyAsync: return lowerCopyAsync(op);
     case OpKind::CommitGroup: return lowerCommitGroup(op);
     case OpKind::WaitGroup: return lowerWaitGroup(op);
@@ -501,7 +502,7 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::MbarrierArrive:
     case OpKind::MbarrierWait: return lowerMbarrier(op);
     case OpKind::CopyBulk: return lowerCopyBulk(op);
-    case OpKind::For: return isSpecializedLoop(op) && !skipProducerIfs_ ? lowerSpecializedFor(op) : lowerFor(op);
+    case OpKind::For: return lowerFor(op);
     case OpKind::If: return lowerIf(op);
     case OpKind::Yield: return true;  // consumed by the enclosing For / If
     // Tags are the checker's: a tagged tile is its operand, an assertion emits nothing.

@@ -83,7 +83,8 @@ class KernelLowering {
   llvm::Value* tidBitsAreZero(uint32_t mask);  // i1, emitted in the entry block
   // Compacts the thread-id bits in `mask` into a small integer (lowest bit first).
   llvm::Value* gatherTidBits(uint32_t mask);
-  void barrier();
+  // Block barrier; withProducer: the producer warpgroup of a specialized kernel takes part too.
+  void barrier(bool withProducer = false);
 
   // ---- elementwise.cpp
   llvm::Type* regType(ir::DType t);  // i1 for bool
@@ -222,7 +223,7 @@ class KernelLowering {
   std::vector<llvm::Value*> wgmmaWait(int pending, const std::vector<llvm::Value*>& acc);
   // ---- hopper_specialize.cpp (warp-specialized copy_bulk pipelines)
   bool isSpecializedLoop(const ir::Op& op) const;
-  bool lowerSpecializedFor(const ir::Op& op);
+  bool lowerSpecializedKernel();
   bool producerComputes(const ir::Op& op) const;
   bool lowerProducerBlock(const ir::Block& block);
   bool lowerProducerFor(const ir::Op& op);

@@ -125,6 +125,10 @@ constexpr int64_t kDotWgmmaInFlight = 2;
 constexpr int64_t kIfProducer = 1;
 // For attrs.ints[0] flag: the pipelined loop asked for warp specialization (specialize=True).
 constexpr int64_t kForSpecialize = 1;
+// Barrier attrs.i flag, set only by the pipelining policy on the barrier after a pipeline's
+// mbarrier_init ops: in a warp-specialized kernel the producer warpgroup takes part in it (it
+// must see the barriers initialized), while it skips every other barrier. Semantics unchanged.
+constexpr int64_t kBarrierAfterMbarrierInit = 1;
 
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
 enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };

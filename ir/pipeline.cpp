@@ -133,7 +133,7 @@ class Rewriter {
         b.create(OpKind::MbarrierInit, {freeBars_, i32(b, s)}, {}, range_, intAttrs(fn_.numThreads()));
       fn_.producerWarps = 4;
     }
-    b.create(OpKind::Barrier, {}, {}, range_);
+    b.create(OpKind::Barrier, {}, {}, range_, intAttrs(kBarrierAfterMbarrierInit));
     for (const Op* copy : plan_.copies) {
       const Type& t = fn_.typeOf(copy->operands[0]);
       bytesPerStage_ += t.numElements() * std::max(1, dtypeBits(t.dtype) / 8);
@@ -180,23 +180,30 @@ class Rewriter {
   // thread ids past the block's: allowed only where that is harmless (no stores, no
   // shared memory, no cross-warp reductions). Otherwise the loop is not specialized.
   // Returns the first statement it may not run (null: none).
+  // The producer warpgroup runs, of the statements before the loop, the scalars and views it
+  // may need for its copies (and the barrier after the mbarriers' init); the block's own warps
+  // run everything (codegen/hopper_specialize.cpp). So a statement there may compute tiles,
+  // copy, store or synchronize, but a scalar the producer cannot compute, or control flow,
+  // keeps the loop from being specialized.
   const Op* statementTheProducerMayNotRun() const {
     for (const auto& op : fn_.body.ops) {
       if (op.get() == &loop_ || op.get() == plan_.outer) return nullptr;
       switch (op->kind) {
         case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
         case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
-        case OpKind::Splat: case OpKind::Iota: case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet:
-        case OpKind::Assert:
+        case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet: case OpKind::Assert:
           break;
-        case OpKind::Load:
-          if (fn_.typeOf(op->operands[0]).space != MemSpace::Global) return op.get();
+        case OpKind::Load:  // a scalar only from a tensor (one element)
+          if (fn_.typeOf(op->operands[0]).space != MemSpace::Global && fn_.typeOf(op->results[0]).isScalar())
+            return op.get();
           break;
-        case OpKind::ReduceAll:  // one element: a scalar read from a tensor, no scratch
+        case OpKind::ReduceAll:  // a scalar only from one element, no scratch
           if (fn_.typeOf(op->operands[0]).numElements() != 1) return op.get();
           break;
         default:
-          return op.get();
+          if (!op->regions.empty()) return op.get();
+          for (ValueId r : op->results)
+            if (fn_.typeOf(r).isScalar()) return op.get();
       }
     }
     return nullptr;

@@ -232,6 +232,11 @@ TEST(HopperPtx, AttentionRunsPTimesVOnWgmmaFromRegisters) {
   EXPECT_NE(ptx.find("p, 1, 1, 1;"), std::string::npos);  // imm-trans-b: V is N-major
   EXPECT_NE(ptx.find("cvt.rn.bf16x2.f32"), std::string::npos);
   EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k16"), std::string::npos);
+  // specialize=True with a prologue that loads q: a producer warpgroup (384 threads), the
+  // block's own barrier after the copy of q, and the init barrier with the producer.
+  EXPECT_NE(ptx.find(".maxntid 384, 1, 1"), std::string::npos);
+  EXPECT_NE(ptx.find("bar.sync 1, 256;"), std::string::npos);
+  EXPECT_NE(ptx.find("bar.sync \t0;"), std::string::npos);
   std::string report = ptxasReport(ptx);
   if (report.empty()) GTEST_SKIP() << "no ptxas at " << kPtxas;
   EXPECT_EQ(report.find("C7519"), std::string::npos) << report;
