@@ -11,6 +11,7 @@
 // advances the start address by 32 bytes inside the swizzle atom, as the
 // hardware applies the swizzle to address bits. Buffers that wgmma or TMA use
 // are 1024-byte aligned (kernel.cpp), so the pattern's phase is the address's.
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -231,6 +232,7 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   const size_t numValues = static_cast<size_t>(n / 2);
   std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
   if (acc.size() != numValues) return internalError(op.range, "wgmma accumulator has the wrong number of values");
+  continueUnwaitedAccumulator(op.operands[2]);
   for (llvm::Value*& x : acc) x = emitCast(accType.dtype, DType::F32, x);
 
   const Lowered& a = values_[op.operands[0]];
@@ -274,10 +276,11 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   inlinePtx(b_.getVoidTy(), "wgmma.commit_group.sync.aligned;", "~{memory}", {}, true);
   // A dot the pipeline gave a stage of slack leaves its group in flight; the loop's
   // end waits for it (lowerFor).
-  acc = wgmmaWait((op.attrs.i & ir::kDotWgmmaInFlight) ? 1 : 0, acc);
+  if (!defersWgmmaWait(op)) acc = wgmmaWait((op.attrs.i & ir::kDotWgmmaInFlight) ? 1 : 0, acc);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   for (llvm::Value* x : acc) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
+  if (defersWgmmaWait(op)) unwaitedWgmma_.push_back(op.results[0]);
   return true;
 }
 
@@ -322,6 +325,7 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
   std::vector<llvm::Value*> aValues = elementsOf(op.operands[0], static_cast<size_t>(k / 2));
   if (acc.size() != numValues || aValues.size() != static_cast<size_t>(k / 2))
     return internalError(op.range, "wgmma operands have the wrong number of values");
+  continueUnwaitedAccumulator(op.operands[2]);
   const Lowered& b = values_[op.operands[1]];
   const ir::Type& bType = fn_.typeOf(op.operands[1]);
   llvm::Value* bOrigin = viewElementIndex(b, std::vector<llvm::Value*>(bType.shape.size(), b_.getInt32(0)));
@@ -360,16 +364,78 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
     for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});
   }
   inlinePtx(b_.getVoidTy(), "wgmma.commit_group.sync.aligned;", "~{memory}", {}, true);
-  acc = wgmmaWait(0, acc);
+  if (!defersWgmmaWait(op)) acc = wgmmaWait(0, acc);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   for (llvm::Value* x : acc) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
+  if (defersWgmmaWait(op)) unwaitedWgmma_.push_back(op.results[0]);
   return true;
 }
 
+// Whether the dot `op` leaves its wgmma group unwaited for the next wgmma dot of its block
+// to wait for: that dot comes before any use of this one's result but as its accumulator, and
+// before any op with regions. The ops in between (the next accumulator's scaling, say) then
+// run while the tensor cores work, and chained or neighbouring dots (attention's two K panels
+// of the scores, its two value panels) retire in one wait.
+bool KernelLowering::defersWgmmaWait(const ir::Op& op) {
+  auto found = deferredWait_.find(&op);
+  if (found != deferredWait_.end()) return found->second;
+  if (opPlaces_.empty()) {
+    useCounts_.assign(fn_.values.size(), 0);
+    std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+      for (size_t i = 0; i < block.ops.size(); ++i) {
+        opPlaces_[block.ops[i].get()] = {&block, i};
+        for (ir::ValueId v : block.ops[i]->operands) ++useCounts_[v];
+        for (const ir::Block& region : block.ops[i]->regions) walk(region);
+      }
+    };
+    walk(fn_.body);
+  }
+  bool defer = false;
+  auto place = opPlaces_.find(&op);
+  if (!(op.attrs.i & ir::kDotWgmmaInFlight) && place != opPlaces_.end()) {
+    const auto& ops = place->second.first->ops;
+    for (size_t i = place->second.second + 1; i < ops.size(); ++i) {
+      const ir::Op& next = *ops[i];
+      if (!next.regions.empty()) break;
+      const bool usesResult = std::find(next.operands.begin(), next.operands.end(), op.results[0]) != next.operands.end();
+      if (next.kind == ir::OpKind::Dot && lowersToWgmma(next)) {
+        // A chained dot (this result its accumulator) must be the result's only use: the
+        // next wgmma overwrites those registers in flight.
+        const bool chained = next.operands[2] == op.results[0];
+        defer = !(next.attrs.i & ir::kDotWgmmaInFlight) && next.operands[0] != op.results[0] &&
+                next.operands[1] != op.results[0] && (!chained || useCounts_[op.results[0]] == 1);
+        break;
+      }
+      if (usesResult) break;
+    }
+  }
+  return deferredWait_[&op] = defer;
+}
+
+// A dot whose accumulator is an unwaited dot's result continues its chain of wgmmas: that
+// result is retired by this dot's wait, as its own accumulator.
+void KernelLowering::continueUnwaitedAccumulator(ir::ValueId acc) {
+  unwaitedWgmma_.erase(std::remove(unwaitedWgmma_.begin(), unwaitedWgmma_.end(), acc), unwaitedWgmma_.end());
+}
+
+bool KernelLowering::lowersToWgmma(const ir::Op& dot) const {
+  if (dot.operands.size() != 3 || !fn_.typeOf(dot.operands[2]).layout.wgmma || arch_ != "sm_90a") return false;
+  int swizzleBytes = 0;
+  return !fn_.typeOf(dot.operands[0]).isTile() || registerAWgmmaProblem(dot, &swizzleBytes).empty();
+}
+
 // wgmma.wait_group `pending`, naming the accumulators as read and written so that
-// nothing reads them before their group retires.
-std::vector<llvm::Value*> KernelLowering::wgmmaWait(int pending, const std::vector<llvm::Value*>& acc) {
+// nothing reads them before their group retires. The results of dots that deferred their
+// wait to this one (defersWgmmaWait) retire here too.
+std::vector<llvm::Value*> KernelLowering::wgmmaWait(int pending, const std::vector<llvm::Value*>& accIn) {
+  std::vector<llvm::Value*> acc = accIn;
+  std::vector<std::pair<ir::ValueId, size_t>> carried;  // deferred result, its first index in acc
+  for (ir::ValueId id : unwaitedWgmma_) {
+    carried.push_back({id, acc.size()});
+    acc.insert(acc.end(), values_[id].values.begin(), values_[id].values.end());
+  }
+  unwaitedWgmma_.clear();
   std::string constraints;
   for (size_t i = 0; i < acc.size(); ++i) constraints += std::string(i ? "," : "") + "=f";
   for (size_t i = 0; i < acc.size(); ++i) constraints += "," + std::to_string(i);
@@ -379,6 +445,11 @@ std::vector<llvm::Value*> KernelLowering::wgmmaWait(int pending, const std::vect
                                   constraints + ",~{memory}", acc, true);
   std::vector<llvm::Value*> out;
   for (size_t i = 0; i < acc.size(); ++i) out.push_back(b_.CreateExtractValue(waited, {static_cast<unsigned>(i)}));
+  for (const auto& [id, first] : carried) {
+    std::vector<llvm::Value*>& values = values_[id].values;
+    for (size_t i = 0; i < values.size(); ++i) values[i] = out[first + i];
+  }
+  out.resize(accIn.size());
   return out;
 }
 

@@ -13,11 +13,15 @@
 //     expect_tx, the TMA copies; thread numThreads issues them); its other warps exit;
 //   * the block's own warps run everything but those ifs, synchronizing with a
 //     named barrier of their own (barrier 1, numThreads threads) but at the init.
+// With two or more warpgroups in the block, setmaxnreg moves registers from the
+// producer to them (consumerRegisters below).
 // This is the IR executed with the copies moved to another thread: every ordering
 // between copies and reads goes through the mbarriers, and the IR's copies are
 // one-thread ops whose issuing thread the IR leaves to codegen.
 #include <algorithm>
 #include <functional>
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/lowering.h"
 
@@ -34,6 +38,21 @@ bool holdsProducerIf(const ir::Block& block) {
       if (holdsProducerIf(region)) return true;
   }
   return false;
+}
+
+// setmaxnreg: the producer warpgroup, which only issues copies, gives registers back and
+// the block's warpgroups take them (attention's causal variant needs them). With it in
+// the kernel, ptxas gives every thread the launch's share, 65536 / threads rounded down to
+// 8 (168 at 384 threads); the block's warpgroups then take exactly what the producer frees,
+// as setmaxnreg.inc waits until the block's pool has it. 0: no reallocation (one warpgroup
+// of the block: its share is already the most a thread may have).
+constexpr int64_t kProducerRegisters = 40;
+int64_t consumerRegisters(int64_t warpgroups) {
+  if (warpgroups < 2) return 0;
+  const int64_t threads = 128 * (warpgroups + 1);
+  const int64_t share = std::min<int64_t>(65536 / threads / 8 * 8, 248);
+  const int64_t perThread = (share * threads - 128 * kProducerRegisters) / (128 * warpgroups) / 8 * 8;
+  return std::min<int64_t>(perThread, 240);
 }
 
 }  // namespace
@@ -143,7 +162,11 @@ bool KernelLowering::lowerSpecializedKernel() {
   // The producer warpgroup: the scalars and views it needs, the prologue's copies, the
   // barrier after the mbarriers' init; at the specialized loop its first warp runs the
   // producer program and the other three exit.
+  const int64_t blockRegisters = consumerRegisters(fn_.numWarps / 4);
   b_.SetInsertPoint(producer);
+  if (blockRegisters > 0)
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_setmaxnreg_dec_sync_aligned_u32, {},
+                       {b_.getInt32(static_cast<uint32_t>(kProducerRegisters))});
   electedThread_ = blockThreads;
   bool ok = true, looped = false;
   for (const auto& op : fn_.body.ops) {
@@ -175,6 +198,9 @@ bool KernelLowering::lowerSpecializedKernel() {
   // The block's own warps: the whole kernel but the producer's ifs, synchronizing by
   // themselves (but for the barrier after the mbarriers' init).
   b_.SetInsertPoint(consumer);
+  if (blockRegisters > 0)
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_setmaxnreg_inc_sync_aligned_u32, {},
+                       {b_.getInt32(static_cast<uint32_t>(blockRegisters))});
   skipProducerIfs_ = true;
   consumersOnly_ = true;
   return lowerBlock(fn_.body);

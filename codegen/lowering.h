@@ -221,6 +221,9 @@ class KernelLowering {
   std::string registerAWgmmaProblem(const ir::Op& op, int* swizzleBytes) const;
   bool lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes);
   std::vector<llvm::Value*> wgmmaWait(int pending, const std::vector<llvm::Value*>& acc);
+  bool defersWgmmaWait(const ir::Op& op);
+  bool lowersToWgmma(const ir::Op& dot) const;
+  void continueUnwaitedAccumulator(ir::ValueId acc);
   // ---- hopper_specialize.cpp (warp-specialized copy_bulk pipelines)
   bool isSpecializedLoop(const ir::Op& op) const;
   bool lowerSpecializedKernel();
@@ -260,6 +263,10 @@ class KernelLowering {
   // first thread), whether the producer ifs are skipped (the block's loop), and whether only
   // the block's own warps run from here on (barriers become a named barrier of theirs).
   std::vector<bool> narrowedOnly_;  // onlyNarrowed(), per value, once computed
+  std::map<const ir::Op*, bool> deferredWait_;  // defersWgmmaWait(), once computed
+  std::map<const ir::Op*, std::pair<const ir::Block*, size_t>> opPlaces_;  // each op's block and index
+  std::vector<int> useCounts_;                                              // uses of each value
+  std::vector<ir::ValueId> unwaitedWgmma_;      // dot results whose wait the next wgmma dot does
   mutable std::optional<bool> asyncProxyFence_;  // needsAsyncProxyFence(), once computed
   uint32_t electedThread_ = 0;
   bool skipProducerIfs_ = false;

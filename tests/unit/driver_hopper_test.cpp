@@ -68,7 +68,9 @@ TEST(HopperPtx, GemmWgmmaUsesTmaMbarriersAndWgmma) {
                            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
                            "mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.arrive.expect_tx.shared::cta.b64",
                            ".param .align 64 .b8 gemm_wgmma_param_6[128]", ".maxntid 384, 1, 1",
-                           ".extern .shared .align 1024", "stmatrix.sync.aligned.m8n8.x4.shared.b16"})
+                           ".extern .shared .align 1024", "stmatrix.sync.aligned.m8n8.x4.shared.b16",
+                           // registers move from the producer warpgroup to the block's two
+                           "setmaxnreg.dec.sync.aligned.u32 40;", "setmaxnreg.inc.sync.aligned.u32 232;"})
     EXPECT_NE(ptx.find(want), std::string::npos) << want;
   // The producer's free barriers order the stages' reads before their refills, and the
   // epilogue's staging is per warp: the consumers never wait for each other.
@@ -237,6 +239,12 @@ TEST(HopperPtx, AttentionRunsPTimesVOnWgmmaFromRegisters) {
   EXPECT_NE(ptx.find(".maxntid 384, 1, 1"), std::string::npos);
   EXPECT_NE(ptx.find("bar.sync 1, 256;"), std::string::npos);
   EXPECT_NE(ptx.find("bar.sync \t0;"), std::string::npos);
+  // The scores' two K panels retire in one wait, the two value panels in another.
+  size_t waits = 0;
+  for (size_t at = ptx.find("wgmma.wait_group.sync.aligned 0;"); at != std::string::npos;
+       at = ptx.find("wgmma.wait_group.sync.aligned 0;", at + 1))
+    ++waits;
+  EXPECT_EQ(waits, 2u);
   std::string report = ptxasReport(ptx);
   if (report.empty()) GTEST_SKIP() << "no ptxas at " << kPtxas;
   EXPECT_EQ(report.find("C7519"), std::string::npos) << report;
