@@ -216,8 +216,8 @@ def load_specs(ptx_dir, workload):
     files = ARGUS_FILES[workload]
     if workload == "attention":  # -D variants (causal, another head size) as attention_*.ptx
         variants = sorted(f for f in os.listdir(ptx_dir) if f.startswith("attention_") and f.endswith(".ptx"))
-        # The Hopper kernel (attention_wgmma*.ptx, D = 128) goes first, so that it runs the
-        # sizes it supports; the mma.sync kernels run the rest.
+        # The Hopper kernels (attention_wgmma*.ptx, D = 128 and 64) go first, so that they run the
+        # sizes they support; the mma.sync kernels run the rest.
         hopper = [(f, "attention_wgmma") for f in variants if f.startswith("attention_wgmma")]
         files = hopper + [files[0]] + [(f, "attention") for f in variants if not f.startswith("attention_wgmma")]
     for file_name, kernel in files:

@@ -22,6 +22,7 @@ done
 "$argusc" --arch=sm_90 "$root/examples/attention.ag" -D D=64 -D SWZ=3 -D BM=64 -D WM=4 -D CAUSAL=1 \
   -o "$out/attention_d64_causal.ptx"
 "$argusc" --arch=sm_90a "$root/examples/attention_wgmma.ag" -D CAUSAL=1 -o "$out/attention_wgmma_causal.ptx"
+"$argusc" --arch=sm_90a "$root/examples/attention_wgmma_d64.ag" -D CAUSAL=1 -o "$out/attention_wgmma_d64_causal.ptx"
 # The MoE grouped GEMM for prefill-like cases (layouts padded to BM = 128): two warpgroups.
 "$argusc" --arch=sm_90a "$root/examples/moe_gemm.ag" -D BM=128 -D BN=256 -D WG=2 -o "$out/moe_gemm_bm128.ptx"
 echo "PTX for $(ls "$out"/*.ptx | wc -l) kernels in $out"

@@ -194,21 +194,32 @@ TEST(HopperInterpreter, SpecializedPersistentAndPlainAgree) {
   EXPECT_EQ(runLinear("linear_sync.ag", kGenericOperands, a, w, m, n), want);
 }
 
-// attention_wgmma (TMA panels, wgmma scores, p @ v by wgmma from registers) against
-// the mma.sync FlashAttention kernel on the same inputs, causal and not.
-TEST(HopperInterpreter, AttentionMatchesTheMmaSyncKernel) {
+// The attention kernels on the interpreter: `hopper` (TMA panels, wgmma scores, p @ v by
+// wgmma from registers) against the mma.sync FlashAttention kernel built for head
+// dimension d, on the same inputs, causal and not.
+void expectAttentionMatchesTheMmaSyncKernel(const char* hopper, int64_t d) {
   std::mt19937 rng(12);
   const int64_t bh = 1, s = 150;  // S ragged against both kernels' tiles
-  HostTensor q = randomBf16({bh, s, 128}, rng), k = randomBf16({bh, s, 128}, rng), v = randomBf16({bh, s, 128}, rng);
+  HostTensor q = randomBf16({bh, s, d}, rng), k = randomBf16({bh, s, d}, rng), v = randomBf16({bh, s, d}, rng);
+  auto setConst = [](std::string& text, const std::string& name, int64_t value) {
+    size_t at = text.find(name + ": const = ");
+    ASSERT_NE(at, std::string::npos) << name;
+    size_t end = text.find_first_of(",)", at);
+    text.replace(at, end - at, name + ": const = " + std::to_string(value));
+  };
   for (int causal : {0, 1}) {
     std::vector<std::vector<double>> outs;
-    for (const char* name : {"attention_wgmma.ag", "attention.ag"}) {
+    for (const char* name : {hopper, "attention.ag"}) {
       std::string text = argus::testing::readExample(name);
-      text.replace(text.find("CAUSAL: const = 0"), 17, "CAUSAL: const = " + std::to_string(causal));
+      setConst(text, "CAUSAL", causal);
+      if (std::string(name) == "attention.ag" && d == 64) {
+        setConst(text, "D", 64);
+        setConst(text, "SWZ", 3);
+      }
       auto c = compile(name, text);
       ASSERT_EQ(errorsOf(*c), "") << name;
       ASSERT_EQ(c->ir().functions.size(), 1u);
-      HostTensor qc = q, kc = k, vc = v, o = HostTensor::zeros(argus::ir::DType::BF16, {bh, s, 128});
+      HostTensor qc = q, kc = k, vc = v, o = HostTensor::zeros(argus::ir::DType::BF16, {bh, s, d});
       std::vector<ArgValue> args = {&qc, &kc, &vc, &o, 0.1275174319};
       auto error = argus::interp::run(*c->ir().functions[0], args);
       ASSERT_FALSE(error) << name << ": " << error->message;
@@ -221,6 +232,12 @@ TEST(HopperInterpreter, AttentionMatchesTheMmaSyncKernel) {
         ADD_FAILURE() << "causal " << causal << " element " << i << ": " << outs[0][i] << " vs " << outs[1][i];
     EXPECT_EQ(bad, 0u) << "causal " << causal;
   }
+}
+
+TEST(HopperInterpreter, AttentionMatchesTheMmaSyncKernel) { expectAttentionMatchesTheMmaSyncKernel("attention_wgmma.ag", 128); }
+
+TEST(HopperInterpreter, AttentionD64MatchesTheMmaSyncKernel) {
+  expectAttentionMatchesTheMmaSyncKernel("attention_wgmma_d64.ag", 64);
 }
 
 // P @ V with p in registers and V stored (K, N): wgmma with A from registers and an
