@@ -200,6 +200,26 @@ llvm::Value* KernelLowering::wgmmaDescriptor(llvm::Value* address, int swizzleBy
   return b_.CreateOr(start, b_.getInt64(fixed));
 }
 
+// The inline PTX of one wgmma.mma_async m64nNk16 into f32: the accumulator's `numValues`
+// registers ($0.., in and out; their "=f," constraints go to *constraints), then the A
+// and B operands as `operands` names them ($numValues.. in `operandCount` inline-asm
+// operands), a scale-d operand right after them (0: D = A*B), and the immediates:
+// scale-a, scale-b (1) and `transposes` (trans-a and trans-b, or trans-b alone for A in
+// registers).
+static std::string wgmmaAsm(int64_t n, ir::DType dtype, size_t numValues, const std::string& operands,
+                            size_t operandCount, const std::string& transposes, std::string* constraints) {
+  const char* ab = dtype == ir::DType::BF16 ? "bf16" : "f16";
+  std::string regs;
+  for (size_t i = 0; i < numValues; ++i) {
+    regs += (i ? ", $" : "$") + std::to_string(i);
+    *constraints += "=f,";
+  }
+  const std::string scale = "$" + std::to_string(numValues + operandCount);
+  return "{\n.reg .pred p;\nsetp.ne.b32 p, " + scale + ", 0;\n" + "wgmma.mma_async.sync.aligned.m64n" +
+         std::to_string(n) + "k16.f32." + ab + "." + ab + " {" + regs + "}, " + operands + ", p, 1, 1, " + transposes +
+         ";\n}";
+}
+
 // Why this dot's operand `which` cannot feed wgmma ("" when it can): a 16-bit
 // shared view that covers whole rows of a buffer whose row is one swizzle span.
 std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const {
@@ -248,17 +268,10 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   llvm::Value* aBase = b_.CreateAdd(originAddress(a, aType), aRows);
   llvm::Value* bBase = originAddress(b, fn_.typeOf(op.operands[1]));
 
-  const char* ab = aType.dtype == DType::BF16 ? "bf16" : "f16";
-  std::string regs;
+  const size_t descA = numValues, descB = numValues + 1;
   std::string constraints;
-  for (size_t i = 0; i < numValues; ++i) {
-    regs += (i ? ", $" : "$") + std::to_string(i);
-    constraints += "=f,";
-  }
-  const size_t descA = numValues, descB = numValues + 1, scale = numValues + 2;
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(scale) + ", 0;\n" +
-                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " {" + regs +
-                     "}, $" + std::to_string(descA) + ", $" + std::to_string(descB) + ", p, 1, 1, 0, 0;\n}";
+  std::string text = wgmmaAsm(n, aType.dtype, numValues,
+                              "$" + std::to_string(descA) + ", $" + std::to_string(descB), 2, "0, 0", &constraints);
   constraints += "l,l,r";
   for (size_t i = 0; i < numValues; ++i) constraints += "," + std::to_string(i);
   llvm::Type* resultTy = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(numValues, b_.getFloatTy()));
@@ -331,17 +344,12 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
   llvm::Value* bOrigin = viewElementIndex(b, std::vector<llvm::Value*>(bType.shape.size(), b_.getInt32(0)));
   llvm::Value* bBase = sharedAddress32(b_.CreateGEP(memType(bType.dtype), b.base, bOrigin));
 
-  const char* ab = aType.dtype == DType::BF16 ? "bf16" : "f16";
-  std::string regs, constraints;
-  for (size_t i = 0; i < numValues; ++i) {
-    regs += (i ? ", $" : "$") + std::to_string(i);
-    constraints += "=f,";
-  }
-  const size_t a0 = numValues, descB = numValues + 4, scale = numValues + 5;
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(scale) + ", 0;\n" +
-                     "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + ab + "." + ab + " {" + regs +
-                     "}, {$" + std::to_string(a0) + ", $" + std::to_string(a0 + 1) + ", $" + std::to_string(a0 + 2) +
-                     ", $" + std::to_string(a0 + 3) + "}, $" + std::to_string(descB) + ", p, 1, 1, 1;\n}";
+  const size_t a0 = numValues, descB = numValues + 4;
+  std::string constraints;
+  std::string text = wgmmaAsm(n, aType.dtype, numValues,
+                              "{$" + std::to_string(a0) + ", $" + std::to_string(a0 + 1) + ", $" + std::to_string(a0 + 2) +
+                                  ", $" + std::to_string(a0 + 3) + "}, $" + std::to_string(descB),
+                              5, "1", &constraints);
   constraints += "r,r,r,r,l,r";
   for (size_t i = 0; i < numValues; ++i) constraints += "," + std::to_string(i);
   llvm::Type* resultTy = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(numValues, b_.getFloatTy()));

@@ -191,22 +191,18 @@ bool KernelLowering::planSharedMemory() {
     gv->setAlignment(llvm::Align(static_cast<uint64_t>(sharedBufferAlignment(fn_, *op))));
     sharedBuffers_[op] = gv;
   }
-  if (scratchBytes_ > 0) {
-    auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), static_cast<uint64_t>(scratchBytes_));
+  // codegen's own static arrays: the reduction/layout scratch and the store staging slices
+  auto byteArray = [&](int64_t bytes, const char* suffix) -> llvm::Value* {
+    if (bytes <= 0) return nullptr;
+    auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), static_cast<uint64_t>(bytes));
     auto* gv = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::InternalLinkage,
-                                        llvm::UndefValue::get(arrayTy), fn_.name + "_smem_scratch", nullptr,
+                                        llvm::UndefValue::get(arrayTy), fn_.name + suffix, nullptr,
                                         llvm::GlobalValue::NotThreadLocal, 3);
     gv->setAlignment(llvm::Align(16));
-    scratch_ = gv;
-  }
-  if (stagingBytes_ > 0) {
-    auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), static_cast<uint64_t>(stagingBytes_));
-    auto* gv = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::InternalLinkage,
-                                        llvm::UndefValue::get(arrayTy), fn_.name + "_smem_store_staging", nullptr,
-                                        llvm::GlobalValue::NotThreadLocal, 3);
-    gv->setAlignment(llvm::Align(16));
-    storeStaging_ = gv;
-  }
+    return gv;
+  };
+  scratch_ = byteArray(scratchBytes_, "_smem_scratch");
+  storeStaging_ = byteArray(stagingBytes_, "_smem_store_staging");
   return true;
 }
 
