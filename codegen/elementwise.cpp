@@ -1,6 +1,8 @@
 // Scalars and elementwise tile ops. A tile op is its scalar op applied to each
 // of the thread's values. f16/bf16 arithmetic is computed in f32 and rounded
-// back (round to nearest even), exactly as the interpreter does.
+// back (round to nearest even), as the interpreter does; on the GPU a multiply
+// feeding an add may contract into one fma (kernel.cpp), where the interpreter
+// rounds twice.
 #include <functional>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>

@@ -262,6 +262,16 @@ TEST(HopperPtx, AttentionRunsPTimesVOnWgmmaFromRegisters) {
        at = ptx.find("wgmma.wait_group.sync.aligned 0;", at + 1))
     ++waits;
   EXPECT_EQ(waits, 2u);
+  // p = cast(exp2(...), bf16): ex2.approx alone, its scale folded into an fma; only
+  // alpha, an f32 exp2 of a row statistic (2 per thread), keeps the range reduction.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("ex2.approx.f32"), 66u);
+  EXPECT_EQ(count("cvt.rni.f32.f32"), 2u);
+  EXPECT_GE(count("fma.rn.f32"), 64u);
   std::string report = ptxasReport(ptx);
   if (report.empty()) GTEST_SKIP() << "no ptxas at " << kPtxas;
   EXPECT_EQ(report.find("C7519"), std::string::npos) << report;
