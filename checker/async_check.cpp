@@ -19,6 +19,7 @@
 // until that union stops growing (commit counts saturate, distant iterations
 // become "any earlier iteration"), so every iteration is covered.
 #include "checker/async_check.h"
+#include "checker/report_text.h"
 
 #include <z3++.h>
 
@@ -60,16 +61,6 @@ int64_t valueOf(const z3::model& model, const z3::expr& e) {
   uint64_t bits = 0;
   if (!v.is_numeral() || !v.is_numeral_u64(bits)) return 0;
   return static_cast<int32_t>(static_cast<uint32_t>(bits));
-}
-
-std::string position(const SourceFile* file, SourceRange range) {
-  if (!file) return "";
-  LineCol lc = file->lineCol(range.begin);
-  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
-}
-
-std::string describeThread(int64_t t) {
-  return "thread " + std::to_string(t) + " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) + ")";
 }
 
 // Where a statement that fixes the read goes: the start of the read's line,
@@ -240,7 +231,7 @@ class AsyncChecker {
         }
       if (!grew) break;
       if (w > exactWalks_ + kMaxSteadyRounds) {
-        cannotProve(op, "the copies in flight around the loop at " + position(file_, op.range) +
+        cannotProve(op, "the copies in flight around the loop at " + sourcePosition(file_, op.range) +
                             " do not settle into a repeating pattern");
         break;
       }
@@ -314,7 +305,7 @@ class AsyncChecker {
       const std::string& name = fn_.values[op->regions[0].args[0]].name;
       if (!name.empty()) return name;
     }
-    return "the loop at " + position(file_, op->range);
+    return "the loop at " + sourcePosition(file_, op->range);
   }
 
   std::vector<std::pair<std::string, int64_t>> iterations(const Access& access, const z3::model& model,
@@ -367,7 +358,7 @@ class AsyncChecker {
                                                                   elem + iterationText(readIts) + " (value " +
                                                                   std::to_string(value) + ")");
     cx.facts.emplace_back("the copy", describeThread(copier) + " issues the copy_async of " + elem +
-                                          iterationText(copyIts) + " at " + position(file_, copy.op->range));
+                                          iterationText(copyIts) + " at " + sourcePosition(file_, copy.op->range));
     std::string groups = item.commits == 0 ? "its group is not committed yet"
                          : std::to_string(item.commits - 1) + " newer group" + (item.commits == 2 ? "" : "s") +
                                " committed since its own";
@@ -396,7 +387,7 @@ class AsyncChecker {
   }
 
   void cannotProveRead(const Access& copy, const Access& reader, const std::string& reason) {
-    std::string what = "the copy_async at " + position(file_, copy.op->range) + " has completed and is visible before "
+    std::string what = "the copy_async at " + sourcePosition(file_, copy.op->range) + " has completed and is visible before "
                        "this access to shared buffer '" + bufferName(copy.buffer) + "'";
     Diagnostic& d = diags_.report(DiagId::CheckerCannotProve, reader.op->range, {what, reason});
     d.labels.push_back(Label{copy.op->range, "the copy_async"});

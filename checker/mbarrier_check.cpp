@@ -24,6 +24,7 @@
 // one that makes its data visible. Where the history window is not complete
 // and an obligation needs older iterations, the answer is AG2004.
 #include "checker/mbarrier_check.h"
+#include "checker/report_text.h"
 
 #include <z3++.h>
 
@@ -44,14 +45,12 @@ using ir::Op;
 using ir::OpKind;
 using K = MbEventKind;
 
-std::string position(const SourceFile* file, SourceRange range) {
-  if (!file) return "";
-  LineCol lc = file->lineCol(range.begin);
-  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
-}
-
-std::string describeThread(int64_t t) {
-  return "thread " + std::to_string(t) + " (warp " + std::to_string(t / 32) + ", lane " + std::to_string(t % 32) + ")";
+// The counterexample's thread, warp, lane and value: the thread that touches the element.
+void setToucher(Counterexample& cx, const Toucher& t) {
+  cx.thread = t.thread;
+  cx.warp = t.thread / 32;
+  cx.lane = t.thread % 32;
+  cx.value = t.value;
 }
 
 class MbarrierChecker {
@@ -221,7 +220,7 @@ class MbarrierChecker {
     return i.iv ? iterationOf(m, i) : std::string(" before the loop");
   }
   std::string at(const MbInstance& i) const {
-    std::string p = position(file_, i.event->op->range);
+    std::string p = sourcePosition(file_, i.event->op->range);
     return p.empty() ? "" : " at " + p;
   }
   static const char* opWord(const MbEvent& e) {
@@ -521,10 +520,7 @@ class MbarrierChecker {
       bool write = e.kind == K::Write;
       d = &diags_.report(DiagId::BulkReadBeforeWait, e.op->range,
                          {name(e.buffer, "shared"), write ? "written" : "read", noWait + (write ? "write" : "read")});
-      cx.thread = t.thread;
-      cx.warp = t.thread / 32;
-      cx.lane = t.thread % 32;
-      cx.value = t.value;
+      setToucher(cx, t);
       cx.facts.emplace_back("element", elemText);
       cx.facts.emplace_back(write ? "this write" : "this read", describeThread(t.thread) + (write ? " writes " : " reads ") +
                                                                     elemText + iterationOf(m, w.self) + " (value " +
@@ -599,10 +595,7 @@ class MbarrierChecker {
     d.labels.push_back(Label{reader->event->op->range, describeThread(t.thread) + (write ? " writes " : " reads ") + elemText +
                                                            iterationOf(m, *reader) + " here"});
     Counterexample cx = baseCounterexample(w, m);
-    cx.thread = t.thread;
-    cx.warp = t.thread / 32;
-    cx.lane = t.thread % 32;
-    cx.value = t.value;
+    setToucher(cx, t);
     cx.facts.emplace_back("element", elemText);
     cx.facts.emplace_back(write ? "the write" : "the read", describeThread(t.thread) + (write ? " writes " : " reads ") +
                                                                elemText + iterationOf(m, *reader) + " (value " +

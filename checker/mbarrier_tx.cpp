@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "checker/invariant_scalar.h"
+#include "checker/report_text.h"
 #include "checker/mbarrier_check.h"
 
 namespace argus::checker {
@@ -28,12 +29,6 @@ int64_t bulkCopyBytes(const ir::Function& fn, const Op& copy) {
 }
 
 namespace {
-
-std::string position(const SourceFile* file, SourceRange range) {
-  if (!file) return "";
-  LineCol lc = file->lineCol(range.begin);
-  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
-}
 
 std::string nameOf(const ir::Function& fn, ir::ValueId id, const char* fallback) {
   return id < fn.values.size() && !fn.values[id].name.empty() ? fn.values[id].name : fallback;
@@ -81,7 +76,7 @@ class TxCheck {
   }
 
   std::string at(SourceRange range) const {
-    std::string p = position(file_, range);
+    std::string p = sourcePosition(file_, range);
     return p.empty() ? "" : " at " + p;
   }
 

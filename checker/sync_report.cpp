@@ -3,6 +3,7 @@
 // the other access with its thread, element and iteration, a note says where
 // the barrier() belongs, and a fix-it inserts it when the place is unambiguous.
 #include "checker/sync_report.h"
+#include "checker/report_text.h"
 
 #include <cctype>
 
@@ -17,12 +18,6 @@ int64_t valueOf(const z3::model& model, const z3::expr& e) {
   uint64_t bits = 0;
   if (!v.is_numeral() || !v.is_numeral_u64(bits)) return 0;
   return static_cast<int32_t>(static_cast<uint32_t>(bits));
-}
-
-std::string position(const SourceFile* file, SourceRange range) {
-  if (!file) return "";
-  LineCol lc = file->lineCol(range.begin);
-  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
 }
 
 std::string bufferName(const ir::Function& fn, ir::ValueId buffer) {
@@ -49,7 +44,7 @@ std::string loopName(const ir::Function& fn, const LoopInfo& loop, const SourceF
     const std::string& name = fn.values[op->regions[0].args[0]].name;
     if (!name.empty()) return name;
   }
-  return "the loop at " + position(file, op->range);
+  return "the loop at " + sourcePosition(file, op->range);
 }
 
 struct SideFacts {
@@ -178,7 +173,7 @@ void reportRace(const RacePair& pair, const z3::model& model, PairEncoder& encod
                                                                            " (value " + std::to_string(pf.value) + ")");
   cx.facts.emplace_back(other.isWrite() ? "the other write" : "the other read",
                         describe(of, other.isWrite()) + " (value " + std::to_string(of.value) + ") at " +
-                            position(pair.file, other.op->range));
+                            sourcePosition(pair.file, other.op->range));
   // The launch the counterexample happens in: the sizes and block it uses.
   std::string launch;
   for (const ir::Param& p : pair.fn.params) {
@@ -197,9 +192,9 @@ void reportRace(const RacePair& pair, const z3::model& model, PairEncoder& encod
   const ir::Op& earlierOp = *a.op;
   const ir::Op& laterOp = *b.op;
   std::string earlierText = "the " + opWord(earlierOp, pair.file) + (a.isWrite() ? " into '" + name + "'" : "") +
-                            " at " + position(pair.file, earlierOp.range);
+                            " at " + sourcePosition(pair.file, earlierOp.range);
   std::string laterText = std::string(crossIteration ? "the next " : "the ") + opWord(laterOp, pair.file) +
-                          (b.isWrite() ? " into '" + name + "'" : "") + " at " + position(pair.file, laterOp.range);
+                          (b.isWrite() ? " into '" + name + "'" : "") + " at " + sourcePosition(pair.file, laterOp.range);
   std::string why = id == DiagId::SharedReadAfterWrite ? "so that every write is visible before any thread reads"
                     : id == DiagId::SharedWriteAfterRead ? "so that every thread has finished reading before any thread overwrites"
                                                          : "so that the writes are ordered";
@@ -207,12 +202,12 @@ void reportRace(const RacePair& pair, const z3::model& model, PairEncoder& encod
   if (crossIteration) {
     const LoopInfo& loop = pair.fa.loops[static_cast<size_t>(carryingLoop)];
     d.notes.push_back("the two accesses run in consecutive iterations of the loop over '" +
-                      loopName(pair.fn, loop, pair.file) + "' at " + position(pair.file, loop.op->range) +
+                      loopName(pair.fn, loop, pair.file) + "' at " + sourcePosition(pair.file, loop.op->range) +
                       ": what runs after the last barrier() of one iteration shares a phase with what runs "
                       "before the first barrier() of the next");
     if (!loop.definiteBarrier)
       d.notes.back() = "some path through the body of the loop over '" + loopName(pair.fn, loop, pair.file) +
-                       "' at " + position(pair.file, loop.op->range) +
+                       "' at " + sourcePosition(pair.file, loop.op->range) +
                        " crosses no barrier(), so all its iterations may share one phase";
   }
   if (auto fix = barrierFix(pair.file, earlierOp, laterOp, crossIteration, !a.isWrite())) d.fixits.push_back(*fix);
@@ -222,7 +217,7 @@ void reportCannotProve(const RacePair& pair, const std::string& reason, Diagnost
   const Access& a = pair.fa.accesses[static_cast<size_t>(pair.earlier.access)];
   const Access& b = pair.fa.accesses[static_cast<size_t>(pair.later)];
   std::string name = bufferName(pair.fn, a.buffer);
-  std::string what = "the " + opWord(*a.op, pair.file) + " at " + position(pair.file, a.op->range) + " and this " +
+  std::string what = "the " + opWord(*a.op, pair.file) + " at " + sourcePosition(pair.file, a.op->range) + " and this " +
                      opWord(*b.op, pair.file) + " never touch the same element of shared buffer '" + name +
                      "' from different threads";
   Diagnostic& d = diags.report(DiagId::CheckerCannotProve, b.op->range, {what, reason});
