@@ -28,10 +28,27 @@ std::string cpAsyncText(int64_t chunkBytes) {
   return std::string("@$3 cp.async.") + cache + ".shared.global [$0], [$1], " + std::to_string(chunkBytes) + ", $2;";
 }
 
+std::string cpAsyncWholeChunkText(int64_t chunkBytes) {
+  const char* cache = chunkBytes == 16 ? "cg" : "ca";
+  return std::string("cp.async.") + cache + ".shared.global [$0], [$1], " + std::to_string(chunkBytes) + ";";
+}
+
+namespace {
+// The 32-bit shared-window address of a shared pointer.
+llvm::Value* sharedWindowAddress(llvm::IRBuilder<>& b, llvm::Value* dst) {
+  return b.CreateTrunc(b.CreatePtrToInt(dst, b.getInt64Ty()), b.getInt32Ty());
+}
+}  // namespace
+
+void emitCpAsyncWholeChunk(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, int64_t chunkBytes) {
+  auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), src->getType()}, false);
+  auto* asmValue = llvm::InlineAsm::get(fnTy, cpAsyncWholeChunkText(chunkBytes), "r,l,~{memory}", true);
+  b.CreateCall(fnTy, asmValue, {sharedWindowAddress(b, dst), src});
+}
+
 void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes, llvm::Value* pred,
                  int64_t chunkBytes) {
-  // The 32-bit shared-window address of the destination.
-  llvm::Value* dst32 = b.CreateTrunc(b.CreatePtrToInt(dst, b.getInt64Ty()), b.getInt32Ty());
+  llvm::Value* dst32 = sharedWindowAddress(b, dst);
   auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), src->getType(), b.getInt32Ty(), b.getInt1Ty()},
                                        false);
   auto* asmValue = llvm::InlineAsm::get(fnTy, cpAsyncText(chunkBytes), "r,l,r,b,~{memory}", /*hasSideEffects=*/true);
@@ -79,13 +96,18 @@ llvm::Value* KernelLowering::asyncCopyAligned(const Lowered& dst, const Lowered&
 }
 
 void KernelLowering::emitAsyncChunks(const Lowered& dst, const Lowered& src, DType t, const EmittedLayout& chunks,
-                                     int64_t vec) {
+                                     int64_t vec, bool tileInside) {
   const int64_t bytes = dtypeBytes(t);
   llvm::Value* pred = chunks.isOwner ? chunks.isOwner : b_.getTrue();
   for (int64_t v = 0; v < chunks.map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(chunks, v);
     coord.back() = b_.CreateMul(coord.back(), b_.getInt32(static_cast<uint32_t>(vec)));
     llvm::Value* dstPtr = swizzledSharedAddress(dst, t, viewElementIndex(dst, coord));
+    if (tileInside && !chunks.isOwner) {
+      // Every chunk is whole and inside: no bounds, sizes or predicates to compute.
+      emitCpAsyncWholeChunk(b_, dstPtr, globalAddress(src.base, t, viewElementIndex(src, coord)), vec * bytes);
+      continue;
+    }
     // Source bytes inside the tensor: 0 when a leading coordinate is outside,
     // else what is left of the row, at most the chunk.
     size_t last = src.offsets.size() - 1;
@@ -143,13 +165,23 @@ bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
     emitSyncFallback(dst, src, type.dtype, *chunks, vec);
     return true;
   }
+  // Three uniform paths: a tile wholly inside its tensor copies whole chunks with no
+  // per-chunk arithmetic (the common case, and the main loop's cost); a tile at an
+  // edge zero-fills; an unaligned one copies element by element.
   llvm::Value* aligned = asyncCopyAligned(dst, src, type.dtype, chunkBytes);
-  llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "copy_async.cp", kernel_);
+  llvm::BasicBlock* inside = llvm::BasicBlock::Create(ctx_, "copy_async.inside", kernel_);
+  llvm::BasicBlock* edge = llvm::BasicBlock::Create(ctx_, "copy_async.edge", kernel_);
   llvm::BasicBlock* slow = llvm::BasicBlock::Create(ctx_, "copy_async.unaligned", kernel_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "copy_async.done", kernel_);
-  b_.CreateCondBr(aligned, fast, slow);
-  b_.SetInsertPoint(fast);
-  emitAsyncChunks(dst, src, type.dtype, *chunks, vec);
+  llvm::BasicBlock* checkInside = llvm::BasicBlock::Create(ctx_, "copy_async.aligned", kernel_);
+  b_.CreateCondBr(aligned, checkInside, slow);
+  b_.SetInsertPoint(checkInside);
+  b_.CreateCondBr(tileInside(src), inside, edge);
+  b_.SetInsertPoint(inside);
+  emitAsyncChunks(dst, src, type.dtype, *chunks, vec, /*tileInside=*/true);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(edge);
+  emitAsyncChunks(dst, src, type.dtype, *chunks, vec, /*tileInside=*/false);
   b_.CreateBr(done);
   b_.SetInsertPoint(slow);
   emitSyncFallback(dst, src, type.dtype, *chunks, vec);

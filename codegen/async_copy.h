@@ -20,6 +20,10 @@ std::string cpAsyncText(int64_t chunkBytes);
 // the rest zero-filled; only where `pred` (i1) holds.
 void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes,
                  llvm::Value* pred, int64_t chunkBytes);
+// "cp.async.cg.shared.global [$0], [$1], 16;": the whole chunk, no zero fill and no
+// predicate, for chunks known to lie inside the tensor and to be copied by their owner.
+std::string cpAsyncWholeChunkText(int64_t chunkBytes);
+void emitCpAsyncWholeChunk(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, int64_t chunkBytes);
 // cp.async.commit_group;
 void emitCpAsyncCommitGroup(llvm::IRBuilder<>& b);
 // cp.async.wait_group n;  (n >= 0)

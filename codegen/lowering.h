@@ -151,6 +151,7 @@ class KernelLowering {
                        llvm::Value* pred);
   llvm::Value* scratchAddress(ir::DType t, llvm::Value* index);
   bool storesInPairs(const Lowered& view, const ir::Type& tileType) const;
+  llvm::Value* tileInside(const Lowered& view);  // i1, uniform: every element of the view is in its tensor
   llvm::Value* tileInsideWithEvenRows(const Lowered& view);
   void emitPairStores(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
                       const std::vector<llvm::Value*>& data);
@@ -201,7 +202,8 @@ class KernelLowering {
   bool lowerWaitGroup(const ir::Op& op);
   // i1, uniform: cp.async may copy 16-byte (or whole-row) chunks of this copy.
   llvm::Value* asyncCopyAligned(const Lowered& dst, const Lowered& src, ir::DType t, int64_t chunkBytes);
-  void emitAsyncChunks(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
+  void emitAsyncChunks(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec,
+                       bool tileInside);
   void emitSyncFallback(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
 
   // ---- hopper.cpp (sm_90a: mbarriers, TMA, wgmma)

@@ -312,9 +312,7 @@ bool KernelLowering::storesInPairs(const Lowered& view, const ir::Type& tileType
          tileType.shape.size() == 2 && (tileType.dtype == DType::BF16 || tileType.dtype == DType::F16);
 }
 
-// i1, block-uniform: the view lies inside its tensor, and the tensor's rows and the
-// view's column offset are even (so every pair is 4-byte aligned).
-llvm::Value* KernelLowering::tileInsideWithEvenRows(const Lowered& view) {
+llvm::Value* KernelLowering::tileInside(const Lowered& view) {
   llvm::Value* ok = b_.getTrue();
   for (size_t d = 0; d < view.offsets.size(); ++d) {
     llvm::Value* end = b_.CreateAdd(b_.CreateSExt(view.offsets[d], b_.getInt64Ty()),
@@ -322,6 +320,13 @@ llvm::Value* KernelLowering::tileInsideWithEvenRows(const Lowered& view) {
     ok = b_.CreateAnd(ok, b_.CreateICmpSLE(end, b_.CreateZExt(view.extents[d], b_.getInt64Ty())));
     ok = b_.CreateAnd(ok, b_.CreateICmpSGE(view.offsets[d], b_.getInt32(0)));
   }
+  return ok;
+}
+
+// i1, block-uniform: the view lies inside its tensor, and the tensor's rows and the
+// view's column offset are even (so every pair is 4-byte aligned).
+llvm::Value* KernelLowering::tileInsideWithEvenRows(const Lowered& view) {
+  llvm::Value* ok = tileInside(view);
   llvm::Value* odd = b_.CreateOr(view.extents.back(), view.offsets.back());
   return b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(odd, b_.getInt32(1)), b_.getInt32(0)));
 }

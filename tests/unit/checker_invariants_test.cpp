@@ -309,12 +309,62 @@ def acc(x: Tensor[f32, (128, 128)], y: Tensor[f32, (128, 128)]):
   EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
 }
 
+// Found on the mma.sync attention at BM = 128: p, a (128, 64) bf16 tile in the mma layout,
+// was counted as 64 registers where its packed pairs take 32, so a kernel that ptxas fits
+// drew a warning.
+TEST(CheckerRegisters, SixteenBitMmaTilesPackTwoValuesToARegister) {
+  auto c = check(R"(@kernel(grid=(1,), warps=4)
+def packed(y: Tensor[f32, (128, 128)]):
+    a = zeros(f32, (128, 128), layout=mma(warps=(4, 1))) + 1.0
+    p = cast(a, bf16)
+    b = a * 2.0
+    y.tile((128, 128))[0, 0] = a + b * b + cast(p, f32) * cast(p, f32)
+)");
+  auto found = withCode(c->diags, "AG2033");
+  ASSERT_EQ(found.size(), 1u) << describe(c->diags);
+  bool sawPacked = false;
+  for (const auto& label : found[0]->labels)
+    sawPacked |= label.message.find("'p', a (128, 128) bf16 tile, takes 64 registers") != std::string::npos;
+  EXPECT_TRUE(sawPacked) << describe(c->diags);
+}
+
+// Found on the mma.sync attention at BM = 128: the column index of its edge mask,
+// j * BN + iota(...), was counted as a whole live tile next to s and acc.
+TEST(CheckerRegisters, ElementwiseTemporariesTakeNoRegistersOfTheirOwn) {
+  auto c = check(R"(@kernel(grid=(1,), warps=8)
+def masked(y: Tensor[f32, (128, 128)]):
+    a = zeros(f32, (128, 128), layout=mma(warps=(8, 1))) + 1.0
+    b = a * 2.0
+    c = a * 3.0
+    d = where(iota((128, 128), 1) * 2 < 5, b, c)
+    y.tile((128, 128))[0, 0] = a + d
+)");
+  // a, b and c take 64 registers each; the iota, its product and the comparison none.
+  EXPECT_TRUE(withCode(c->diags, "AG2033").empty()) << describe(c->diags);
+}
+
+// Found on the same kernel: s, masked in the then branch and passed on unchanged by the
+// else branch, was counted live beside the masked s, as if both branches ran.
+TEST(CheckerRegisters, ATileTheElseBranchPassesOnIsNotLiveAcrossTheThenBranch) {
+  auto c = check(R"(@kernel(grid=(1,), warps=8)
+def masked(y: Tensor[f32, (128, 128)], n: i32):
+    a = zeros(f32, (128, 128), layout=mma(warps=(8, 1))) + 1.0
+    b = a * 2.0
+    s = a * 3.0
+    if n > 0:
+        s = where(iota((128, 128), 1) < n, s, 0.0)
+    y.tile((128, 128))[0, 0] = a + b * b + s
+)");
+  // a, b and one s: 192 registers wherever the branches go.
+  EXPECT_TRUE(withCode(c->diags, "AG2033").empty()) << describe(c->diags);
+}
+
 TEST(CheckerRegisters, TheLargestLiveTilesAreLabelled) {
   auto c = check(R"(@kernel(grid=(1,), warps=1)
 def pressure(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
     a = load(x)
     b = exp(a)
-    y.tile((64, 128))[0, 0] = a + b
+    y.tile((64, 128))[0, 0] = a + b * b
 )");
   auto found = withCode(c->diags, "AG2033");
   ASSERT_EQ(found.size(), 1u) << describe(c->diags);

@@ -1,6 +1,7 @@
 // cp.async lowering on its own (IR built directly, no frontend): the builder
 // text, a bf16 copy into a swizzled buffer with commit and wait, the
-// zero-fill form, the unaligned fallback, and ptxas accepting the result.
+// whole-chunk form for tiles inside the tensor, the zero-fill form at its
+// edges, the unaligned fallback, and ptxas accepting the result.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@ TEST(AsyncCopyText, ChunkSizesPickTheCacheMode) {
   EXPECT_EQ(cpAsyncText(16), "@$3 cp.async.cg.shared.global [$0], [$1], 16, $2;");
   EXPECT_EQ(cpAsyncText(8), "@$3 cp.async.ca.shared.global [$0], [$1], 8, $2;");
   EXPECT_EQ(cpAsyncText(4), "@$3 cp.async.ca.shared.global [$0], [$1], 4, $2;");
+  EXPECT_EQ(cpAsyncWholeChunkText(16), "cp.async.cg.shared.global [$0], [$1], 16;");
+  EXPECT_EQ(cpAsyncWholeChunkText(8), "cp.async.ca.shared.global [$0], [$1], 8;");
 }
 
 // y = x through a swizzled shared buffer: copy_async, commit, wait 0, barrier, load, store.
@@ -70,6 +73,19 @@ TEST(AsyncCopyPtx, Bf16CopyIntoASwizzledBuffer) {
     std::string ptx = emit(copyThroughShared(DType::BF16, Swizzle{3, 3, 3}), arch, true);
     EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos) << ptx;
     EXPECT_NE(ptx.find(", 16, %r"), std::string::npos) << "the zero-fill form carries src-size";
+    // A tile wholly inside the tensor (a uniform test of its origin against the sizes)
+    // copies whole chunks: no src-size, no predicate. The copy is 32 x 64 bf16 over 4
+    // warps: 256 chunks, two per thread, in each of the whole-chunk and zero-fill paths.
+    size_t whole = 0, zeroFill = 0;
+    for (size_t at = ptx.find("cp.async.cg.shared.global"); at != std::string::npos;
+         at = ptx.find("cp.async.cg.shared.global", at + 1)) {
+      std::string line = ptx.substr(at, ptx.find('\n', at) - at);
+      bool predicated = ptx.rfind('@', at) != std::string::npos && ptx.rfind('@', at) > ptx.rfind('\n', at);
+      if (line.find(", 16;") != std::string::npos && !predicated) ++whole;
+      if (line.find(", 16, %r") != std::string::npos && predicated) ++zeroFill;
+    }
+    EXPECT_EQ(whole, 2u) << ptx;
+    EXPECT_EQ(zeroFill, 2u) << ptx;
     EXPECT_NE(ptx.find("cp.async.commit_group;"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.wait_group 0;"), std::string::npos);
     EXPECT_NE(ptx.find("xor.b"), std::string::npos) << "the swizzle";

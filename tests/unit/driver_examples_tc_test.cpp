@@ -157,6 +157,21 @@ TEST(ExampleTensorCores, AttentionTakesPFromRegistersAndKTransposed) {
   EXPECT_TRUE(haveCubin(*c)) << "ptxas rejected the attention kernel";
 }
 
+// The defaults (D = 128, BM = 128 over 4 warps): 32 query rows per warp, so each key
+// and value fragment feeds two m-atoms, and the kernel compiles with no warning (the
+// register estimate once counted its packed p and its mask's temporaries in full).
+TEST(ExampleTensorCores, AttentionDefaultsGiveEachWarpTwoRowAtoms) {
+  auto c = compile("attention.ag", {});
+  for (const argus::Diagnostic& d : c->diagnostics()) ADD_FAILURE() << d.code() << " " << d.message;
+  const std::string& ptx = c->ptx();
+  // s = q @ k^T: 2 m-atoms x 8 n-atoms x 8 K steps; o += p @ v: 2 x 16 x 4.
+  EXPECT_EQ(count(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 256u);
+  // q: 2 x 8 loads, k^T: 8 K steps x 4; v (.trans): 4 K steps x 8.
+  EXPECT_EQ(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 16u + 32u);
+  EXPECT_EQ(count(ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 32u);
+  EXPECT_TRUE(haveCubin(*c)) << "ptxas rejected the attention kernel";
+}
+
 TEST(ExampleTensorCores, F16OperandsUseTheF16Instruction) {
   std::string source = R"(@kernel(grid=(1,), warps=4)
 def k(a: Tensor[f16, (64, 32)], b: Tensor[f16, (32, 64)], c: Tensor[f32, (64, 64)]):
