@@ -18,9 +18,9 @@ Workloads (DESIGN.md section 10):
     rows padded to a multiple of BM (vLLM's moe_align_block_size layout: X (T_pad, K),
     block_expert (T_pad / BM,) i32, -1 for a padding block), Y (T_pad, N) = the rows of each
     block times W[block_expert]^T, W (E, N, K). The preparation is done once per size, outside
-    timing, for everyone. Argus `moe_gemm` (DIR/moe_gemm.ptx, BM=64, one warpgroup; and
-    DIR/moe_gemm_bm128.ptx, BM=128, two warpgroups: each case runs on the build whose BM is
-    the case's), a per-expert torch loop over the unpadded segments (torch.matmul per expert
+    timing, for everyone. Argus `moe_gemm` (DIR/moe_gemm.ptx, BM=64, one warpgroup; then
+    DIR/moe_gemm_persistent.ptx, BM=128, persistent, and DIR/moe_gemm_bm128.ptx, BM=128, two
+    warpgroups: each case runs on the first build whose BM is the case's), a per-expert torch loop over the unpadded segments (torch.matmul per expert
     with out= into Y), and a fused-MoE style Triton kernel (bench/triton_moe.py, autotuned,
     BLOCK_M = the padding BM). Only the rows of real token-expert pairs are checked (padding
     rows are don't-care); FLOPs = 2 * pairs * N * K. Sizes: MOE_MODELS below;
@@ -71,7 +71,8 @@ WORKLOADS = ["gemm", "gemm_nt", "moe", "attention"]
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
           "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward"}
 ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_persistent.ptx", "gemm_persistent"), ("gemm_wgmma.ptx", "gemm_wgmma")],
-               "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_bm128.ptx", "moe_gemm")],
+               "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_persistent.ptx", "moe_gemm"),
+                       ("moe_gemm_bm128.ptx", "moe_gemm")],
                "attention": [("attention.ptx", "attention")]}
 
 

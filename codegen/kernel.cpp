@@ -436,8 +436,12 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
   for (ir::ValueId id : op.operands)
     if (id >= values_.size() || values_[id].kind == Lowered::Kind::None)
       return internalError(op.range, std::string("operand of ") + ir::opKindName(op.kind) + " was not lowered");
-  for (ir::ValueId id : op.results)
+  // A warp-specialized kernel lowers the producer's share of the statements before the
+  // block's own program lowers them all again: each lowering starts from fresh results.
+  for (ir::ValueId id : op.results) {
     if (id >= values_.size()) return internalError(op.range, "result id out of range");
+    values_[id] = Lowered{};
+  }
   switch (op.kind) {
     case OpKind::Const: return lowerConst(op);
     case OpKind::ProgramId:
