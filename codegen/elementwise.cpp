@@ -57,6 +57,20 @@ llvm::Value* KernelLowering::packHalfPair(llvm::Value* lo, llvm::Value* hi, DTyp
     auto* trunc = llvm::dyn_cast<llvm::FPTruncInst>(v);
     return trunc && trunc->getSrcTy()->isFloatTy() ? trunc->getOperand(0) : nullptr;
   };
+  // Two halves of one packed conversion (narrowPairs) are that conversion's register.
+  auto halfOf = [](llvm::Value* v, bool high) -> llvm::Value* {
+    auto* cast = llvm::dyn_cast<llvm::BitCastInst>(v);
+    auto* trunc = cast ? llvm::dyn_cast<llvm::TruncInst>(cast->getOperand(0)) : nullptr;
+    if (!trunc) return nullptr;
+    llvm::Value* word = trunc->getOperand(0);
+    if (!high) return word->getType()->isIntegerTy(32) ? word : nullptr;
+    auto* shift = llvm::dyn_cast<llvm::BinaryOperator>(word);
+    auto* amount = shift ? llvm::dyn_cast<llvm::ConstantInt>(shift->getOperand(1)) : nullptr;
+    return shift && shift->getOpcode() == llvm::Instruction::LShr && amount && amount->getZExtValue() == 16
+               ? shift->getOperand(0)
+               : nullptr;
+  };
+  if (llvm::Value* word = halfOf(lo, false); word && word == halfOf(hi, true)) return word;
   llvm::Value* lo32 = narrowedFrom(lo);
   llvm::Value* hi32 = narrowedFrom(hi);
   if (lo32 && hi32 && (t == DType::BF16 || t == DType::F16))
@@ -122,9 +136,10 @@ std::string opDescription(const ir::Op& op) {
 }  // namespace
 
 // Whether every use of `id` casts it to a 16-bit float. Then an f32 exp2 is the
-// hardware's ex2.approx alone (relative error below 2^-22, far under the cast's
-// 2^-9 or 2^-12): softmax's p = cast(exp2(s - m), bf16) spends no instructions on
-// the range reduction mathExp2 does for f32 results.
+// hardware's ex2.approx.ftz alone (relative error below 2^-22, far under the cast's
+// 2^-9 or 2^-12; results below 2^-126 flush to 0, an absolute error under 2^-126):
+// softmax's p = cast(exp2(s - m), bf16) spends no instructions on the range reduction
+// mathExp2 does for f32 results, nor on the denormal fix-ups of the non-ftz form.
 bool KernelLowering::onlyNarrowed(ir::ValueId id) {
   if (narrowedOnly_.empty()) {
     std::vector<uint8_t> uses(fn_.values.size(), 0);  // bit 0: a 16-bit cast, bit 1: anything else
@@ -162,13 +177,17 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
       return internalError(op.range, std::string("operand layouts of ") + ir::opKindName(op.kind) + " disagree");
   }
   std::vector<llvm::Value*> results(count, nullptr);
+  if (narrowsInPairs(op, operandType, resultType)) {
+    narrowPairs(operands[0], resultType.dtype, results);
+    count = 0;
+  }
   for (size_t v = 0; v < count; ++v) {
     switch (op.kind) {
       case ir::OpKind::Binary: results[v] = emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]); break;
       case ir::OpKind::Compare: results[v] = emitCompare(op.attrs.cmp, operandType, operands[0][v], operands[1][v]); break;
       case ir::OpKind::Unary:
         results[v] = op.attrs.unary == ir::UnaryKind::Exp2 && operandType == DType::F32 && onlyNarrowed(op.results[0])
-                         ? b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {}, {operands[0][v]})
+                         ? b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {operands[0][v]})
                          : emitUnary(op.attrs.unary, operandType, operands[0][v]);
         break;
       case ir::OpKind::Fma: results[v] = emitFma(operandType, operands[0][v], operands[1][v], operands[2][v]); break;
@@ -182,6 +201,27 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
   r.kind = resultType.isTile() ? Lowered::Kind::Tile : Lowered::Kind::Scalar;
   r.values = std::move(results);
   return true;
+}
+
+// An f32 tile in an mma or wgmma layout cast to bf16 or f16: its values pair up (e = 0, 1
+// of each row, the register order of the tensor cores), and one cvt.rn.{bf16x2,f16x2}
+// converts a pair. Each half is read back from that register (packHalfPair then reuses it
+// whole), so a p that feeds both a tensor-core operand and cast(p, f32) is converted once,
+// and the widening is a shift instead of another conversion (on the conversion unit that
+// exp2 also needs).
+bool KernelLowering::narrowsInPairs(const ir::Op& op, DType from, const ir::Type& to) const {
+  return op.kind == ir::OpKind::Cast && from == DType::F32 && (to.dtype == DType::BF16 || to.dtype == DType::F16) &&
+         to.isTile() && to.layout.isMma() && to.layout.reducedMask == 0;
+}
+
+void KernelLowering::narrowPairs(const std::vector<llvm::Value*>& in, DType t, std::vector<llvm::Value*>& out) {
+  const std::string text = std::string("cvt.rn.") + (t == DType::BF16 ? "bf16x2" : "f16x2") + ".f32 $0, $1, $2;";
+  for (size_t v = 0; v + 1 < in.size(); v += 2) {
+    llvm::Value* word = inlinePtx(b_.getInt32Ty(), text, "=r,f,f", {in[v + 1], in[v]}, false);
+    llvm::Value* high = b_.CreateLShr(word, b_.getInt32(16));
+    out[v] = b_.CreateBitCast(b_.CreateTrunc(word, b_.getInt16Ty()), regType(t));
+    out[v + 1] = b_.CreateBitCast(b_.CreateTrunc(high, b_.getInt16Ty()), regType(t));
+  }
 }
 
 llvm::Value* KernelLowering::widenToF32(llvm::Value* x, DType t) {

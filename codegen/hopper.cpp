@@ -287,13 +287,15 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
     for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});
   }
   inlinePtx(b_.getVoidTy(), "wgmma.commit_group.sync.aligned;", "~{memory}", {}, true);
+  ++wgmmaGroups_;
   // A dot the pipeline gave a stage of slack leaves its group in flight; the loop's
   // end waits for it (lowerFor).
-  if (!defersWgmmaWait(op)) acc = wgmmaWait((op.attrs.i & ir::kDotWgmmaInFlight) ? 1 : 0, acc);
+  const bool slack = (op.attrs.i & ir::kDotWgmmaInFlight) != 0;
+  if (slack) acc = wgmmaWait(1, acc);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   for (llvm::Value* x : acc) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
-  if (defersWgmmaWait(op)) unwaitedWgmma_.push_back(op.results[0]);
+  if (!slack) leaveWgmmaInFlight(op.results[0]);
   return true;
 }
 
@@ -372,59 +374,85 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
     for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});
   }
   inlinePtx(b_.getVoidTy(), "wgmma.commit_group.sync.aligned;", "~{memory}", {}, true);
-  if (!defersWgmmaWait(op)) acc = wgmmaWait(0, acc);
+  ++wgmmaGroups_;
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   for (llvm::Value* x : acc) r.values.push_back(emitCast(DType::F32, accType.dtype, x));
-  if (defersWgmmaWait(op)) unwaitedWgmma_.push_back(op.results[0]);
+  leaveWgmmaInFlight(op.results[0]);
   return true;
 }
 
-// Whether the dot `op` leaves its wgmma group unwaited for the next wgmma dot of its block
-// to wait for: that dot comes before any use of this one's result but as its accumulator, and
-// before any op with regions. The ops in between (the next accumulator's scaling, say) then
-// run while the tensor cores work, and chained or neighbouring dots (attention's two K panels
-// of the scores, its two value panels) retire in one wait.
-bool KernelLowering::defersWgmmaWait(const ir::Op& op) {
-  auto found = deferredWait_.find(&op);
-  if (found != deferredWait_.end()) return found->second;
-  if (opPlaces_.empty()) {
-    useCounts_.assign(fn_.values.size(), 0);
-    std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
-      for (size_t i = 0; i < block.ops.size(); ++i) {
-        opPlaces_[block.ops[i].get()] = {&block, i};
-        for (ir::ValueId v : block.ops[i]->operands) ++useCounts_[v];
-        for (const ir::Block& region : block.ops[i]->regions) walk(region);
-      }
-    };
-    walk(fn_.body);
-  }
-  bool defer = false;
-  auto place = opPlaces_.find(&op);
-  if (!(op.attrs.i & ir::kDotWgmmaInFlight) && place != opPlaces_.end()) {
-    const auto& ops = place->second.first->ops;
-    for (size_t i = place->second.second + 1; i < ops.size(); ++i) {
-      const ir::Op& next = *ops[i];
-      if (!next.regions.empty()) break;
-      const bool usesResult = std::find(next.operands.begin(), next.operands.end(), op.results[0]) != next.operands.end();
-      if (next.kind == ir::OpKind::Dot && lowersToWgmma(next)) {
-        // A chained dot (this result its accumulator) must be the result's only use: the
-        // next wgmma overwrites those registers in flight.
-        const bool chained = next.operands[2] == op.results[0];
-        defer = !(next.attrs.i & ir::kDotWgmmaInFlight) && next.operands[0] != op.results[0] &&
-                next.operands[1] != op.results[0] && (!chained || useCounts_[op.results[0]] == 1);
-        break;
-      }
-      if (usesResult) break;
-    }
-  }
-  return deferredWait_[&op] = defer;
+// Lazy waits. A wgmma dot commits its group and leaves it in flight: its result's
+// registers are written by the tensor cores until a wgmma.wait_group retires the group.
+// Before each op, retireWgmmaBefore waits for exactly the groups whose results the op
+// reads (wait_group N leaves the N newest groups in flight), so the work between a dot
+// and the first use of its result (a softmax between the scores' dot and p @ v's, say)
+// runs while the tensor cores work. A dot whose accumulator is an earlier dot's result
+// continues that chain in flight. Ops that may write shared memory, synchronize or
+// branch, and region boundaries, first retire every group.
+void KernelLowering::leaveWgmmaInFlight(ir::ValueId result) {
+  unwaitedWgmma_.push_back(UnwaitedWgmma{result, wgmmaGroups_ - 1});
 }
 
 // A dot whose accumulator is an unwaited dot's result continues its chain of wgmmas: that
-// result is retired by this dot's wait, as its own accumulator.
+// result is retired with this dot's group, as its own accumulator.
 void KernelLowering::continueUnwaitedAccumulator(ir::ValueId acc) {
-  unwaitedWgmma_.erase(std::remove(unwaitedWgmma_.begin(), unwaitedWgmma_.end(), acc), unwaitedWgmma_.end());
+  unwaitedWgmma_.erase(std::remove_if(unwaitedWgmma_.begin(), unwaitedWgmma_.end(),
+                                      [&](const UnwaitedWgmma& u) { return u.id == acc; }),
+                       unwaitedWgmma_.end());
+}
+
+namespace {
+
+// Ops that neither write shared memory nor synchronize nor branch: wgmma groups may stay
+// in flight across them (their operands still wait, see retireWgmmaBefore).
+bool keepsWgmmaInFlight(ir::OpKind kind) {
+  switch (kind) {
+    case ir::OpKind::Const: case ir::OpKind::ProgramId: case ir::OpKind::NumPrograms: case ir::OpKind::Binary:
+    case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
+    case ir::OpKind::Cast: case ir::OpKind::Splat: case ir::OpKind::Iota: case ir::OpKind::Broadcast:
+    case ir::OpKind::Reduce: case ir::OpKind::ReduceAll: case ir::OpKind::ConvertLayout: case ir::OpKind::View:
+    case ir::OpKind::Load: case ir::OpKind::Dot: case ir::OpKind::TagSet: case ir::OpKind::Assert:
+      return true;  // (reductions and conversions use codegen's own scratch, never a dot's operand)
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void KernelLowering::retireWgmmaBefore(const ir::Op& op) {
+  if (unwaitedWgmma_.empty()) return;
+  if (!keepsWgmmaInFlight(op.kind) || !op.regions.empty()) {
+    retireWgmmaThrough(wgmmaGroups_ - 1);
+    return;
+  }
+  if (useCounts_.empty()) {
+    useCounts_.assign(fn_.values.size(), 0);
+    std::function<void(const ir::Block&)> count = [&](const ir::Block& block) {
+      for (const auto& inner : block.ops) {
+        for (ir::ValueId v : inner->operands) ++useCounts_[v];
+        for (const ir::Block& region : inner->regions) count(region);
+      }
+    };
+    count(fn_.body);
+  }
+  const bool wgmmaDot = op.kind == ir::OpKind::Dot && lowersToWgmma(op);
+  int64_t through = -1;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    for (const UnwaitedWgmma& u : unwaitedWgmma_) {
+      if (u.id != op.operands[i]) continue;
+      // The accumulator of a wgmma dot, used nowhere else, continues the chain in flight.
+      if (wgmmaDot && i == 2 && useCounts_[u.id] == 1) continue;
+      through = std::max(through, u.group);
+    }
+  }
+  if (through >= 0) retireWgmmaThrough(through);
+}
+
+// Waits until wgmma group `group` and every older one have retired.
+void KernelLowering::retireWgmmaThrough(int64_t group) {
+  wgmmaWait(static_cast<int>(wgmmaGroups_ - 1 - group), {});
 }
 
 bool KernelLowering::lowersToWgmma(const ir::Op& dot) const {
@@ -434,23 +462,29 @@ bool KernelLowering::lowersToWgmma(const ir::Op& dot) const {
 }
 
 // wgmma.wait_group `pending`, naming the accumulators as read and written so that
-// nothing reads them before their group retires. The results of dots that deferred their
-// wait to this one (defersWgmmaWait) retire here too.
+// nothing reads them before their group retires: `accIn`, and the results of the
+// unwaited dots whose groups this wait retires (all but the `pending` newest).
 std::vector<llvm::Value*> KernelLowering::wgmmaWait(int pending, const std::vector<llvm::Value*>& accIn) {
   std::vector<llvm::Value*> acc = accIn;
-  std::vector<std::pair<ir::ValueId, size_t>> carried;  // deferred result, its first index in acc
-  for (ir::ValueId id : unwaitedWgmma_) {
-    carried.push_back({id, acc.size()});
-    acc.insert(acc.end(), values_[id].values.begin(), values_[id].values.end());
+  std::vector<std::pair<ir::ValueId, size_t>> carried;  // retired result, its first index in acc
+  const int64_t newestRetired = wgmmaGroups_ - 1 - pending;
+  std::vector<UnwaitedWgmma> stillInFlight;
+  for (const UnwaitedWgmma& u : unwaitedWgmma_) {
+    if (u.group > newestRetired) {
+      stillInFlight.push_back(u);
+      continue;
+    }
+    carried.push_back({u.id, acc.size()});
+    acc.insert(acc.end(), values_[u.id].values.begin(), values_[u.id].values.end());
   }
-  unwaitedWgmma_.clear();
+  unwaitedWgmma_ = std::move(stillInFlight);
   std::string constraints;
   for (size_t i = 0; i < acc.size(); ++i) constraints += std::string(i ? "," : "") + "=f";
   for (size_t i = 0; i < acc.size(); ++i) constraints += "," + std::to_string(i);
   std::vector<llvm::Type*> types(acc.size(), b_.getFloatTy());
-  llvm::Value* waited = inlinePtx(llvm::StructType::get(ctx_, types),
-                                  "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-                                  constraints + ",~{memory}", acc, true);
+  llvm::Type* resultTy = acc.empty() ? b_.getVoidTy() : static_cast<llvm::Type*>(llvm::StructType::get(ctx_, types));
+  llvm::Value* waited = inlinePtx(resultTy, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+                                  constraints + (acc.empty() ? "~{memory}" : ",~{memory}"), acc, true);
   std::vector<llvm::Value*> out;
   for (size_t i = 0; i < acc.size(); ++i) out.push_back(b_.CreateExtractValue(waited, {static_cast<unsigned>(i)}));
   for (const auto& [id, first] : carried) {

@@ -442,6 +442,7 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     if (id >= values_.size()) return internalError(op.range, "result id out of range");
     values_[id] = Lowered{};
   }
+  retireWgmmaBefore(op);
   switch (op.kind) {
     case OpKind::Const: return lowerConst(op);
     case OpKind::ProgramId:

@@ -105,6 +105,8 @@ class KernelLowering {
   bool onlyNarrowed(ir::ValueId id);
   llvm::Value* emitFma(ir::DType t, llvm::Value* a, llvm::Value* b, llvm::Value* c);
   llvm::Value* emitCast(ir::DType from, ir::DType to, llvm::Value* x);
+  bool narrowsInPairs(const ir::Op& op, ir::DType from, const ir::Type& to) const;
+  void narrowPairs(const std::vector<llvm::Value*>& in, ir::DType t, std::vector<llvm::Value*>& out);
   llvm::Value* widenToF32(llvm::Value* x, ir::DType t);
   llvm::Value* narrowFromF32(llvm::Value* x, ir::DType t);
   bool isHalfLike(ir::DType t) const { return t == ir::DType::F16 || t == ir::DType::BF16; }
@@ -223,9 +225,11 @@ class KernelLowering {
   std::string registerAWgmmaProblem(const ir::Op& op, int* swizzleBytes) const;
   bool lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes);
   std::vector<llvm::Value*> wgmmaWait(int pending, const std::vector<llvm::Value*>& acc);
-  bool defersWgmmaWait(const ir::Op& op);
   bool lowersToWgmma(const ir::Op& dot) const;
   void continueUnwaitedAccumulator(ir::ValueId acc);
+  void leaveWgmmaInFlight(ir::ValueId result);
+  void retireWgmmaBefore(const ir::Op& op);
+  void retireWgmmaThrough(int64_t group);
   // ---- hopper_specialize.cpp (warp-specialized copy_bulk pipelines)
   bool isSpecializedLoop(const ir::Op& op) const;
   bool lowerSpecializedKernel();
@@ -265,10 +269,15 @@ class KernelLowering {
   // first thread), whether the producer ifs are skipped (the block's loop), and whether only
   // the block's own warps run from here on (barriers become a named barrier of theirs).
   std::vector<bool> narrowedOnly_;  // onlyNarrowed(), per value, once computed
-  std::map<const ir::Op*, bool> deferredWait_;  // defersWgmmaWait(), once computed
-  std::map<const ir::Op*, std::pair<const ir::Block*, size_t>> opPlaces_;  // each op's block and index
-  std::vector<int> useCounts_;                                              // uses of each value
-  std::vector<ir::ValueId> unwaitedWgmma_;      // dot results whose wait the next wgmma dot does
+  std::vector<int> useCounts_;  // uses of each value, once computed (retireWgmmaBefore)
+  // wgmma dot results whose group is still in flight (hopper.cpp, "Lazy waits"), with the
+  // group's number among the wgmma groups committed so far (wgmmaGroups_).
+  struct UnwaitedWgmma {
+    ir::ValueId id;
+    int64_t group;
+  };
+  std::vector<UnwaitedWgmma> unwaitedWgmma_;
+  int64_t wgmmaGroups_ = 0;
   mutable std::optional<bool> asyncProxyFence_;  // needsAsyncProxyFence(), once computed
   uint32_t electedThread_ = 0;
   bool skipProducerIfs_ = false;

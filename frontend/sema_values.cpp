@@ -88,9 +88,10 @@ std::optional<ir::DType> Analyzer::unifyDTypes(std::vector<Operand*>& ops, const
 // instead of being moved through shared memory. Returns kNoValue when `v` is
 // not such a tile.
 ir::ValueId Analyzer::rematerialize(ir::ValueId v, const ir::Layout& target, int depth) {
-  const ir::Value& value = fn_->values[v];
-  const ir::Op* def = value.def;
-  if (!value.type.isTile() || !def || depth > 6 || value.type.shape != target.shape()) return ir::kNoValue;
+  // Copies, not references: the recursion below adds values, which may move fn_->values.
+  const ir::Type valueType = fn_->values[v].type;
+  const ir::Op* def = fn_->values[v].def;
+  if (!valueType.isTile() || !def || depth > 6 || valueType.shape != target.shape()) return ir::kNoValue;
   switch (def->kind) {
     case ir::OpKind::Iota: case ir::OpKind::Splat: case ir::OpKind::Binary: case ir::OpKind::Compare:
     case ir::OpKind::Unary: case ir::OpKind::Select: case ir::OpKind::Cast: case ir::OpKind::Fma: break;
@@ -106,7 +107,7 @@ ir::ValueId Analyzer::rematerialize(ir::ValueId v, const ir::Layout& target, int
     if (again == ir::kNoValue) return ir::kNoValue;
     operands.push_back(again);
   }
-  ir::Type type = value.type;
+  ir::Type type = valueType;
   type.layout = target;
   return b().make(def->kind, std::move(operands), type, def->range, def->attrs);
 }
