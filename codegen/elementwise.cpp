@@ -49,6 +49,19 @@ llvm::Value* KernelLowering::toMemoryBits(llvm::Value* v, DType t) {
   return b_.CreateBitCast(data, b_.getIntNTy(data->getType()->getPrimitiveSizeInBits()));
 }
 
+// The 32-bit register a 16-bit value was read from by narrowPairs (bitcast(trunc(word)) or
+// bitcast(trunc(word >> 16)); *high says which half), or null.
+llvm::Value* KernelLowering::packedHalf(llvm::Value* v, bool* high) {
+  auto* cast = llvm::dyn_cast<llvm::BitCastInst>(v);
+  auto* trunc = cast ? llvm::dyn_cast<llvm::TruncInst>(cast->getOperand(0)) : nullptr;
+  if (!trunc || !trunc->getOperand(0)->getType()->isIntegerTy(32)) return nullptr;
+  llvm::Value* word = trunc->getOperand(0);
+  auto* shift = llvm::dyn_cast<llvm::BinaryOperator>(word);
+  auto* amount = shift ? llvm::dyn_cast<llvm::ConstantInt>(shift->getOperand(1)) : nullptr;
+  *high = shift && shift->getOpcode() == llvm::Instruction::LShr && amount && amount->getZExtValue() == 16;
+  return *high ? shift->getOperand(0) : word;
+}
+
 // Two 16-bit floats as one 32-bit word, lo in the low half. When both were just
 // narrowed from f32, one cvt.rn.{bf16,f16}x2.f32 does the two conversions and the
 // packing (instead of two cvts and a permute): softmax's p and the GEMM epilogues.
@@ -58,19 +71,9 @@ llvm::Value* KernelLowering::packHalfPair(llvm::Value* lo, llvm::Value* hi, DTyp
     return trunc && trunc->getSrcTy()->isFloatTy() ? trunc->getOperand(0) : nullptr;
   };
   // Two halves of one packed conversion (narrowPairs) are that conversion's register.
-  auto halfOf = [](llvm::Value* v, bool high) -> llvm::Value* {
-    auto* cast = llvm::dyn_cast<llvm::BitCastInst>(v);
-    auto* trunc = cast ? llvm::dyn_cast<llvm::TruncInst>(cast->getOperand(0)) : nullptr;
-    if (!trunc) return nullptr;
-    llvm::Value* word = trunc->getOperand(0);
-    if (!high) return word->getType()->isIntegerTy(32) ? word : nullptr;
-    auto* shift = llvm::dyn_cast<llvm::BinaryOperator>(word);
-    auto* amount = shift ? llvm::dyn_cast<llvm::ConstantInt>(shift->getOperand(1)) : nullptr;
-    return shift && shift->getOpcode() == llvm::Instruction::LShr && amount && amount->getZExtValue() == 16
-               ? shift->getOperand(0)
-               : nullptr;
-  };
-  if (llvm::Value* word = halfOf(lo, false); word && word == halfOf(hi, true)) return word;
+  bool loHigh = false, hiHigh = false;
+  llvm::Value* word = packedHalf(lo, &loHigh);
+  if (word && !loHigh && packedHalf(hi, &hiHigh) == word && hiHigh) return word;
   llvm::Value* lo32 = narrowedFrom(lo);
   llvm::Value* hi32 = narrowedFrom(hi);
   if (lo32 && hi32 && (t == DType::BF16 || t == DType::F16))
@@ -192,7 +195,11 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
         break;
       case ir::OpKind::Fma: results[v] = emitFma(operandType, operands[0][v], operands[1][v], operands[2][v]); break;
       case ir::OpKind::Select: results[v] = b_.CreateSelect(operands[0][v], operands[1][v], operands[2][v]); break;
-      case ir::OpKind::Cast: results[v] = emitCast(operandType, resultType.dtype, operands[0][v]); break;
+      case ir::OpKind::Cast:
+        results[v] = operandType == DType::BF16 && resultType.dtype == DType::F32
+                         ? widenPackedBf16(operands[0][v])
+                         : emitCast(operandType, resultType.dtype, operands[0][v]);
+        break;
       default: return internalError(op.range, "not an elementwise op");
     }
     if (!results[v]) return internalError(op.range, "cannot lower " + opDescription(op) + " on " + ir::dtypeName(operandType));
@@ -222,6 +229,16 @@ void KernelLowering::narrowPairs(const std::vector<llvm::Value*>& in, DType t, s
     out[v] = b_.CreateBitCast(b_.CreateTrunc(word, b_.getInt16Ty()), regType(t));
     out[v + 1] = b_.CreateBitCast(b_.CreateTrunc(high, b_.getInt16Ty()), regType(t));
   }
+}
+
+// bf16 -> f32 of a half that narrowPairs left in a register: the f32 is that half moved to
+// the top 16 bits, one shift or mask of the register (not an extract, then a conversion).
+llvm::Value* KernelLowering::widenPackedBf16(llvm::Value* x) {
+  bool high = false;
+  llvm::Value* word = packedHalf(x, &high);
+  if (!word) return emitCast(DType::BF16, DType::F32, x);
+  llvm::Value* bits = high ? b_.CreateAnd(word, b_.getInt32(0xFFFF0000u)) : b_.CreateShl(word, b_.getInt32(16));
+  return b_.CreateBitCast(bits, b_.getFloatTy());
 }
 
 llvm::Value* KernelLowering::widenToF32(llvm::Value* x, DType t) {

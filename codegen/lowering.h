@@ -106,6 +106,8 @@ class KernelLowering {
   llvm::Value* emitFma(ir::DType t, llvm::Value* a, llvm::Value* b, llvm::Value* c);
   llvm::Value* emitCast(ir::DType from, ir::DType to, llvm::Value* x);
   bool narrowsInPairs(const ir::Op& op, ir::DType from, const ir::Type& to) const;
+  static llvm::Value* packedHalf(llvm::Value* v, bool* high);
+  llvm::Value* widenPackedBf16(llvm::Value* x);
   void narrowPairs(const std::vector<llvm::Value*>& in, ir::DType t, std::vector<llvm::Value*>& out);
   llvm::Value* widenToF32(llvm::Value* x, ir::DType t);
   llvm::Value* narrowFromF32(llvm::Value* x, ir::DType t);

@@ -308,6 +308,7 @@ TEST(HopperPtx, AttentionRunsPTimesVOnWgmmaFromRegisters) {
   EXPECT_EQ(count("ex2.approx.ftz.f32"), 64u);
   EXPECT_EQ(count("ex2.approx.f32"), 2u);
   EXPECT_EQ(count("cvt.rn.bf16.f32"), 0u);
+  EXPECT_EQ(count("cvt.f32.bf16"), 0u);  // each half widened by one shift or mask of its pair
   EXPECT_EQ(count("cvt.rni.f32.f32"), 2u);
   EXPECT_GE(count("fma.rn.f32"), 64u);
   std::string report = ptxasReport(ptx);
