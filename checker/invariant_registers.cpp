@@ -52,7 +52,7 @@ class LivenessWalk {
   bool isTile(ir::ValueId id) const { return id < fn_.values.size() && fn_.values[id].type.isTile(); }
 
   void define(ir::ValueId id, int position) {
-    if (isTile(id)) live[id] = Interval{position, position};
+    if (isTile(id)) live[id] = Interval{position, position, {}};
   }
 
   void use(ir::ValueId id, int position, const std::vector<LoopSpan>& loops, const std::vector<ElseSpan>& elses) {
@@ -99,7 +99,7 @@ class LivenessWalk {
         for (const ir::Block& region : op->regions) {
           // A carried tile enters at the loop; what the body yields for it lives until the Yield.
           for (ir::ValueId arg : region.args)
-            if (isTile(arg)) live[arg] = Interval{position, position};
+            if (isTile(arg)) live[arg] = Interval{position, position, {}};
           walk(region, inner, {});
         }
       } else if (op->kind == OpKind::If && op->regions.size() == 2) {

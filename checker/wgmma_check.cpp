@@ -64,9 +64,36 @@ std::optional<ir::WgmmaDescriptor> operandDescriptor(const ir::Function& fn, con
 
 }  // namespace
 
+// B of p @ v (A in registers): MN-major, its rows N elements. Codegen's descriptor when
+// those rows are one swizzle span of the buffer's own pattern, else the one they would need.
+std::optional<ir::WgmmaDescriptor> mnMajorDescriptor(const ir::Function& fn, const Op& dot, bool* derived) {
+  const ir::Type& t = fn.typeOf(dot.operands[1]);
+  const Op* view = viewOpOf(fn, dot.operands[1]);
+  const ir::Type* buffer = view ? &fn.typeOf(view->operands[0]) : nullptr;
+  if (t.kind != ir::TypeKind::View || t.space != ir::MemSpace::Shared || !buffer || !isSixteenBit(t.dtype) ||
+      buffer->shape.size() < 2 || t.shape.size() != 2)
+    return std::nullopt;
+  const auto isSpan = [](int64_t bytes) { return bytes == 32 || bytes == 64 || bytes == 128; };
+  const int64_t rowBytes = buffer->shape.back() * 2;
+  const int swizzleBytes = ir::tmaSwizzleBytes(t.swizzle, t.dtype);
+  *derived = isSpan(swizzleBytes) && rowBytes == swizzleBytes && t.shape.back() == buffer->shape.back();
+  if (isSpan(rowBytes)) return ir::wgmmaMnMajorDescriptorForSpan(static_cast<int>(rowBytes));
+  if (isSpan(swizzleBytes)) return ir::wgmmaMnMajorDescriptorForSpan(swizzleBytes);
+  return std::nullopt;
+}
+
 std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& fn, const Op& dot) {
   if (dot.kind != OpKind::Dot || dot.operands.size() != 3) return std::nullopt;
-  if (!fn.typeOf(dot.operands[2]).layout.wgmma || fn.typeOf(dot.operands[0]).isTile()) return std::nullopt;
+  if (!fn.typeOf(dot.operands[2]).layout.wgmma) return std::nullopt;
+  if (fn.typeOf(dot.operands[0]).isTile()) {
+    if (dot.attrs.i & ir::kDotTransB) return std::nullopt;  // codegen reads p @ v's B only as stored (K, N)
+    WgmmaDotDescriptors out;
+    std::optional<ir::WgmmaDescriptor> b = mnMajorDescriptor(fn, dot, &out.bDerived);
+    if (!b) return std::nullopt;
+    out.b = *b;
+    out.aInRegisters = true;
+    return out;
+  }
   if (!(dot.attrs.i & ir::kDotTransB)) return std::nullopt;  // codegen refuses B stored (K, N)
   WgmmaDotDescriptors out;
   std::optional<ir::WgmmaDescriptor> a = operandDescriptor(fn, dot, 0, &out.aDerived);
@@ -95,7 +122,9 @@ struct Mismatch {
 
 class OperandCheck {
  public:
-  OperandCheck(const ir::Function& fn, const Op& dot, size_t which) : fn_(fn), dot_(dot), which_(which) {}
+  // `mnMajor`: B of p @ v, stored (K, N) and read transposed; its view's rows are K.
+  OperandCheck(const ir::Function& fn, const Op& dot, size_t which, bool mnMajor)
+      : fn_(fn), dot_(dot), which_(which), mnMajor_(mnMajor) {}
 
   // False when the operand's shapes are not ones a descriptor walks (code generation reports them).
   bool prepare() {
@@ -108,6 +137,7 @@ class OperandCheck {
     if (t.shape.size() != 2 || rank < 2 || view_->operands.size() != rank + 1) return false;
     rows_ = t.shape[0];
     k_ = t.shape[1];
+    if (mnMajor_ && rows_ % ir::kWgmmaKStep != 0) return false;
     groups_ = which_ == 0 ? rows_ / ir::kWgmmaRowsPerWarpgroup : 1;
     rowsPerDescriptor_ = which_ == 0 ? ir::kWgmmaRowsPerWarpgroup : rows_;
     if (groups_ < 1 || groups_ * rowsPerDescriptor_ != rows_) return false;
@@ -121,6 +151,7 @@ class OperandCheck {
   std::string bufferName() const { return sharedName(fn_, buffer_); }
 
   std::optional<Mismatch> firstMismatch(const ir::WgmmaDescriptor& d, const ir::Swizzle& swizzle) const {
+    if (mnMajor_) return firstMnMajorMismatch(d, swizzle);
     const size_t rank = strides_.size();
     const int64_t steps = (k_ + ir::kWgmmaKStep - 1) / ir::kWgmmaKStep;
     std::vector<uint64_t> descriptors(static_cast<size_t>(steps));
@@ -148,6 +179,28 @@ class OperandCheck {
     return std::nullopt;
   }
 
+  // The MN-major walk: element (k, n) of the view, k its row, through the descriptor of
+  // K step k / 16 (start + step * kStepBytes) at (n, k % 16).
+  std::optional<Mismatch> firstMnMajorMismatch(const ir::WgmmaDescriptor& d, const ir::Swizzle& swizzle) const {
+    const size_t rank = strides_.size();
+    for (const Origin& origin : origins_)
+      for (int64_t row = 0; row < rows_; ++row) {
+        const int64_t start = origin.linear * kElementBytes + (row / ir::kWgmmaKStep) * d.kStepBytes;
+        const uint64_t desc = ir::encodeWgmmaDescriptor(d, static_cast<uint32_t>(start));
+        for (int64_t n = 0; n < k_; ++n) {
+          const int64_t read = ir::wgmmaReadAddressMnMajor(desc, n, row % ir::kWgmmaKStep);
+          const int64_t linear = origin.linear + row * strides_[rank - 2] + n * strides_[rank - 1];
+          const int64_t stored = swizzle.apply(linear) * kElementBytes;
+          if (read == stored) continue;
+          Mismatch m{0, row, n, origin.offsets, start, read, stored};
+          m.element[rank - 2] += row;
+          m.element[rank - 1] += n;
+          return m;
+        }
+      }
+    return std::nullopt;
+  }
+
   std::string report(const ir::WgmmaDescriptor& d, bool derived, const Mismatch& m) const {
     const std::string buffer = sharedName(fn_, buffer_);
     const std::string name = which_ == 0 ? "a" : "b";
@@ -158,8 +211,9 @@ class OperandCheck {
     element += "]";
     const int64_t viewRow = m.group * rowsPerDescriptor_ + m.row;
     std::string text = who + " reads " + name + "[" + std::to_string(viewRow) + ", " + std::to_string(m.k) +
-                       "] (" + element + ") through the descriptor of K step " +
-                       std::to_string(m.k / ir::kWgmmaKStep) + " (" + describe(d) + ", start at byte " +
+                       "] (" + element + ") through the " + (mnMajor_ ? "transposed (MN-major) " : "") +
+                       "descriptor of K step " + std::to_string((mnMajor_ ? m.row : m.k) / ir::kWgmmaKStep) + " (" +
+                       describe(d) + ", start at byte " +
                        std::to_string(m.start) + " of '" + buffer + "') at byte " + std::to_string(m.read) +
                        ", but the buffer stores that element at byte " + std::to_string(m.stored) + "; ";
     return text + fix(d, derived);
@@ -184,14 +238,21 @@ class OperandCheck {
              ", 3), the layout the descriptor reads (TMA's " + std::to_string(16 << bits) + "-byte pattern)";
     }
     const int64_t rowBytes = fn_.typeOf(buffer_).shape.back() * kElementBytes;
+    if (mnMajor_ && rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
+      return "a row of '" + buffer + "' is " + std::to_string(rowBytes) +
+             " bytes, but wgmma reads a B stored (K, N) in rows of exactly 32, 64 or 128 bytes (one swizzle span): "
+             "split N into panels of at most 64 elements, one buffer and one dot per panel, each with swizzle=(3, 3, 3)";
     if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
       return "a row of '" + buffer + "' is " + std::to_string(rowBytes) +
              " bytes, but wgmma reads K-major rows of exactly 32, 64 or 128 bytes (one swizzle span): split K "
              "into panels of at most 64 elements, one buffer and one dot per panel, each with swizzle=(3, 3, 3)";
     if (!derived)
-      return "give '" + buffer + "' K-major rows of 32, 64 or 128 bytes with swizzle=(1, 3, 3), (2, 3, 3) or (3, 3, 3)";
+      return "give '" + buffer + "' " + (mnMajor_ ? "rows of N" : "K-major rows") +
+             " of 32, 64 or 128 bytes with swizzle=(1, 3, 3), (2, 3, 3) or (3, 3, 3)";
     return "the buffer's layout is one wgmma reads, so this descriptor is the compiler's error (it should be: " +
-           describe(ir::wgmmaDescriptorForSpan(static_cast<int>(rowBytes))) + "); please report it";
+           describe(mnMajor_ ? ir::wgmmaMnMajorDescriptorForSpan(static_cast<int>(rowBytes))
+                             : ir::wgmmaDescriptorForSpan(static_cast<int>(rowBytes))) +
+           "); please report it";
   }
 
   // Origins of the view, one per residue of its byte offset modulo the swizzles' period.
@@ -232,6 +293,7 @@ class OperandCheck {
   const ir::Function& fn_;
   const Op& dot_;
   size_t which_;
+  bool mnMajor_ = false;
   const Op* view_ = nullptr;
   ir::ValueId buffer_ = ir::kNoValue;
   ir::Swizzle swizzle_;
@@ -248,7 +310,8 @@ void checkBlock(const ir::Function& fn, const ir::Block& block, DiagnosticSink& 
     std::optional<WgmmaDotDescriptors> plan = descriptors(fn, *op);
     if (!plan) continue;
     for (size_t which : {size_t{0}, size_t{1}}) {
-      OperandCheck check(fn, *op, which);
+      if (which == 0 && plan->aInRegisters) continue;
+      OperandCheck check(fn, *op, which, plan->aInRegisters);
       if (!check.prepare()) continue;
       const ir::WgmmaDescriptor& d = which == 0 ? plan->a : plan->b;
       const bool derived = which == 0 ? plan->aDerived : plan->bDerived;

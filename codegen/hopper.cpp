@@ -346,6 +346,7 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
   llvm::Value* bOrigin = viewElementIndex(b, std::vector<llvm::Value*>(bType.shape.size(), b_.getInt32(0)));
   llvm::Value* bBase = sharedAddress32(b_.CreateGEP(memType(bType.dtype), b.base, bOrigin));
 
+  const ir::WgmmaDescriptor bDescriptor = ir::wgmmaMnMajorDescriptorForSpan(swizzleBytes);
   const size_t a0 = numValues, descB = numValues + 4;
   std::string constraints;
   std::string text = wgmmaAsm(n, aType.dtype, numValues,
@@ -365,7 +366,7 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
   inlinePtx(b_.getVoidTy(), "wgmma.fence.sync.aligned;", "~{memory}", {}, true);
   for (int64_t step = 0; step * ir::kWgmmaKStep < k; ++step) {
     const std::vector<llvm::Value*>& fragment = fragments[static_cast<size_t>(step)];
-    llvm::Value* rows = b_.getInt32(static_cast<uint32_t>(step * ir::kWgmmaKStep * swizzleBytes));
+    llvm::Value* rows = b_.getInt32(static_cast<uint32_t>(step * bDescriptor.kStepBytes));
     std::vector<llvm::Value*> args = fragment;
     args.push_back(wgmmaDescriptor(b_.CreateAdd(bBase, rows), swizzleBytes));
     args.push_back(b_.getInt32(1));

@@ -16,6 +16,13 @@ WgmmaDescriptor wgmmaDescriptorForSpan(int swizzleBytes) {
   return d;
 }
 
+WgmmaDescriptor wgmmaMnMajorDescriptorForSpan(int swizzleBytes) {
+  WgmmaDescriptor d = wgmmaDescriptorForSpan(swizzleBytes);
+  d.kStepBytes = kWgmmaKStep * static_cast<int64_t>(swizzleBytes);
+  d.warpgroupBytes = 0;  // B: every warpgroup reads all of it
+  return d;
+}
+
 std::string wgmmaOperandProblem(const Type& operand, const Type* buffer, const std::string& name,
                                 WgmmaDescriptor* out) {
   if (operand.kind != TypeKind::View || operand.space != MemSpace::Shared || !buffer)
@@ -55,6 +62,18 @@ int64_t wgmmaReadAddress(uint64_t descriptor, int64_t row, int64_t k) {
   const int xorBits = mode == 1 ? 3 : mode == 2 ? 2 : 1;  // 128 B, 64 B, 32 B
   const int64_t span = int64_t{16} << xorBits;
   address += (row % 8) * span + kByte;
+  return address ^ (((address >> 7) & ((int64_t{1} << xorBits) - 1)) << 4);
+}
+
+int64_t wgmmaReadAddressMnMajor(uint64_t descriptor, int64_t mn, int64_t k) {
+  const auto field = [&](int lowBit) { return static_cast<int64_t>((descriptor >> lowBit) & 0x3FFF) << 4; };
+  const int64_t start = field(0), leading = field(16), stride = field(32);
+  const int mode = static_cast<int>(descriptor >> 62);
+  const int64_t mnByte = mn * 2;
+  if (mode == 0) return start + (mnByte / 16) * leading + (k / 8) * stride + (k % 8) * 16 + mnByte % 16;
+  const int xorBits = mode == 1 ? 3 : mode == 2 ? 2 : 1;  // 128 B, 64 B, 32 B
+  const int64_t span = int64_t{16} << xorBits;
+  const int64_t address = start + (mnByte / span) * leading + (k / 8) * stride + (k % 8) * span + mnByte % span;
   return address ^ (((address >> 7) & ((int64_t{1} << xorBits) - 1)) << 4);
 }
 

@@ -4,7 +4,9 @@
 // elements the buffers' swizzled layouts store.
 //
 // Operands are K-major 16-bit tiles whose rows are exactly one swizzle span (32,
-// 64 or 128 bytes; the buffer swizzle (b, 3, 3) that TMA writes). One
+// 64 or 128 bytes; the buffer swizzle (b, 3, 3) that TMA writes), or, for B of a
+// dot whose A is in registers (attention's p @ v), MN-major ones: stored (K, N),
+// rows of N one span, read with imm-trans-b = 1 (wgmmaMnMajorDescriptorForSpan). One
 // descriptor names 64 rows of A (one warpgroup's) or all N rows of B; a
 // wgmma m64nNk16 reads 16 elements of K, and the next K step advances the start
 // address by 32 bytes (inside the swizzle span: the hardware applies the
@@ -44,6 +46,10 @@ inline constexpr uint32_t kWgmmaStartAddressMask = 0x3FFFF;  // the 18 address b
 
 // The descriptor of a K-major operand whose rows are one `swizzleBytes` span (32, 64 or 128).
 WgmmaDescriptor wgmmaDescriptorForSpan(int swizzleBytes);
+// The descriptor of an MN-major B (stored (K, N), read with imm-trans-b = 1: attention's
+// V in p @ v) whose rows, N elements, are one `swizzleBytes` span: the same fields (SBO
+// steps 8 rows of K), and a K step of 16 elements is 16 rows of the buffer.
+WgmmaDescriptor wgmmaMnMajorDescriptorForSpan(int swizzleBytes);
 
 // Why operand `name` ("a" or "b") of a wgmma dot cannot be read through a
 // descriptor, in the user's words, or "" with *out set. `operand` is the dot's
@@ -65,5 +71,13 @@ uint64_t encodeWgmmaDescriptor(const WgmmaDescriptor& descriptor, uint32_t start
 // [7, 7+b), b = 3, 2, 1 for 128, 64, 32 bytes. Matrix base offset (bits 49-51)
 // is taken as 0: buffers are 1024-byte aligned.
 int64_t wgmmaReadAddress(uint64_t descriptor, int64_t row, int64_t k);
+
+// The same for an MN-major operand (imm-trans = 1): element (mn, k), k in [0, 16). A
+// swizzled atom is 8 rows of K, each one swizzle span of MN (span / 2 elements), in
+// consecutive spans; the next atom along K is SBO further, the next along MN LBO
+// further; the swizzle XORs the address bits as for K-major operands. Without swizzle,
+// core matrices are 8 MN elements (16 bytes) by 8 rows of K: rows 16 bytes apart, the
+// next along MN LBO further, the next along K SBO further.
+int64_t wgmmaReadAddressMnMajor(uint64_t descriptor, int64_t mn, int64_t k);
 
 }  // namespace argus::ir

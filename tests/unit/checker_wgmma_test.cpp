@@ -2,7 +2,7 @@
 // PTX ISA's canonical swizzled layouts, the real Hopper examples proven clean,
 // and planted descriptor bugs (wrong swizzle mode, SBO, K step, warpgroup
 // offset) and buffer layouts no descriptor expresses, each reported with the
-// element they misread.
+// element they misread; the same for p @ v's MN-major B (A in registers).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -83,6 +83,29 @@ TEST(WgmmaModel, HandComputedAddresses) {
   EXPECT_EQ(ir::wgmmaReadAddress(d0, 3, 2), 3 * 16 + 4);
   EXPECT_EQ(ir::wgmmaReadAddress(d0, 3, 9), 128 + 3 * 16 + 2);
   EXPECT_EQ(ir::wgmmaReadAddress(d0, 9, 0), 256 + 16);
+}
+
+// The MN-major layouts (B stored (K, N), read transposed): in a 128-byte span the 64
+// elements of N of one row of K are consecutive, the 8 rows of K one span apart, their
+// 16-byte chunks swizzled by the row within the atom, the next 8 rows SBO further.
+TEST(WgmmaModel, MnMajorHandComputedAddresses) {
+  const uint64_t d128 = ir::encodeWgmmaDescriptor(ir::wgmmaMnMajorDescriptorForSpan(128), 0);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 0, 0), 0);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 1, 0), 2);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 8, 0), 16);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 0, 1), 128 + 16);   // row 1: chunk 0 ^ 1
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 8, 1), 128);        // chunk 1 ^ 1
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 63, 7), 7 * 128 + (7 ^ 7) * 16 + 14);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 0, 8), 1024);       // the next atom along K: SBO
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d128, 3, 9), 1024 + 128 + 16 + 6);
+  // The K step codegen takes: 16 rows of the buffer.
+  EXPECT_EQ(ir::wgmmaMnMajorDescriptorForSpan(128).kStepBytes, 16 * 128);
+  EXPECT_EQ(ir::wgmmaMnMajorDescriptorForSpan(64).kStepBytes, 16 * 64);
+  // 64-byte spans: 32 elements of N per row; chunk c of row r at c ^ (r / 2) % 4.
+  const uint64_t d64 = ir::encodeWgmmaDescriptor(ir::wgmmaMnMajorDescriptorForSpan(64), 0);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d64, 0, 2), 128 + 16);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d64, 31, 1), 64 + 48 + 14);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(d64, 0, 8), 512);
 }
 
 TEST(WgmmaModel, EncodingPlacesEveryField) {
@@ -175,7 +198,11 @@ TEST(WgmmaCheck, HopperExamplesAreClean) {
       {"gemm_persistent.ag", {}, 1},
       {"moe_gemm.ag", {}, 1},
       {"moe_gemm.ag", {{"BM", "128"}, {"BN", "256"}, {"WG", "2"}, {"SPEC", "True"}}, 1},
-      {"attention_wgmma.ag", {}, 2},  // q k^T on two panels; p @ v reads p from registers
+      // q k^T on two panels, and p @ v on two value panels: p from registers, V MN-major
+      {"attention_wgmma.ag", {}, 4},
+      {"attention_wgmma.ag", {{"CAUSAL", "1"}}, 4},
+      {"attention_wgmma_d64.ag", {}, 2},
+      {"moe_gemm_persistent.ag", {}, 1},
   };
   for (const ExampleCase& c : cases) {
     const std::string source = testing::readExample(c.file);
@@ -339,6 +366,59 @@ def k(A: Tensor[bf16, (64, 64)], W: Tensor[bf16, (64, 64)], C: Tensor[f32, (64, 
     EXPECT_NE(diags[0].message.find(c.element), std::string::npos) << c.swizzle << "\n" << diags[0].message;
     EXPECT_NE(diags[0].message.find("declare 'a_s' with swizzle=(3, 3, 3)"), std::string::npos) << diags[0].message;
   }
+}
+
+// p @ v's B (V stored (K, N), read transposed) is checked too: a planted descriptor bug
+// and a buffer in another swizzle are each reported with the element they misread.
+TEST(WgmmaCheck, PTimesVsTransposedOperandIsChecked) {
+  Compiled compiled = compile(testing::readExample("attention_wgmma_d64.ag"));
+  ASSERT_NE(compiled.fn, nullptr);
+  // SBO of 4 rows of K: row 8 of V is read at byte 512 instead of the next atom's 1024.
+  std::vector<Diagnostic> diags =
+      check(*compiled.fn, [](const ir::Function& fn, const ir::Op& dot) {
+        std::optional<checker::WgmmaDotDescriptors> d = checker::derivedWgmmaDescriptors(fn, dot);
+        if (d && d->aInRegisters) d->b.strideByteOffset = 512;
+        return d;
+      });
+  ASSERT_EQ(diags.size(), 1u) << messages(diags);
+  EXPECT_NE(diags[0].message.find("operand 'b' of this dot (shared buffer 'v_s')"), std::string::npos)
+      << diags[0].message;
+  EXPECT_NE(diags[0].message.find("every warpgroup reads b[8, 0] (v_s[0, 8, 0]) through the transposed (MN-major) "
+                                  "descriptor of K step 0 (128-byte swizzle, stride byte offset 512, start at byte "
+                                  "0 of 'v_s') at byte 576, but the buffer stores that element at byte 1024"),
+            std::string::npos)
+      << diags[0].message;
+  // V declared in the 64-byte pattern (TMA could not write it so: a plain copy does), its
+  // 128-byte rows read in the 128-byte one: they agree on rows 0-3 and differ from row 4.
+  const std::string base = R"(
+@kernel(grid=(1,), warps=4)
+def pv(Q: Tensor[bf16, (64, 64)], K: Tensor[bf16, (64, 64)], V: Tensor[bf16, (64, 64)], O: Tensor[f32, (64, 64)]):
+    q_s = shared(bf16, (64, 64), swizzle=(3, 3, 3))
+    k_s = shared(bf16, (64, 64), swizzle=(3, 3, 3))
+    v_s = shared(bf16, (64, 64), swizzle=SWIZZLE)
+    copy(q_s, Q.tile((64, 64))[0, 0])
+    copy(k_s, K.tile((64, 64))[0, 0])
+    copy(v_s, V.tile((64, 64))[0, 0])
+    barrier()
+    s = dot(q_s, k_s, zeros(f32, (64, 64), layout=wgmma(warpgroups=1)), trans_b=True)
+    p = cast(s, bf16)
+    O.tile((64, 64))[0, 0] = dot(p, v_s, zeros(f32, (64, 64), layout=wgmma(warpgroups=1)))
+)";
+  std::string right = base, wrongSource = base;
+  right.replace(right.find("SWIZZLE"), 7, "(3, 3, 3)");
+  wrongSource.replace(wrongSource.find("SWIZZLE"), 7, "(2, 3, 3)");
+  Compiled clean = compile(right);
+  ASSERT_NE(clean.fn, nullptr);
+  EXPECT_EQ(descriptorDots(*clean.fn), 2);
+  EXPECT_EQ(messages(check(*clean.fn)), "");
+  Compiled wrong = compile(wrongSource);
+  ASSERT_NE(wrong.fn, nullptr);
+  diags = check(*wrong.fn);
+  ASSERT_EQ(diags.size(), 1u) << messages(diags);
+  EXPECT_NE(diags[0].message.find("reads b[4, 0] (v_s[4, 0]) through the transposed (MN-major) descriptor"),
+            std::string::npos)
+      << diags[0].message;
+  EXPECT_NE(diags[0].message.find("declare 'v_s' with swizzle=(3, 3, 3)"), std::string::npos) << diags[0].message;
 }
 
 }  // namespace
