@@ -314,9 +314,12 @@ bool KernelLowering::storesInPairs(const Lowered& view, const ir::Type& tileType
 
 llvm::Value* KernelLowering::tileInside(const Lowered& view) {
   llvm::Value* ok = b_.getTrue();
+  // A view of rank k < r (the tensor's rank) spans one element of each leading axis.
+  const size_t lead = view.offsets.size() - view.tileShape.size();
   for (size_t d = 0; d < view.offsets.size(); ++d) {
+    const int64_t extent = d < lead ? 1 : view.tileShape[d - lead];
     llvm::Value* end = b_.CreateAdd(b_.CreateSExt(view.offsets[d], b_.getInt64Ty()),
-                                    b_.getInt64(static_cast<uint64_t>(view.tileShape[d])));
+                                    b_.getInt64(static_cast<uint64_t>(extent)));
     ok = b_.CreateAnd(ok, b_.CreateICmpSLE(end, b_.CreateZExt(view.extents[d], b_.getInt64Ty())));
     ok = b_.CreateAnd(ok, b_.CreateICmpSGE(view.offsets[d], b_.getInt32(0)));
   }

@@ -93,6 +93,33 @@ TEST(AsyncCopyPtx, Bf16CopyIntoASwizzledBuffer) {
   }
 }
 
+// A 2-D tile of a 3-D tensor (attention's k.tile((BN, D))[bh, j, 0]): the inside test
+// spans one element of the leading axis. (It once paired the tile's extents with the
+// tensor's axes from the first, reading past the tile's shape.)
+TEST(AsyncCopyPtx, ATileOfAHigherRankTensorCopiesWholeChunks) {
+  KernelBuilder k("async_copy_rank3", 4);
+  ValueId x = k.tensor("x", DType::BF16, {"B", "M", "N"});
+  ValueId y = k.tensor("y", DType::BF16, {"M", "N"});
+  k.sizeParams();
+  Type sharedType = Type::shared(DType::BF16, {32, 64});
+  ValueId buffer = k.b.make(OpKind::AllocShared, {}, sharedType, {});
+  ValueId zero = k.i32(0);
+  ValueId row = k.binary(BinaryKind::Mul, k.programId(0), k.i32(32));
+  ValueId dst = k.view(buffer, {zero, zero}, {32, 64});
+  ValueId src = k.view(x, {k.programId(1), row, zero}, {32, 64});
+  k.b.create(OpKind::CopyAsync, {dst, src}, {}, {});
+  k.b.create(OpKind::CommitGroup, {}, {}, {});
+  Attrs wait;
+  wait.i = 0;
+  k.b.create(OpKind::WaitGroup, {}, {}, {}, wait);
+  k.b.create(OpKind::Barrier, {}, {}, {});
+  k.store(k.view(y, {row, zero}, {32, 64}), k.load(dst));
+  std::string ptx = emit(std::move(k.fn), "sm_80", true);
+  EXPECT_NE(ptx.find("cp.async.cg.shared.global [%r"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("], 16;"), std::string::npos) << "the whole-chunk form";
+  EXPECT_NE(ptx.find(", 16, %r"), std::string::npos) << "the zero-fill form";
+}
+
 TEST(AsyncCopyPtx, SwizzleThatSplitsChunksCopiesSynchronously) {
   // Swizzle<1, 0, 1> moves single elements: a 16-byte chunk is not contiguous, so no cp.async.
   std::string ptx = emit(copyThroughShared(DType::F32, Swizzle{1, 0, 1}), "sm_80", true);
