@@ -27,9 +27,10 @@ TEST(AsyncCopyText, ChunkSizesPickTheCacheMode) {
 }
 
 // y = x through a swizzled shared buffer: copy_async, commit, wait 0, barrier, load, store.
-std::unique_ptr<Function> copyThroughShared(DType dtype, Swizzle swizzle) {
+// With `batched`, x is (B, M, N) and the copy reads the tile of batch program_id(1).
+std::unique_ptr<Function> copyThroughShared(DType dtype, Swizzle swizzle, bool batched = false) {
   KernelBuilder k("async_copy", 4);
-  ValueId x = k.tensor("x", dtype, {"M", "N"});
+  ValueId x = batched ? k.tensor("x", dtype, {"B", "M", "N"}) : k.tensor("x", dtype, {"M", "N"});
   ValueId y = k.tensor("y", dtype, {"M", "N"});
   k.sizeParams();
   Type sharedType = Type::shared(dtype, {32, 64});
@@ -39,7 +40,7 @@ std::unique_ptr<Function> copyThroughShared(DType dtype, Swizzle swizzle) {
   ValueId row = k.binary(BinaryKind::Mul, k.programId(0), k.i32(32));
   ValueId dst = k.view(buffer, {zero, zero}, {32, 64});
   k.fn->values[dst].type.swizzle = swizzle;
-  ValueId src = k.view(x, {row, zero}, {32, 64});
+  ValueId src = batched ? k.view(x, {k.programId(1), row, zero}, {32, 64}) : k.view(x, {row, zero}, {32, 64});
   k.b.create(OpKind::CopyAsync, {dst, src}, {}, {});
   k.b.create(OpKind::CommitGroup, {}, {}, {});
   Attrs wait;
@@ -97,24 +98,7 @@ TEST(AsyncCopyPtx, Bf16CopyIntoASwizzledBuffer) {
 // spans one element of the leading axis. (It once paired the tile's extents with the
 // tensor's axes from the first, reading past the tile's shape.)
 TEST(AsyncCopyPtx, ATileOfAHigherRankTensorCopiesWholeChunks) {
-  KernelBuilder k("async_copy_rank3", 4);
-  ValueId x = k.tensor("x", DType::BF16, {"B", "M", "N"});
-  ValueId y = k.tensor("y", DType::BF16, {"M", "N"});
-  k.sizeParams();
-  Type sharedType = Type::shared(DType::BF16, {32, 64});
-  ValueId buffer = k.b.make(OpKind::AllocShared, {}, sharedType, {});
-  ValueId zero = k.i32(0);
-  ValueId row = k.binary(BinaryKind::Mul, k.programId(0), k.i32(32));
-  ValueId dst = k.view(buffer, {zero, zero}, {32, 64});
-  ValueId src = k.view(x, {k.programId(1), row, zero}, {32, 64});
-  k.b.create(OpKind::CopyAsync, {dst, src}, {}, {});
-  k.b.create(OpKind::CommitGroup, {}, {}, {});
-  Attrs wait;
-  wait.i = 0;
-  k.b.create(OpKind::WaitGroup, {}, {}, {}, wait);
-  k.b.create(OpKind::Barrier, {}, {}, {});
-  k.store(k.view(y, {row, zero}, {32, 64}), k.load(dst));
-  std::string ptx = emit(std::move(k.fn), "sm_80", true);
+  std::string ptx = emit(copyThroughShared(DType::BF16, Swizzle{3, 3, 3}, /*batched=*/true), "sm_80", true);
   EXPECT_NE(ptx.find("cp.async.cg.shared.global [%r"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("], 16;"), std::string::npos) << "the whole-chunk form";
   EXPECT_NE(ptx.find(", 16, %r"), std::string::npos) << "the zero-fill form";
