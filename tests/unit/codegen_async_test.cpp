@@ -96,7 +96,8 @@ TEST(AsyncCopyPtx, Bf16CopyIntoASwizzledBuffer) {
 
 // A 2-D tile of a 3-D tensor (attention's k.tile((BN, D))[bh, j, 0]): the inside test
 // spans one element of the leading axis. (It once paired the tile's extents with the
-// tensor's axes from the first, reading past the tile's shape.)
+// tensor's axes from the first, reading past the tile's shape: under the ASan build this
+// test then fails with a heap-buffer-overflow in tileInside.)
 TEST(AsyncCopyPtx, ATileOfAHigherRankTensorCopiesWholeChunks) {
   std::string ptx = emit(copyThroughShared(DType::BF16, Swizzle{3, 3, 3}, /*batched=*/true), "sm_80", true);
   EXPECT_NE(ptx.find("cp.async.cg.shared.global [%r"), std::string::npos) << ptx;
