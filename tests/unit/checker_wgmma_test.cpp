@@ -296,6 +296,12 @@ TEST(WgmmaCheck, PlantedDescriptorBugsAreReportedWithTheElement) {
 // period. B's 32-byte rows in TMA's 64-byte pattern, swizzle=(2, 3, 3), agree
 // with the 32-byte descriptor while address bit 8 is 0: stages 0 and 2 are
 // read right, stages 1 and 3 are not, and the report names stage 1.
+// `source` with its placeholder SWIZZLE replaced by `swizzle`, e.g. "(3, 3, 3)".
+std::string withSwizzle(std::string source, const std::string& swizzle) {
+  source.replace(source.find("SWIZZLE"), 7, swizzle);
+  return source;
+}
+
 TEST(WgmmaCheck, EveryStageIsChecked) {
   const std::string source = R"(
 @kernel(grid=(1,), warps=4)
@@ -311,14 +317,11 @@ def k(A: Tensor[bf16, (64, 16)], W: Tensor[bf16, (8, 16)], C: Tensor[f32, (64, 8
         acc = dot(a_s, w_s[s], acc, trans_b=True)
     C.tile((64, 8))[0, 0] = acc
 )";
-  std::string right = source, wrong = source;
-  right.replace(right.find("SWIZZLE"), 7, "(1, 3, 3)");
-  wrong.replace(wrong.find("SWIZZLE"), 7, "(2, 3, 3)");
-  Compiled clean = compile(right);
+  Compiled clean = compile(withSwizzle(source, "(1, 3, 3)"));
   ASSERT_NE(clean.fn, nullptr);
   ASSERT_EQ(descriptorDots(*clean.fn), 1);
   EXPECT_EQ(messages(check(*clean.fn)), "");
-  Compiled compiled = compile(wrong);
+  Compiled compiled = compile(withSwizzle(source, "(2, 3, 3)"));
   ASSERT_NE(compiled.fn, nullptr);
   std::vector<Diagnostic> diags = check(*compiled.fn);
   ASSERT_EQ(diags.size(), 1u) << messages(diags);
@@ -357,9 +360,7 @@ def k(A: Tensor[bf16, (64, 64)], W: Tensor[bf16, (64, 64)], C: Tensor[f32, (64, 
       {"(1, 3, 3)", "a[2, 0] (a_s[2, 0])"},
   };
   for (const Case& c : cases) {
-    std::string source = base;
-    source.replace(source.find("SWIZZLE"), 7, c.swizzle);
-    Compiled compiled = compile(source);
+    Compiled compiled = compile(withSwizzle(base, c.swizzle));
     ASSERT_NE(compiled.fn, nullptr) << c.swizzle;
     std::vector<Diagnostic> diags = check(*compiled.fn);
     ASSERT_EQ(diags.size(), 1u) << c.swizzle << "\n" << messages(diags);
@@ -404,14 +405,11 @@ def pv(Q: Tensor[bf16, (64, 64)], K: Tensor[bf16, (64, 64)], V: Tensor[bf16, (64
     p = cast(s, bf16)
     O.tile((64, 64))[0, 0] = dot(p, v_s, zeros(f32, (64, 64), layout=wgmma(warpgroups=1)))
 )";
-  std::string right = base, wrongSource = base;
-  right.replace(right.find("SWIZZLE"), 7, "(3, 3, 3)");
-  wrongSource.replace(wrongSource.find("SWIZZLE"), 7, "(2, 3, 3)");
-  Compiled clean = compile(right);
+  Compiled clean = compile(withSwizzle(base, "(3, 3, 3)"));
   ASSERT_NE(clean.fn, nullptr);
   EXPECT_EQ(descriptorDots(*clean.fn), 2);
   EXPECT_EQ(messages(check(*clean.fn)), "");
-  Compiled wrong = compile(wrongSource);
+  Compiled wrong = compile(withSwizzle(base, "(2, 3, 3)"));
   ASSERT_NE(wrong.fn, nullptr);
   diags = check(*wrong.fn);
   ASSERT_EQ(diags.size(), 1u) << messages(diags);
