@@ -8,7 +8,8 @@ order; A (M, K) and B (K, N) inputs, C (M, N) output, C's dtype as compiled.
 Scalars named alpha / beta get 1 / 0. The "A @ W^T" form (a linear layer,
 transposed_b=True) takes W (N, K) instead of B, named W or B. A kernel that
 copies an operand with TMA (a "tensor_maps" entry) needs that operand's rows to
-be a multiple of 16 bytes (K a multiple of 8 for bf16): other K are n/a.
+be a multiple of 16 bytes (K a multiple of 8 for bf16): other K are n/a. A store
+map ("store": true) is not such a need: the kernel stores C without it.
 
 MoE grouped GEMM: the tensors named X, W, block_expert (or expert_ids) and Y, else
 the first four in order: X (T_pad, K) and W (E, N, K) bf16, block_expert (T_pad / BM,)
@@ -27,6 +28,19 @@ import math
 
 LOG2E = 1.4426950408889634
 
+
+
+def tma_loaded_params(spec):
+    """The parameters the kernel reads with TMA: their rows must be 16-byte multiples.
+    A store map ("store": true) is optional: the kernel stores without it otherwise."""
+    return {m.param for m in getattr(spec, "tensor_maps", []) if not getattr(m, "store", False)}
+
+
+def tma_text(spec, loaded):
+    """'; TMA for A, W; TMA stores for C' (the configuration column's note)."""
+    stored = sorted({m.param for m in getattr(spec, "tensor_maps", []) if getattr(m, "store", False)})
+    text = f"; TMA for {', '.join(sorted(loaded))}" if loaded else ""
+    return text + (f"; TMA stores for {', '.join(stored)} (16-byte rows)" if stored else "")
 
 class Unsupported(Exception):
     """The kernel cannot run this case (its metadata says so): a visible n/a row."""
@@ -85,7 +99,7 @@ class GemmBinding:
             raise MetadataMismatch(f"{spec.name}: A is {a.dtype} but {b.name} is {b.dtype}")
         self._check_shared_k()
         self.in_dtype, self.out_dtype = a.dtype, c.dtype
-        self.tma_params = {m.param for m in getattr(spec, "tensor_maps", [])}
+        self.tma_params = tma_loaded_params(spec)
 
     def _check_shared_k(self):
         """With named extents, A's K must be B's K in the position the form expects:
@@ -120,7 +134,7 @@ class GemmBinding:
         return [by_name[p.name] for p in self.spec.user_params]
 
     def describe(self):
-        tma = f"; TMA for {', '.join(sorted(self.tma_params))}" if self.tma_params else ""
+        tma = tma_text(self.spec, self.tma_params)
         return (f"{self.spec.signature()}: A={self.a.name}{_dims_text(self.a)} "
                 f"{'W' if self.transposed_b else 'B'}={self.b.name}{_dims_text(self.b)} "
                 f"C={self.c.name}{_dims_text(self.c)} {self.out_dtype}{tma}; grid {', '.join(self.spec.grid_text)}; "
@@ -247,7 +261,7 @@ class MoeBinding:
         self.block_rows = int(consts["BM"])
         self.x, self.w, self.experts, self.y = x, w, experts, y
         self.in_dtype, self.out_dtype = x.dtype, y.dtype
-        self.tma_params = {m.param for m in getattr(spec, "tensor_maps", [])}
+        self.tma_params = tma_loaded_params(spec)
 
     def check_shape(self, experts, topk, tokens, n, k, block_rows, padding_blocks=0):
         """Raises Unsupported when the case is padded to another BM, an extent is a
@@ -269,7 +283,7 @@ class MoeBinding:
         return [by_name[p.name] for p in self.spec.user_params]
 
     def describe(self):
-        tma = f"; TMA for {', '.join(sorted(self.tma_params))}" if self.tma_params else ""
+        tma = tma_text(self.spec, self.tma_params)
         return (f"{self.spec.signature()}: X={self.x.name}{_dims_text(self.x)} W={self.w.name}{_dims_text(self.w)} "
                 f"block_expert={self.experts.name}{_dims_text(self.experts)} Y={self.y.name}{_dims_text(self.y)} "
                 f"{self.out_dtype}; BM={self.block_rows}{tma}; grid {', '.join(self.spec.grid_text)}; "

@@ -96,8 +96,11 @@ def gemm_sizes(quick):
 def gemm_nt_sizes(quick):
     """As gemm_sizes, but the ragged K are multiples of 8 that are not multiples of 64
     (TMA needs 16-byte rows; the last tile along K is partly zero-filled) while M and N
-    are off the 128 x 256 tiles; K = 300 is n/a for TMA kernels, a visible row."""
-    ragged = [(1000, 1003, 520)] if quick else [(1000, 1003, 520), (129, 257, 136), (1, 1, 8), (129, 257, 300)]
+    are off the 128 x 256 tiles; K = 300 is n/a for TMA kernels, a visible row. N = 1003
+    and 257 (rows not 16-byte aligned) store without TMA; N = 1000 stores by TMA, which
+    clips the edge tiles."""
+    ragged = [(1000, 1003, 520), (1000, 1000, 520)] if quick else \
+        [(1000, 1003, 520), (1000, 1000, 520), (129, 257, 136), (1, 1, 8), (129, 257, 300)]
     return ragged, gemm_sizes(quick)[1]
 
 
@@ -117,9 +120,10 @@ MOE_ROUTING_SEED = 20260
 def moe_sizes(quick):
     """(E, topk, tokens, N, K, BM, padding blocks) tuples: (checked-only, timed). The ragged
     ones have N off every tile, K a multiple of 8 but not of 64 (TMA: 16-byte rows), experts
-    without rows, and a trailing padding block (block_expert -1); K = 300 shows the n/a."""
+    without rows, and a trailing padding block (block_expert -1); K = 300 shows the n/a.
+    N = 1000 has 16-byte rows: its outputs go by TMA stores, clipped at the edges."""
     ragged = [(8, 2, 37, 1003, 520, 64, 1), (64, 6, 5, 300, 136, 64, 1), (8, 2, 300, 257, 72, 128, 1),
-              (8, 2, 20, 100, 300, 64, 0)]
+              (8, 2, 20, 100, 300, 64, 0), (8, 2, 300, 1000, 72, 128, 1)]
     timed = []
     for model in ("mixtral", "deepseek"):
         e, k, n, hidden = MOE_MODELS[model]

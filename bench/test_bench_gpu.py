@@ -94,6 +94,16 @@ class GemmNtBindingTest(unittest.TestCase):
         with self.assertRaisesRegex(Unsupported, "copies A with TMA.*a row of 300 bf16 is 600"):
             b.check_shape(129, 257, 300)
 
+    def test_a_store_map_is_no_row_requirement(self):
+        # C's TMA stores are optional: the kernel stores a row of 1003 without them.
+        d = wgmma_spec_dict()
+        d["tensor_maps"].append({"param": "C", "box": [16, 64], "swizzle_bytes": 128, "store": True})
+        b = GemmBinding(KernelSpec(d), transposed_b=True)
+        b.check_shape(1000, 1003, 520)
+        self.assertIn("TMA for A, W; TMA stores for C", b.describe())
+        with self.assertRaisesRegex(Unsupported, "copies A with TMA"):
+            b.check_shape(129, 257, 300)
+
     def test_the_form_must_match_the_kernel(self):
         with self.assertRaisesRegex(MetadataMismatch, "other form \\(C = A @ W\\^T"):
             GemmBinding(KernelSpec(wgmma_spec_dict()))
@@ -110,6 +120,8 @@ class GemmNtBindingTest(unittest.TestCase):
             self.assertTrue(tma_ok)
             for m, n, k in tma_ok:
                 self.assertTrue(m % 128 and n % 256 and k % 64, (m, n, k))
+            # C by TMA stores (16-byte rows), clipped at the edges, and without them.
+            self.assertTrue(any(n % 8 == 0 for _, n, _ in tma_ok) and any(n % 8 for _, n, _ in tma_ok))
         self.assertIn((4096, 4096, 512), bench_gpu.gemm_nt_sizes(False)[1])
         self.assertIn((8192, 8192, 8192), bench_gpu.gemm_nt_sizes(False)[1])
 
@@ -308,6 +320,7 @@ class MoeLayoutTest(unittest.TestCase):
         self.assertTrue(any(s[6] for s in ragged))
         tma_ok = [s for s in ragged if s[4] % 8 == 0]
         self.assertTrue(tma_ok and all(s[4] % 64 and s[3] % 128 for s in tma_ok))
+        self.assertTrue(any(s[3] % 8 == 0 for s in tma_ok) and any(s[3] % 8 for s in tma_ok))
         self.assertIn((8, 2, 8192, 14336, 4096, 128, 0), timed)  # Mixtral-like prefill
         self.assertIn((64, 6, 64, 2816, 2048, 64, 0), timed)  # DeepSeek-V2-Lite-like decode
         self.assertEqual(bench_gpu.flops_of("moe", (8, 2, 64, 14336, 4096, 64, 0)), 2.0 * 128 * 14336 * 4096)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/bulk.h"
 #include "support/diagnostic.h"
 
 namespace argus::ir { struct Module; struct Function; }
@@ -33,6 +34,11 @@ int64_t dynamicSharedBytes(const ir::Function& fn, const std::string& arch);
 // on `arch` (codegen/store_staging.cpp): their bytes, or 0 when no store is staged or
 // when they would not fit beside `otherBytes` of shared memory.
 int64_t storeStagingBytes(const ir::Function& fn, const std::string& arch, int64_t otherBytes);
+// Where the slices start after `otherBytes` of shared memory (1024-byte aligned, for TMA).
+int64_t storeStagingOffset(int64_t otherBytes);
+// The kernel's tensor maps in ABI order (ir/bulk.h): its CopyBulk maps, then, on
+// sm_90a, one per tensor its staged stores write by TMA.
+std::vector<ir::TensorMapUse> kernelTensorMaps(const ir::Function& fn, const std::string& arch);
 
 // Lowers every function of `module` to one NVPTX kernel and prints the module
 // as it is handed to the backend (after the O3 pipeline). On failure reports

@@ -132,7 +132,7 @@ bool KernelLowering::planDynamicSharedMemory(const std::vector<std::pair<const i
   };
   for (const auto& [op, bytes] : buffers) sharedBuffers_[op] = at(bytes, sharedBufferAlignment(fn_, *op));
   if (scratchBytes_ > 0) scratch_ = at(scratchBytes_, 16);
-  if (stagingBytes_ > 0) storeStaging_ = at(stagingBytes_, 16);
+  if (stagingBytes_ > 0) storeStaging_ = at(stagingBytes_, kStoreStagingAlignment);
   base->setAlignment(std::max(base->getAlign().valueOrOne(), llvm::Align(static_cast<uint64_t>(maxAlignment))));
   return true;
 }
@@ -160,7 +160,7 @@ bool KernelLowering::planSharedMemory() {
   if (!ok) return false;
   total += scratchBytes_;
   stagingBytes_ = storeStagingBytes(fn_, arch_, total);
-  total += stagingBytes_;
+  if (stagingBytes_ > 0) total = storeStagingOffset(total) + stagingBytes_;
   if (total > limit) {
     std::string parts;
     for (const auto& [op, bytes] : buffers) {
@@ -192,17 +192,17 @@ bool KernelLowering::planSharedMemory() {
     sharedBuffers_[op] = gv;
   }
   // codegen's own static arrays: the reduction/layout scratch and the store staging slices
-  auto byteArray = [&](int64_t bytes, const char* suffix) -> llvm::Value* {
+  auto byteArray = [&](int64_t bytes, const char* suffix, uint64_t alignment) -> llvm::Value* {
     if (bytes <= 0) return nullptr;
     auto* arrayTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), static_cast<uint64_t>(bytes));
     auto* gv = new llvm::GlobalVariable(module_, arrayTy, false, llvm::GlobalValue::InternalLinkage,
                                         llvm::UndefValue::get(arrayTy), fn_.name + suffix, nullptr,
                                         llvm::GlobalValue::NotThreadLocal, 3);
-    gv->setAlignment(llvm::Align(16));
+    gv->setAlignment(llvm::Align(alignment));
     return gv;
   };
-  scratch_ = byteArray(scratchBytes_, "_smem_scratch");
-  storeStaging_ = byteArray(stagingBytes_, "_smem_store_staging");
+  scratch_ = byteArray(scratchBytes_, "_smem_scratch", 16);
+  storeStaging_ = byteArray(stagingBytes_, "_smem_store_staging", kStoreStagingAlignment);
   return true;
 }
 
@@ -211,6 +211,12 @@ int64_t maxSharedBytesPerBlock(const std::string& arch) {
 }
 
 int64_t sharedMemoryBytes(const ir::Function& fn, const std::string& arch) {
+  const int64_t before = sharedBytesBeforeStaging(fn);
+  const int64_t staging = storeStagingBytes(fn, arch, before);
+  return staging > 0 ? storeStagingOffset(before) + staging : before;
+}
+
+int64_t sharedBytesBeforeStaging(const ir::Function& fn) {
   int64_t total = 0, scratch = 0;
   forEachOp(fn.body, [&](const ir::Op& op) {
     if (op.kind == OpKind::AllocShared && !op.results.empty()) {
@@ -219,8 +225,7 @@ int64_t sharedMemoryBytes(const ir::Function& fn, const std::string& arch) {
     }
     scratch = std::max(scratch, scratchBytesFor(fn, op));
   });
-  total += scratch;
-  return total + storeStagingBytes(fn, arch, total);
+  return total + scratch;
 }
 
 int64_t dynamicSharedBytes(const ir::Function& fn, const std::string& arch) {
@@ -245,7 +250,7 @@ bool KernelLowering::declareKernel() {
     }
   }
   // TMA descriptors: 128-byte byval parameters marked grid_constant (ir/bulk.h).
-  tensorMaps_ = ir::tensorMapsOf(fn_);
+  tensorMaps_ = kernelTensorMaps(fn_, arch_);
   auto* tensorMapTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx_), 128);
   for (size_t m = 0; m < tensorMaps_.size(); ++m) paramTypes.push_back(llvm::PointerType::get(ctx_, 0));
   auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), paramTypes, false);

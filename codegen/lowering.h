@@ -161,8 +161,10 @@ class KernelLowering {
                       const std::vector<llvm::Value*>& data);
   // ---- store_staging.cpp (16-bit mma tiles to global memory through shared slices)
   llvm::Value* tileInsideWithAlignedRows(const Lowered& view);
+  llvm::Value* rowsAlignedForTma(const Lowered& view, ir::DType t);
+  // With `tensorMap`, each slice goes to global memory by one TMA store.
   void emitStagedStore(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
-                       const std::vector<llvm::Value*>& data);
+                       const std::vector<llvm::Value*>& data, llvm::Value* tensorMap = nullptr);
   // The value's bits in memory, as an integer of the dtype's width.
   llvm::Value* toMemoryBits(llvm::Value* v, ir::DType t);
   llvm::Value* packHalfPair(llvm::Value* lo, llvm::Value* hi, ir::DType t);
@@ -293,6 +295,10 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
 // Whether `store` writes its 16-bit mma tile to global memory through per-warp shared slices
 // (store_staging.cpp; their bytes: storeStagingBytes in codegen.h).
 bool stagesStoreThroughShared(const ir::Function& fn, const ir::Op& store, const std::string& arch);
+// The slices' alignment (storeStagingOffset): TMA's 128-byte swizzle period.
+inline constexpr int64_t kStoreStagingAlignment = 1024;
+// Shared memory of a kernel's buffers and scratch, before its store staging.
+int64_t sharedBytesBeforeStaging(const ir::Function& fn);
 // 1024 for buffers TMA writes or wgmma reads (their swizzle follows the address), else 16.
 int64_t sharedBufferAlignment(const ir::Function& fn, const ir::Op& alloc);
 int64_t dtypeBytes(ir::DType t);

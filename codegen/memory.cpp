@@ -9,6 +9,7 @@
 #include <llvm/IR/InlineAsm.h>
 
 #include "codegen/lowering.h"
+#include "ir/bulk.h"
 
 namespace argus::codegen {
 
@@ -264,6 +265,17 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
     llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, staged ? "store.staged" : "store.pairs", kernel_);
     llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "store.general", kernel_);
     merge = llvm::BasicBlock::Create(ctx_, "store.done", kernel_);
+    const int tmaMap = staged ? ir::tensorMapIndex(fn_, tensorMaps_, op) : -1;
+    if (tmaMap >= 0 && static_cast<size_t>(tmaMap) < tensorMapArgs_.size()) {
+      // By TMA wherever the tensor's rows allow it, edge tiles included (TMA clips them).
+      llvm::BasicBlock* tma = llvm::BasicBlock::Create(ctx_, "store.tma", kernel_);
+      llvm::BasicBlock* other = llvm::BasicBlock::Create(ctx_, "store.untma", kernel_);
+      b_.CreateCondBr(rowsAlignedForTma(view, tileType.dtype), tma, other);
+      b_.SetInsertPoint(tma);
+      emitStagedStore(view, tileType, *layout, data, tensorMapArgs_[static_cast<size_t>(tmaMap)]);
+      b_.CreateBr(merge);
+      b_.SetInsertPoint(other);
+    }
     b_.CreateCondBr(staged ? tileInsideWithAlignedRows(view) : tileInsideWithEvenRows(view), fast, general);
     b_.SetInsertPoint(fast);
     if (staged)

@@ -17,6 +17,8 @@
 // element stores of memory.cpp run.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <functional>
+
 #include "codegen/codegen.h"
 #include "codegen/lowering.h"
 
@@ -24,8 +26,11 @@ namespace argus::codegen {
 
 namespace {
 
-constexpr int64_t kStagedRows = 16, kStagedCols = 64;
+constexpr int64_t kStagedRows = ir::kStoreSliceRows, kStagedCols = ir::kStoreSliceCols;
 constexpr int64_t kSliceBytes = kStagedRows * kStagedCols * 2;
+// TMA's 128-byte swizzle reads address bits 7..9 as the row: slices must start at
+// a multiple of its 1024-byte period for it to match the slices' chunk ^ row % 8.
+constexpr int64_t kStagingAlignment = kStoreStagingAlignment;
 
 bool hasStmatrix(const std::string& arch) { return arch == "sm_90" || arch == "sm_90a"; }
 
@@ -41,28 +46,36 @@ bool anyStagedStore(const ir::Function& fn, const ir::Block& block, const std::s
 }  // namespace
 
 bool stagesStoreThroughShared(const ir::Function& fn, const ir::Op& store, const std::string& arch) {
-  if (!hasStmatrix(arch) || store.kind != ir::OpKind::Store || store.operands.size() < 2) return false;
-  const ir::Type& tile = fn.typeOf(store.operands[1]);
-  const ir::Type& view = fn.typeOf(store.operands[0]);
-  const ir::Op* viewOp = fn.value(store.operands[0]).def;
-  if (!tile.isTile() || !tile.layout.isMma() || tile.layout.reducedMask != 0 || tile.shape.size() != 2) return false;
-  if (tile.dtype != ir::DType::BF16 && tile.dtype != ir::DType::F16) return false;
-  if (view.kind != ir::TypeKind::View || view.space != ir::MemSpace::Global) return false;
-  if (!viewOp || viewOp->kind != ir::OpKind::View || viewOp->operands.empty() ||
-      fn.typeOf(viewOp->operands[0]).shape.size() != 2)
-    return false;
-  const ir::Layout& layout = tile.layout;
-  // Every warp holds a part of its own (no replicated values), in whole 16 x 64 chunks.
-  if (layout.warpsM * layout.warpsN != fn.numWarps) return false;
-  const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM, colsPerWarp = layout.parent[1] / layout.warpsN;
-  return rowsPerWarp % kStagedRows == 0 && colsPerWarp % kStagedCols == 0;
+  return hasStmatrix(arch) && ir::storesThroughSlices(fn, store);
 }
 
 int64_t storeStagingBytes(const ir::Function& fn, const std::string& arch, int64_t otherBytes) {
   const bool any = anyStagedStore(fn, fn.body, arch);
   const int64_t bytes = fn.numWarps * kSliceBytes;
   // The staging only speeds stores up: it never costs a kernel its fit in shared memory.
-  return any && otherBytes + bytes <= maxSharedBytesPerBlock(arch) ? bytes : 0;
+  return any && storeStagingOffset(otherBytes) + bytes <= maxSharedBytesPerBlock(arch) ? bytes : 0;
+}
+
+int64_t storeStagingOffset(int64_t otherBytes) {
+  return (otherBytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
+}
+
+std::vector<ir::TensorMapUse> kernelTensorMaps(const ir::Function& fn, const std::string& arch) {
+  std::vector<ir::TensorMapUse> maps = ir::tensorMapsOf(fn);
+  // sm_90a only: its PTX (ISA 8.0) has the TMA instructions; sm_90's (7.8, LLVM's choice) does not.
+  if (arch != "sm_90a" || storeStagingBytes(fn, arch, sharedBytesBeforeStaging(fn)) == 0) return maps;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
+    for (const auto& op : block.ops) {
+      if (stagesStoreThroughShared(fn, *op, arch)) {
+        ir::TensorMapUse use = ir::storeTensorMapUse(fn, *op);
+        if (ir::tensorOnlyStoredTo(fn, use.param) && ir::tensorMapIndex(fn, maps, *op) < 0)
+          maps.push_back(std::move(use));
+      }
+      for (const ir::Block& region : op->regions) walk(region);
+    }
+  };
+  walk(fn.body);
+  return maps;
 }
 
 // i1, block-uniform: the view lies inside its tensor and every row of it starts
@@ -75,8 +88,18 @@ llvm::Value* KernelLowering::tileInsideWithAlignedRows(const Lowered& view) {
   return b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(15)), b_.getInt64(0)));
 }
 
+// i1, block-uniform: TMA can store into the view's tensor: its base and rows are
+// 16-byte aligned. The runtime encodes the store's tensor map under exactly these
+// conditions (and passes zeros otherwise); TMA clips the slices at the edges.
+llvm::Value* KernelLowering::rowsAlignedForTma(const Lowered& view, ir::DType t) {
+  llvm::Value* rowBytes = b_.CreateMul(view.extents.back(), b_.getInt32(static_cast<uint32_t>(dtypeBytes(t))));
+  llvm::Value* ok = b_.CreateICmpEQ(b_.CreateAnd(rowBytes, b_.getInt32(15)), b_.getInt32(0));
+  llvm::Value* base = b_.CreatePtrToInt(view.base, b_.getInt64Ty());
+  return b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(15)), b_.getInt64(0)));
+}
+
 void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
-                                     const std::vector<llvm::Value*>& data) {
+                                     const std::vector<llvm::Value*>& data, llvm::Value* tensorMap) {
   const ir::Layout& mma = tileType.layout;
   const int64_t atomsM = mma.parent[0] / mma.warpsM / 16, atomsN = mma.parent[1] / mma.warpsN / 8;
   llvm::Value* tid = threadId();
@@ -105,8 +128,18 @@ void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileTy
   llvm::Value* matrixAtom = b_.CreateLShr(matrix, b_.getInt32(1));
   auto valueIndex = [&](int64_t m, int64_t n, int64_t h) { return 2 * h + 4 * n + 4 * atomsN * m; };
   llvm::Type* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
+  // By TMA, lane 0 stores a whole slice with one instruction and, before the
+  // warp writes the slice again, waits until TMA has read it.
+  llvm::Value* leader = b_.CreateICmpEQ(lane, b_.getInt32(0));
+  auto waitForSliceRead = [&] {
+    inlinePtx(b_.getVoidTy(), "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p cp.async.bulk.wait_group.read 0; }",
+              "r,~{memory}", {b_.CreateZExt(leader, b_.getInt32Ty())}, true);
+    warpSync();
+  };
+  bool sliceInFlight = false;
   for (int64_t m = 0; m < atomsM; ++m) {
     for (int64_t chunk = 0; chunk < atomsN / 8; ++chunk) {
+      if (sliceInFlight) waitForSliceRead();
       for (int64_t pair = 0; pair < 4; ++pair) {
         const int64_t n = chunk * 8 + 2 * pair;
         llvm::Value* address = sharedAddress32(
@@ -116,6 +149,25 @@ void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileTy
                   {address, packed(valueIndex(m, n, 0)), packed(valueIndex(m, n, 1)), packed(valueIndex(m, n + 1, 0)),
                    packed(valueIndex(m, n + 1, 1))},
                   true);
+      }
+      if (tensorMap) {
+        // The slice was written through the generic proxy; TMA reads it through the async one.
+        inlinePtx(b_.getVoidTy(), "fence.proxy.async.shared::cta;", "~{memory}", {}, true);
+        warpSync();
+        llvm::Value* row = b_.CreateAdd(view.offsets[0], b_.CreateAdd(row0, b_.getInt32(static_cast<uint32_t>(16 * m))));
+        llvm::Value* col = b_.CreateAdd(view.offsets[1],
+                                        b_.CreateAdd(col0, b_.getInt32(static_cast<uint32_t>(kStagedCols * chunk))));
+        llvm::Value* sliceStart = sharedAddress32(b_.CreateGEP(b_.getInt8Ty(), storeStaging_, slice));
+        inlinePtx(b_.getVoidTy(),
+                  "{ .reg .pred p; setp.ne.b32 p, $0, 0; "
+                  "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$2, $3}], [$4]; "
+                  "@p cp.async.bulk.commit_group; }",
+                  "r,l,r,r,r,~{memory}",
+                  {b_.CreateZExt(leader, b_.getInt32Ty()), b_.CreatePtrToInt(tensorMap, b_.getInt64Ty()), col, row,
+                   sliceStart},
+                  true);
+        sliceInFlight = true;
+        continue;
       }
       warpSync();
       // 16 rows of 8 chunks: lane l reads chunk l % 8 of rows l / 8, 4 + l / 8, ...
@@ -134,6 +186,7 @@ void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileTy
       warpSync();
     }
   }
+  if (sliceInFlight) waitForSliceRead();
 }
 
 }  // namespace argus::codegen

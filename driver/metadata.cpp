@@ -86,12 +86,16 @@ long long sharedBytesIn(const ir::Function& fn, const ir::Block& block) {
   return total;
 }
 
-// One entry per ir::tensorMapsOf map, in its (the ABI's) order.
-json tensorMapsJson(const ir::Function& fn) {
+// One entry per codegen::kernelTensorMaps map, in its (the ABI's) order; a
+// store's map is marked optional ("store": the runtime passes zeros where TMA
+// cannot describe the tensor, and the kernel then stores without it).
+json tensorMapsJson(const ir::Function& fn, const std::string& arch) {
   json maps = json::array();
-  for (const ir::TensorMapUse& use : ir::tensorMapsOf(fn)) {
-    if (use.param >= fn.params.size()) continue;  // tensorMapsOf never yields one; stay safe on bad IR
-    maps.push_back(json{{"param", fn.params[use.param].name}, {"box", use.box}, {"swizzle_bytes", use.swizzleBytes}});
+  for (const ir::TensorMapUse& use : codegen::kernelTensorMaps(fn, arch)) {
+    if (use.param >= fn.params.size()) continue;  // kernelTensorMaps never yields one; stay safe on bad IR
+    json map{{"param", fn.params[use.param].name}, {"box", use.box}, {"swizzle_bytes", use.swizzleBytes}};
+    if (use.store) map["store"] = true;
+    maps.push_back(std::move(map));
   }
   return maps;
 }
@@ -122,7 +126,7 @@ json kernelJson(const ir::Function& fn, const std::string& arch) {
               {"requirements", std::move(requirements)},
               {"static_shared_bytes", staticSharedBytes(fn)},
               {"dynamic_shared_bytes", codegen::dynamicSharedBytes(fn, arch)},
-              {"tensor_maps", tensorMapsJson(fn)},
+              {"tensor_maps", tensorMapsJson(fn, arch)},
               {"constants", std::move(constants)}};
 }
 

@@ -17,14 +17,69 @@ int tmaSwizzleBytes(const Swizzle& swizzle, DType dtype) {
   return 16 << swizzle.bits;
 }
 
+namespace {
+// The tensor parameter `viewValue` is a view of, or params.size().
+size_t viewedTensorParam(const Function& fn, ValueId viewValue) {
+  const Op* view = fn.values[viewValue].def;
+  if (!view || view->kind != OpKind::View || view->operands.empty()) return fn.params.size();
+  for (size_t i = 0; i < fn.params.size(); ++i)
+    if (fn.params[i].kind == ParamKind::Tensor && fn.params[i].value == view->operands[0]) return i;
+  return fn.params.size();
+}
+}  // namespace
+
+bool storesThroughSlices(const Function& fn, const Op& store) {
+  if (store.kind != OpKind::Store || store.operands.size() < 2) return false;
+  const Type& tile = fn.typeOf(store.operands[1]);
+  const Type& view = fn.typeOf(store.operands[0]);
+  const Op* viewOp = fn.value(store.operands[0]).def;
+  if (!tile.isTile() || !tile.layout.isMma() || tile.layout.reducedMask != 0 || tile.shape.size() != 2) return false;
+  if (tile.dtype != DType::BF16 && tile.dtype != DType::F16) return false;
+  if (view.kind != TypeKind::View || view.space != MemSpace::Global) return false;
+  if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty() ||
+      fn.typeOf(viewOp->operands[0]).shape.size() != 2)
+    return false;
+  const Layout& layout = tile.layout;
+  // Every warp holds a part of its own (no replicated values), in whole slices.
+  if (layout.warpsM * layout.warpsN != fn.numWarps) return false;
+  const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM, colsPerWarp = layout.parent[1] / layout.warpsN;
+  return rowsPerWarp % kStoreSliceRows == 0 && colsPerWarp % kStoreSliceCols == 0;
+}
+
+bool tensorOnlyStoredTo(const Function& fn, size_t param) {
+  if (param >= fn.params.size() || fn.params[param].kind != ParamKind::Tensor) return false;
+  const ValueId tensor = fn.params[param].value;
+  bool onlyStored = true;
+  std::function<void(const Block&)> walk = [&](const Block& block) {
+    for (const auto& op : block.ops) {
+      for (size_t i = 0; i < op->operands.size(); ++i) {
+        const ValueId operand = op->operands[i];
+        if (operand == tensor && op->kind != OpKind::View) onlyStored = false;
+        const Op* def = operand < fn.values.size() ? fn.values[operand].def : nullptr;
+        const bool viewOfTensor = def && def->kind == OpKind::View && !def->operands.empty() && def->operands[0] == tensor;
+        if (viewOfTensor && !(op->kind == OpKind::Store && i == 0)) onlyStored = false;
+      }
+      for (const Block& region : op->regions) walk(region);
+    }
+  };
+  walk(fn.body);
+  return onlyStored;
+}
+
+TensorMapUse storeTensorMapUse(const Function& fn, const Op& store) {
+  TensorMapUse use;
+  use.param = store.operands.empty() ? fn.params.size() : viewedTensorParam(fn, store.operands[0]);
+  use.box = {kStoreSliceRows, kStoreSliceCols};
+  use.swizzleBytes = 128;
+  use.store = true;
+  return use;
+}
+
 TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy) {
   TensorMapUse use;
   use.param = fn.params.size();
   if (copy.operands.size() < 2) return use;
-  const Op* view = fn.values[copy.operands[1]].def;
-  if (!view || view->kind != OpKind::View || view->operands.empty()) return use;
-  for (size_t i = 0; i < fn.params.size(); ++i)
-    if (fn.params[i].kind == ParamKind::Tensor && fn.params[i].value == view->operands[0]) use.param = i;
+  use.param = viewedTensorParam(fn, copy.operands[1]);
   if (use.param == fn.params.size()) return use;
   const Type& viewType = fn.typeOf(copy.operands[1]);
   const size_t rank = fn.params[use.param].dims.size();
@@ -52,7 +107,7 @@ std::vector<TensorMapUse> tensorMapsOf(const Function& fn) {
 }
 
 int tensorMapIndex(const Function& fn, const std::vector<TensorMapUse>& maps, const Op& copy) {
-  TensorMapUse use = tensorMapUseOf(fn, copy);
+  TensorMapUse use = copy.kind == OpKind::Store ? storeTensorMapUse(fn, copy) : tensorMapUseOf(fn, copy);
   for (size_t i = 0; i < maps.size(); ++i)
     if (maps[i] == use) return static_cast<int>(i);
   return -1;

@@ -24,12 +24,33 @@ struct TensorMapUse {
   std::vector<int64_t> box;  // box extents, outermost first, one per tensor dimension
                              // (1 for the leading dimensions a lower-rank view does not span)
   int swizzleBytes = 0;      // 0 (none), 32, 64 or 128
+  // A store's map (TMA store of an epilogue slice): optional. The runtime passes
+  // zeros where TMA cannot describe the tensor, and the kernel, which tests the
+  // same conditions (16-byte aligned base and rows), then stores without it.
+  bool store = false;
   bool operator==(const TensorMapUse&) const = default;
 };
 
+// The maps of the kernel's CopyBulk ops; codegen::kernelTensorMaps appends
+// those of its TMA stores, which depend on the target.
 std::vector<TensorMapUse> tensorMapsOf(const Function& fn);
 
-// The tensor map a CopyBulk op reads through (an index into `maps`), or -1.
+// Stores of 16-bit mma tiles go to global memory through per-warp shared
+// slices of kStoreSliceRows x kStoreSliceCols elements (codegen/store_staging.cpp)
+// when every warp holds whole slices of its own part of a 2-D tensor's tile.
+inline constexpr int64_t kStoreSliceRows = 16, kStoreSliceCols = 64;
+bool storesThroughSlices(const Function& fn, const Op& store);
+// The map through which such a store's slices go by TMA: box 16 x 64, the
+// slices' 128-byte swizzle; param = params.size() when the view is not of a
+// tensor parameter.
+TensorMapUse storeTensorMapUse(const Function& fn, const Op& store);
+// True when the kernel only stores to tensor parameter `param` (no loads or
+// copies read it). TMA stores complete asynchronously, through another proxy
+// than ordinary loads and stores, so they are used only for such outputs.
+bool tensorOnlyStoredTo(const Function& fn, size_t param);
+
+// The tensor map a CopyBulk op reads through, or a Store op writes through
+// (an index into `maps`), or -1.
 int tensorMapIndex(const Function& fn, const std::vector<TensorMapUse>& maps, const Op& copy);
 
 // What a CopyBulk needs from its tensor map; nullopt-like -1 swizzle when TMA

@@ -228,5 +228,7 @@ def tensor_map_arg(spec, tensor_map, tensor):
         encoding = plan_tensor_map(param.name, param.dtype, tuple(int(s) for s in tensor.shape), names,
                                    int(tensor.data_ptr()), tensor_map.box, tensor_map.swizzle_bytes)
     except ArgumentError as e:
+        if tensor_map.store:  # the kernel stores without the map: pass zeros (TensorMapArg)
+            return TensorMapArg(param.name, None, store=True, zero_reason=f"{spec.name}: {e}")
         raise ArgumentError(f"{spec.name}: {e}") from None
-    return TensorMapArg(param.name, encoding)
+    return TensorMapArg(param.name, encoding, store=tensor_map.store)

@@ -105,16 +105,23 @@ class Param:
 
 
 class TensorMapSpec:
-    """A TMA descriptor the kernel takes after its sizes ("tensor_maps" entry)."""
-    __slots__ = ("param", "param_index", "box", "swizzle_bytes")
+    """A TMA descriptor the kernel takes after its sizes ("tensor_maps" entry).
+    `store`: the map serves the epilogue's TMA stores; the kernel checks the
+    tensor's alignment itself and stores without the map when TMA cannot
+    describe it, so such a map is passed as zeros instead of failing the launch."""
+    __slots__ = ("param", "param_index", "box", "swizzle_bytes", "store")
 
     def __init__(self, raw, kernel, params):
         try:
             self.param = str(raw["param"])
             self.box = [int(b) for b in raw["box"]]
             self.swizzle_bytes = int(raw["swizzle_bytes"])
+            self.store = raw.get("store", False)  # absent for load maps and in older metadata
         except (KeyError, TypeError, ValueError) as e:
             raise MetadataError(f"kernel '{kernel}': malformed tensor map {raw!r} ({type(e).__name__}: {e})") from None
+        if not isinstance(self.store, bool):  # bool(x) would take "yes" or 1 silently
+            raise MetadataError(f"kernel '{kernel}': malformed tensor map {raw!r} ('store' is "
+                                f"{self.store!r}, not true or false)")
         index = next((i for i, p in enumerate(params) if p.name == self.param and p.kind == "tensor"), None)
         if index is None:
             raise MetadataError(f"kernel '{kernel}': tensor map of '{self.param}', which is not a tensor parameter")

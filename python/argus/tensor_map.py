@@ -121,12 +121,19 @@ def plan_tensor_map(tensor, dtype, shape, dim_names, address, box, swizzle_bytes
 class TensorMapArg:
     """One tensor-map kernel argument: 128 bytes at a 64-byte aligned address
     inside a buffer it owns (ctypes cannot align an object itself), filled by
-    the encoder at launch."""
+    the encoder at launch.
 
-    def __init__(self, tensor, encoding):
+    A store map (`store`, the epilogue's TMA stores) whose tensor TMA cannot
+    describe has no `encoding` and stays 128 zero bytes: the kernel checks the
+    tensor's alignment itself and then stores without reading the map.
+    `zero_reason` says why a store map is zeros (None while it is not)."""
+
+    def __init__(self, tensor, encoding, store=False, zero_reason=None):
         self.tensor = tensor
         self.encoding = encoding
-        self._buffer = (ctypes.c_uint8 * (MAP_BYTES + MAP_ALIGNMENT))()
+        self.store = store
+        self.zero_reason = zero_reason
+        self._buffer = (ctypes.c_uint8 * (MAP_BYTES + MAP_ALIGNMENT))()  # ctypes zero-fills it
         base = ctypes.addressof(self._buffer)
         self.address = (base + MAP_ALIGNMENT - 1) // MAP_ALIGNMENT * MAP_ALIGNMENT
 
@@ -142,6 +149,10 @@ def param_addresses(values):
 
 def encode_tensor_maps(plan, encode):
     """Fills every tensor map of `plan` with `encode(arg)` (cuda.encode_tensor_map
-    on a GPU; a stand-in in tests)."""
+    on a GPU; a stand-in in tests). A store map TMA cannot describe has no
+    encoding and stays zero; any other map that fails to encode fails the launch
+    (a kernel that passes its own alignment test would read the map)."""
     for arg in plan.tensor_maps:
+        if arg.encoding is None:
+            continue
         encode(arg)

@@ -342,6 +342,79 @@ class TensorMapTest(unittest.TestCase):
         self.assertEqual(plan.tensor_maps, [])
 
 
+def with_store_maps(*store):
+    """TMA with "store" set on its maps (the epilogue's TMA stores), one value per map."""
+    maps = [dict(m, store=v) for m, v in zip(TMA["tensor_maps"], store)]
+    return dict(TMA, tensor_maps=maps)
+
+
+def marking_encoder(encoded):
+    """A stand-in for cuda.encode_tensor_map: fills the map with one byte per call."""
+    def encode(arg):
+        encoded.append(arg.encoding.global_address)
+        ctypes.memmove(arg.address, bytes([len(encoded)]) * MAP_BYTES, MAP_BYTES)
+    return encode
+
+
+class StoreTensorMapTest(unittest.TestCase):
+    """Store maps ("store": true): what TMA cannot describe becomes 128 zero bytes."""
+
+    def test_metadata(self):
+        spec = spec_of(with_store_maps(True, False))
+        self.assertEqual([m.store for m in spec.tensor_maps], [True, False])
+        self.assertEqual([m.store for m in spec_of(TMA).tensor_maps], [False, False])  # absent: load maps
+        for value in ["yes", 1, None]:
+            with self.assertRaisesRegex(MetadataError, r"malformed tensor map .*'store' is .*, not true or false"):
+                spec_of(with_store_maps(value, False))
+
+    def test_store_map_tma_cannot_describe_is_zeros(self):
+        store = spec_of(with_store_maps(True, False))
+        for a_shape, a_ptr, reason in [((64, 100), 0xA000, "its row of K=100 bf16 elements is 200 bytes"),
+                                       ((64, 64), 0xA008, "starts at address 0xa008, which is not 16-byte")]:
+            a = FakeTensor(a_shape, dtype="torch.bfloat16", ptr=a_ptr)
+            c = FakeTensor((2,) + a_shape, dtype="torch.float32", ptr=0xC000)
+            plan = plan_launch(store, (a, c, 1.0), {}, 0)
+            first, second = plan.tensor_maps
+            self.assertIsNone(first.encoding)
+            self.assertIn(reason, first.zero_reason)
+            encoded = []
+            encode_tensor_maps(plan, marking_encoder(encoded))
+            self.assertEqual(encoded, [0xC000])  # A's map is never encoded
+            self.assertEqual(first.raw(), bytes(MAP_BYTES))
+            self.assertEqual(second.raw(), b"\x01" * MAP_BYTES)
+            addresses = param_addresses(plan.values)
+            self.assertEqual(addresses[5], first.address)
+            self.assertEqual(first.address % 64, 0)
+            # The same tensors through a load map still fail.
+            with self.assertRaisesRegex(ArgumentError, reason):
+                plan_launch(spec_of(TMA), (a, c, 1.0), {}, 0)
+
+    def test_store_map_tma_can_describe_is_encoded(self):
+        a = FakeTensor((128, 64), dtype="torch.bfloat16", ptr=0xA000)
+        c = FakeTensor((2, 128, 64), dtype="torch.float32", ptr=0xC000)
+        plan = plan_launch(spec_of(with_store_maps(True, True)), (a, c, 1.0), {}, 0)
+        encoded = []
+        encode_tensor_maps(plan, marking_encoder(encoded))
+        self.assertEqual(encoded, [0xA000, 0xC000])
+        self.assertEqual([m.raw() for m in plan.tensor_maps], [b"\x01" * MAP_BYTES, b"\x02" * MAP_BYTES])
+        self.assertEqual([m.zero_reason for m in plan.tensor_maps], [None, None])
+
+    def test_failed_encode_of_a_store_map_tma_can_describe_fails(self):
+        # The kernel's own alignment test passes for this tensor, so it would read
+        # the map: zeros there would be a fault, not a fallback.
+        a = FakeTensor((128, 64), dtype="torch.bfloat16", ptr=0xA000)
+        c = FakeTensor((2, 128, 64), dtype="torch.float32", ptr=0xC000)
+
+        def failing_for_a(arg):
+            if arg.encoding.global_address == 0xA000:
+                raise CudaError("cuTensorMapEncodeTiled(tma, tensor 'A')", 1, "CUDA_ERROR_INVALID_VALUE",
+                                "invalid argument")
+
+        plan = plan_launch(spec_of(with_store_maps(True, False)), (a, c, 1.0), {}, 0)
+        with self.assertRaises(CudaError):
+            encode_tensor_maps(plan, failing_for_a)
+
+
 class MetadataFileTest(unittest.TestCase):
     def test_paths_and_errors(self):
         self.assertEqual(metadata_path("a/b.ptx"), "a/b.meta.json")

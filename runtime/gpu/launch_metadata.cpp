@@ -109,6 +109,11 @@ MetaTensorMap parseTensorMap(const json& j, const KernelMeta& k, const std::stri
   m.swizzleBytes = static_cast<int>(integer(member(j, "swizzle_bytes", where), where + ".swizzle_bytes"));
   if (tensorMapSwizzle(m.swizzleBytes) < 0)
     malformed(where + ": swizzle_bytes " + std::to_string(m.swizzleBytes) + " is not 0, 32, 64 or 128");
+  if (j.contains("store")) {  // absent in metadata of load-only kernels and of older argusc
+    const json& store = j.at("store");
+    if (!store.is_boolean()) malformed(where + ": \"store\" of '" + m.param + "' is not true or false");
+    m.store = store.get<bool>();
+  }
   return m;
 }
 
@@ -325,9 +330,19 @@ bool packArguments(const KernelMeta& kernel, const LaunchPlan& plan,
     return false;
   }
   for (size_t m = 0; m < kernel.tensorMaps.size(); ++m) {
+    cu::TensorMap map{};
     TensorMapEncoding encoding;
-    if (!planKernelTensorMap(kernel, plan, m, tensors, encoding, error)) return false;
-    cu::TensorMap map;
+    std::string why;
+    if (!planKernelTensorMap(kernel, plan, m, tensors, encoding, why)) {
+      if (!kernel.tensorMaps[m].store) {
+        error = why;
+        return false;
+      }
+      // A store map TMA cannot describe (MetaTensorMap::store): the kernel tests the
+      // same conditions and stores without it, so zeros go in its place.
+      args.addTensorMap(map);
+      continue;
+    }
     if (!encoder(encoding, map, error)) {
       error = "kernel '" + kernel.name + "', tensor '" + kernel.tensorMaps[m].param + "': " + error;
       return false;

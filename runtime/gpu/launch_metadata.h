@@ -67,6 +67,11 @@ struct MetaTensorMap {
   size_t paramIndex = 0;     // its index in KernelMeta::params
   std::vector<int64_t> box;  // outermost first, one per tensor dimension
   int swizzleBytes = 0;      // 0, 32, 64 or 128
+  // A map for the epilogue's TMA stores ("store": true). The kernel checks at
+  // run time that the tensor is 16-byte aligned with rows a multiple of 16
+  // bytes and otherwise stores without the map, so a map TMA cannot describe
+  // is passed as zeros instead of failing the launch.
+  bool store = false;
 };
 
 struct KernelMeta {
@@ -110,7 +115,9 @@ struct TensorBinding {
 // value as the raw little-endian bytes of its dtype. A kernel with tensor maps
 // needs `encoder` (GpuRuntime::tensorMapEncoder()): each map is planned
 // for its tensor's address and shape (planTensorMap: TMA's preconditions), then
-// encoded and appended as a 64-byte aligned 128-byte argument.
+// encoded and appended as a 64-byte aligned 128-byte argument. A store map
+// that cannot be planned or encoded (or has no encoder) is appended as 128
+// zero bytes instead: the kernel does not read it then (MetaTensorMap::store).
 bool packArguments(const KernelMeta& kernel, const LaunchPlan& plan,
                    const std::map<std::string, TensorBinding>& tensors,
                    const std::map<std::string, std::vector<uint8_t>>& scalars, KernelArgs& args,

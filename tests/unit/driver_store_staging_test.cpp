@@ -8,6 +8,7 @@
 #include "codegen/codegen.h"
 #include "driver/compilation.h"
 #include "driver/metadata.h"
+#include "ir/bulk.h"
 #include "ir/ir.h"
 #include "test_sources.h"
 
@@ -70,6 +71,51 @@ TEST(StoreStaging, SkippedWhereTheSlicesWouldNotFit) {
   const argus::ir::Function& fn = *c->ir().functions.at(0);
   EXPECT_LE(argus::codegen::sharedMemoryBytes(fn, "sm_90a"), argus::codegen::maxSharedBytesPerBlock("sm_90a"));
   EXPECT_EQ(argus::codegen::storeStagingBytes(fn, "sm_90a", argus::codegen::sharedMemoryBytes(fn, "sm_90a")), 0);
+}
+
+TEST(StoreStaging, HopperSlicesGoToGlobalMemoryByTmaStores) {
+  auto c = compileExample("gemm_persistent.ag", "sm_90a");
+  ASSERT_FALSE(c->hasErrors());
+  const std::string& ptx = c->ptx();
+  // Lane 0 stores each 16 x 64 slice with one TMA store, after the warp's writes are
+  // fenced for the async proxy, and waits for TMA to read it before the next write.
+  EXPECT_TRUE(has(ptx, "fence.proxy.async.shared::cta;"));
+  EXPECT_TRUE(has(ptx, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"));
+  EXPECT_TRUE(has(ptx, "cp.async.bulk.commit_group;"));
+  EXPECT_TRUE(has(ptx, "cp.async.bulk.wait_group.read 0;"));
+  // C's map comes after the loads' maps, optional, with the slices' box and swizzle.
+  const argus::ir::Function& fn = *c->ir().functions.at(0);
+  std::vector<argus::ir::TensorMapUse> maps = argus::codegen::kernelTensorMaps(fn, "sm_90a");
+  ASSERT_EQ(maps.size(), 3u);
+  EXPECT_FALSE(maps[0].store);
+  EXPECT_EQ(fn.params[maps[2].param].name, "C");
+  EXPECT_TRUE(maps[2].store);
+  EXPECT_EQ(maps[2].box, (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(maps[2].swizzleBytes, 128);
+  EXPECT_TRUE(has(argus::kernelMetadataJson(c->ir(), "sm_90a"), "\"store\": true"));
+  // TMA's 128-byte swizzle is a function of the address: the slices start 1024-byte aligned.
+  const int64_t staging = argus::codegen::storeStagingBytes(fn, "sm_90a", 0);
+  EXPECT_EQ((argus::codegen::sharedMemoryBytes(fn, "sm_90a") - staging) % 1024, 0);
+  EXPECT_EQ(argus::codegen::storeStagingOffset(1), 1024);
+  // Unaligned rows and pre-Hopper targets keep the ordinary stores.
+  EXPECT_TRUE(has(ptx, "st.global.v4.u32"));
+  auto ampere = compileExample("gemm_tc.ag", "sm_80");
+  ASSERT_FALSE(ampere->hasErrors());
+  EXPECT_FALSE(has(ampere->ptx(), "cp.async.bulk"));
+  EXPECT_TRUE(argus::codegen::kernelTensorMaps(*ampere->ir().functions.at(0), "sm_80").empty());
+}
+
+TEST(StoreStaging, TmaStoresOnlyTensorsTheKernelNeverReads) {
+  // TMA writes complete asynchronously, through the async proxy: a tensor the
+  // kernel also reads (here A and W) would race with them.
+  auto c = compileExample("gemm_persistent.ag", "sm_90a");
+  ASSERT_FALSE(c->hasErrors());
+  const argus::ir::Function& fn = *c->ir().functions.at(0);
+  for (size_t p = 0; p < fn.params.size(); ++p) {
+    const bool output = fn.params[p].name == "C";
+    EXPECT_EQ(argus::ir::tensorOnlyStoredTo(fn, p), output) << fn.params[p].name;
+  }
+  EXPECT_FALSE(argus::ir::tensorOnlyStoredTo(fn, fn.params.size()));
 }
 
 }  // namespace

@@ -85,6 +85,34 @@ TEST(TensorMapMetadata, RejectsMalformedMaps) {
   EXPECT_EQ(parseError(R"({"param": "A"})"), "malformed kernel metadata: kernel 'tma': \"tensor_maps\" is not an array");
 }
 
+// kTmaMeta with "store": true added to map `mapIndex` (the epilogue's TMA stores).
+std::string withStoreMap(size_t mapIndex, const std::string& value = "true") {
+  std::string text = kTmaMeta;
+  size_t at = text.find("\"tensor_maps\"");
+  for (size_t i = 0; i <= mapIndex; ++i) at = text.find("\"swizzle_bytes\"", at + 1);
+  at = text.find('}', at);
+  return text.insert(at, ", \"store\": " + value);
+}
+
+TEST(TensorMapMetadata, ParsesStoreMaps) {
+  KernelMeta k = parseOne(withStoreMap(1));
+  ASSERT_EQ(k.tensorMaps.size(), 2u);
+  EXPECT_FALSE(k.tensorMaps[0].store);  // absent: a load map
+  EXPECT_TRUE(k.tensorMaps[1].store);
+  EXPECT_EQ(k.tensorMaps[1].param, "C");
+  EXPECT_FALSE(parseOne(withStoreMap(1, "false")).tensorMaps[1].store);
+}
+
+TEST(TensorMapMetadata, RejectsAStoreThatIsNotABoolean) {
+  for (const char* value : {"\"yes\"", "1", "null"}) {
+    std::vector<KernelMeta> kernels;
+    std::string error;
+    EXPECT_FALSE(parseKernelMetadata(withStoreMap(0, value), kernels, error)) << value;
+    EXPECT_EQ(error, "malformed kernel metadata: kernel 'tma' tensor map: \"store\" of 'A' is not true or false")
+        << value;
+  }
+}
+
 TEST(TensorMapPlan, BuildsTheEncodeArgumentsInnermostFirst) {
   TensorMapEncoding e;
   std::string error;
@@ -251,6 +279,107 @@ TEST(TensorMapPacking, ReportsBadTensorsAndMissingEncoders) {
             "kernel 'tma', tensor 'A': cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
 }
 
+// Packs kernel `k` for M=128 and K, A at `addressOfA`, and returns the map
+// arguments (the last two), their words copied out of `args`.
+struct PackedMaps {
+  bool ok = false;
+  std::string error;
+  int encodes = 0;
+  std::vector<std::vector<uint64_t>> maps;
+};
+
+PackedMaps packMaps(const KernelMeta& k, int64_t K, uint64_t addressOfA, const TensorMapEncoder& encoder) {
+  PackedMaps out;
+  LaunchPlan plan;
+  EXPECT_TRUE(planLaunch(k, {{"M", 128}, {"K", K}}, plan, out.error)) << out.error;
+  std::map<std::string, TensorBinding> tensors{{"A", {addressOfA, 1 << 20}}, {"C", {0xC000, 1 << 20}}};
+  std::map<std::string, std::vector<uint8_t>> scalars{{"s", {0, 0, 0x80, 0x3f}}};
+  TensorMapEncoder counted;
+  if (encoder)
+    counted = [&](const TensorMapEncoding& e, cu::TensorMap& map, std::string& why) {
+      ++out.encodes;
+      return encoder(e, map, why);
+    };
+  KernelArgs args;
+  out.ok = packArguments(k, plan, tensors, scalars, args, out.error, counted);
+  if (out.ok && args.count() == 7) {
+    for (size_t i : {5u, 6u}) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(args.pointers()[i]) % 64, 0u);
+      const uint64_t* words = static_cast<const uint64_t*>(args.pointers()[i]);
+      out.maps.emplace_back(words, words + 16);
+    }
+  }
+  return out;
+}
+
+// Writes the map's address into every word, as a stand-in for a real encode.
+bool markingEncoder(const TensorMapEncoding& e, cu::TensorMap& map, std::string&) {
+  for (uint64_t& word : map.opaque) word = e.globalAddress;
+  return true;
+}
+
+const std::vector<uint64_t> kZeroMap(16, 0);
+
+TEST(TensorMapPacking, StoreMapTmaCannotDescribeIsPassedAsZeros) {
+  KernelMeta store = parseOne(withStoreMap(0));  // A's map is a store map
+  // A row of K=100 bf16 elements is 200 bytes: no TMA map, and no encode call.
+  PackedMaps packed = packMaps(store, 100, 0xA000, markingEncoder);
+  ASSERT_TRUE(packed.ok) << packed.error;
+  EXPECT_EQ(packed.encodes, 1);  // C's only
+  ASSERT_EQ(packed.maps.size(), 2u);
+  EXPECT_EQ(packed.maps[0], kZeroMap);
+  EXPECT_EQ(packed.maps[1], std::vector<uint64_t>(16, 0xC000));
+  // A tensor that is not 16-byte aligned: the same.
+  packed = packMaps(store, 64, 0xA008, markingEncoder);
+  ASSERT_TRUE(packed.ok) << packed.error;
+  EXPECT_EQ(packed.maps[0], kZeroMap);
+
+  // The same tensors through a load map still fail the launch.
+  KernelMeta load = parseOne(kTmaMeta);
+  packed = packMaps(load, 100, 0xA000, markingEncoder);
+  EXPECT_FALSE(packed.ok);
+  EXPECT_EQ(packed.error,
+            "kernel 'tma': tensor 'A': its row of K=100 bf16 elements is 200 bytes; TMA needs rows that are a "
+            "multiple of 16 bytes (K a multiple of 8)");
+  packed = packMaps(load, 64, 0xA008, markingEncoder);
+  EXPECT_FALSE(packed.ok);
+  EXPECT_NE(packed.error.find("starts at address 0xa008, which is not 16-byte aligned"), std::string::npos)
+      << packed.error;
+}
+
+TEST(TensorMapPacking, StoreMapTmaCanDescribeIsEncoded) {
+  PackedMaps packed = packMaps(parseOne(withStoreMap(0)), 64, 0xA000, markingEncoder);
+  ASSERT_TRUE(packed.ok) << packed.error;
+  EXPECT_EQ(packed.encodes, 2);
+  ASSERT_EQ(packed.maps.size(), 2u);
+  EXPECT_EQ(packed.maps[0], std::vector<uint64_t>(16, 0xA000));
+  EXPECT_EQ(packed.maps[1], std::vector<uint64_t>(16, 0xC000));
+}
+
+TEST(TensorMapPacking, FailedEncodeOfAStoreMapTmaCanDescribeFailsTheLaunch) {
+  // The kernel's own test passes for this tensor, so it would read the map: zeros
+  // there would be a fault, not a fallback.
+  TensorMapEncoder failingForA = [](const TensorMapEncoding& e, cu::TensorMap& map, std::string& why) {
+    markingEncoder(e, map, why);
+    why = "cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE (invalid argument)";
+    return e.globalAddress != 0xA000;
+  };
+  PackedMaps packed = packMaps(parseOne(withStoreMap(0)), 64, 0xA000, failingForA);
+  EXPECT_FALSE(packed.ok);
+  EXPECT_EQ(packed.error,
+            "kernel 'tma', tensor 'A': cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+}
+
+TEST(TensorMapPacking, StoreMapsNeedAnEncoderToo) {
+  std::string bothStore = withStoreMap(0);
+  bothStore.insert(bothStore.find('}', bothStore.rfind("\"swizzle_bytes\"")), ", \"store\": true");
+  KernelMeta k = parseOne(bothStore);
+  ASSERT_TRUE(k.tensorMaps[0].store && k.tensorMaps[1].store);
+  PackedMaps packed = packMaps(k, 64, 0xA000, {});
+  EXPECT_FALSE(packed.ok);
+  EXPECT_EQ(packed.error, "kernel 'tma' copies with TMA and needs tensor maps, which this launcher cannot encode");
+}
+
 // ---------------------------------------------------------------- the stand-in driver
 
 constexpr const char* kProbeMeta = R"json({"version": 1, "kernels": [{
@@ -371,6 +500,31 @@ TEST_F(FakeDriverTma, FailedEncodeNamesTheCudaError) {
   EXPECT_EQ(error,
             "kernel 'tma_probe', tensor 'x': cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE (fake driver "
             "error)");
+}
+
+TEST_F(FakeDriverTma, StoreMapOfUnalignedRowsLaunchesWithZerosAndNoEncode) {
+  std::string text = kProbeMeta;
+  text.replace(text.find("{\"const\": 64}"), 13, "{\"const\": 60}");
+  text.insert(text.find("\"swizzle_bytes\": 128") + 20, ", \"store\": true");
+  std::string error;
+  std::unique_ptr<MetadataLauncher> launcher =
+      MetadataLauncher::create(*runtime_, ".entry tma_probe(", text, "tma_probe", error);
+  ASSERT_TRUE(launcher) << error;
+  ASSERT_TRUE(launcher->metadata().tensorMaps.at(0).store);
+  std::unique_ptr<DeviceBuffer> x = runtime_->allocate(100 * 60 * 2, error);
+  ASSERT_TRUE(x) << error;
+  int launchesBefore = 0, launches = 0, callsBefore = 0, calls = 0;
+  uint64_t words[16];
+  uintptr_t paramAddress = 0;
+  lastProbe_(words, &paramAddress, &launchesBefore);
+  lastCall_(&callsBefore);
+  ASSERT_TRUE(launcher->launch({{"N", 100}}, {{"x", x.get()}}, {}, error)) << error;
+  lastProbe_(words, &paramAddress, &launches);
+  lastCall_(&calls);
+  EXPECT_EQ(launches, launchesBefore + 1);
+  EXPECT_EQ(calls, callsBefore);
+  EXPECT_EQ(std::vector<uint64_t>(words, words + 16), std::vector<uint64_t>(16, 0));
+  EXPECT_EQ(paramAddress % 64, 0u);
 }
 
 TEST_F(FakeDriverTma, BadStrideIsRefusedBeforeTheDriver) {
