@@ -98,6 +98,7 @@ class LaunchPlan:
         self.block = block    # (threads, 1, 1)
         self.sizes = sizes    # {name: extent}
         self.tensor_maps = list(tensor_maps)  # the TensorMapArgs to encode before launching
+        self.params = None  # cuLaunchKernel's pointer array, built once the maps are encoded
 
     @property
     def empty(self):

@@ -177,8 +177,14 @@ def encode_tensor_map(arg, what=""):
           f"box {e.box_dims} (innermost first)")
 
 
-def launch(function, grid, block, stream, values, what, shared_bytes=0):
-    params = (ctypes.c_void_p * max(1, len(values)))(*param_addresses(values))
+def param_array(values):
+    """cuLaunchKernel's kernelParams for `values` (valid while they live)."""
+    return (ctypes.c_void_p * max(1, len(values)))(*param_addresses(values))
+
+
+def launch(function, grid, block, stream, values, what, shared_bytes=0, params=None):
+    if params is None:
+        params = param_array(values)
     check(f"cuLaunchKernel({what})",
           lib().cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                shared_bytes, stream, params, None))

@@ -8,6 +8,7 @@ from . import cuda
 from .binding import plan_launch
 from .errors import ArgusError, ArgumentError
 from .meta import read_metadata
+from .plan_cache import PlanCache, call_key
 from .tensor_map import encode_tensor_maps
 
 
@@ -19,6 +20,7 @@ class Kernel:
         self.spec = spec
         self.name = spec.name
         self._function = function
+        self._plans = PlanCache()
         if spec.dynamic_shared_bytes > 0:
             cuda.allow_dynamic_shared(function, spec.dynamic_shared_bytes, spec.name)
         self.attributes = cuda.function_attributes(function)
@@ -33,18 +35,25 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         stream = kwargs.pop("stream", None)
-        plan = self.plan(*args, **kwargs)
-        if plan.empty:
-            return
+        key = call_key(args, kwargs)
+        plan = self._plans.get(key)
+        fresh = plan is None
+        if fresh:
+            plan = self.plan(*args, **kwargs)
+            if plan.empty:
+                return
         if stream is None:
             import torch
             stream = torch.cuda.current_stream(self._module.device_index).cuda_stream
         elif hasattr(stream, "cuda_stream"):
             stream = stream.cuda_stream
         cuda.ensure_current(self._module.context)
-        encode_tensor_maps(plan, lambda arg: cuda.encode_tensor_map(arg, f"{self.name}, tensor '{arg.tensor}'"))
+        if fresh:
+            encode_tensor_maps(plan, lambda arg: cuda.encode_tensor_map(arg, f"{self.name}, tensor '{arg.tensor}'"))
+            plan.params = cuda.param_array(plan.values)
+            self._plans.put(key, plan)  # only a plan whose maps encoded is reused
         cuda.launch(self._function, plan.grid, plan.block, stream, plan.values, self.name,
-                    self.spec.dynamic_shared_bytes)
+                    self.spec.dynamic_shared_bytes, plan.params)
 
     def __repr__(self):
         return f"<argus kernel {self.spec.signature()}>"

@@ -12,6 +12,7 @@ from . import cuda
 from .binding import pack_scalar, plan_launch
 from .errors import ArgumentError, CudaError, MetadataError
 from .meta import evaluate, metadata_path, parse_metadata, read_metadata
+from .plan_cache import PlanCache, call_key
 from .tensor_map import MAP_BYTES, TensorMapArg, encode_tensor_maps, param_addresses, plan_tensor_map
 
 
@@ -413,6 +414,41 @@ class StoreTensorMapTest(unittest.TestCase):
         plan = plan_launch(spec_of(with_store_maps(True, False)), (a, c, 1.0), {}, 0)
         with self.assertRaises(CudaError):
             encode_tensor_maps(plan, failing_for_a)
+
+
+class PlanCacheTest(unittest.TestCase):
+    """A repeated call reuses its checked plan; anything plan_launch reads changes the key."""
+
+    def test_key_follows_everything_the_plan_reads(self):
+        x = FakeTensor((4, 8), ptr=0x1000)
+        same = FakeTensor((4, 8), ptr=0x1000)
+        base = call_key((x, 1.5), {"n": 3})
+        self.assertIsNotNone(base)
+        self.assertEqual(base, call_key((same, 1.5), {"n": 3}))
+        variants = [((FakeTensor((4, 8), ptr=0x2000), 1.5), {"n": 3}),
+                    ((FakeTensor((8, 4), ptr=0x1000), 1.5), {"n": 3}),
+                    ((FakeTensor((4, 8), dtype="torch.float16", ptr=0x1000), 1.5), {"n": 3}),
+                    ((FakeTensor((4, 8), contiguous=False, ptr=0x1000), 1.5), {"n": 3}),
+                    ((x, 2.5), {"n": 3}), ((x, 1.5), {"n": 4}), ((x, 1.5), {"m": 3}), ((x, 1), {"n": 3})]
+        for args, kwargs in variants:
+            self.assertNotEqual(call_key(args, kwargs), base, (args, kwargs))
+        # 0.0 and -0.0 compare equal but pack to different bits.
+        self.assertNotEqual(call_key((x, 0.0), {}), call_key((x, -0.0), {}))
+        # Keyword order does not matter; anything else (a list, a string) is never reused.
+        self.assertEqual(call_key((), {"a": 1, "b": 2}), call_key((), {"b": 2, "a": 1}))
+        self.assertIsNone(call_key((x, [1, 2]), {}))
+        self.assertIsNone(call_key((x, "1.5"), {}))
+
+    def test_least_recently_used_plans_leave_first(self):
+        cache = PlanCache(capacity=2)
+        cache.put("a", 1)
+        cache.put("b", 2)
+        self.assertEqual(cache.get("a"), 1)  # "b" is now the oldest
+        cache.put("c", 3)
+        self.assertEqual((cache.get("a"), cache.get("b"), cache.get("c"), len(cache)), (1, None, 3, 2))
+        cache.put(None, 4)
+        self.assertIsNone(cache.get(None))
+        self.assertEqual(len(cache), 2)
 
 
 class MetadataFileTest(unittest.TestCase):

@@ -52,6 +52,23 @@ class GpuLaunchTest(unittest.TestCase):
         s.synchronize()
         self.assertTrue(torch.equal(out, x + y))
 
+    def test_repeated_calls_reuse_plans_and_stay_correct(self):
+        # The same tensors again (a reused plan), others at new addresses, another shape
+        # and another scalar: every call computes its own result.
+        xs = [(self.rand(n), self.rand(n)) for n in (1000, 1000, 2000)]
+        for x, y in xs + xs[:1]:
+            out = torch.full(x.shape, float("nan"), device="cuda")
+            for _ in range(2):
+                self.vadd(x, y, out)
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(out, x + y))
+        x, b, y = self.rand(5000), self.rand(5000), torch.empty(5000, device="cuda")
+        for scale in (1.25, 1.25, 0.5):
+            self.gelu(x, b, y, scale)
+            v = x.double() * scale + b.double()
+            ref = 0.5 * v * (1 + torch.erf(v / math.sqrt(2)))
+            self.assertLess(float((y.double() - ref).norm() / ref.norm()), 1e-6, scale)
+
     def test_gelu_scalar(self):
         x, b, y = self.rand(5000), self.rand(5000), torch.empty(5000, device="cuda")
         self.gelu(x, b, y, 1.25)
