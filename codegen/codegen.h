@@ -34,6 +34,8 @@ int64_t dynamicSharedBytes(const ir::Function& fn, const std::string& arch);
 // on `arch` (codegen/store_staging.cpp): their bytes, or 0 when no store is staged or
 // when they would not fit beside `otherBytes` of shared memory.
 int64_t storeStagingBytes(const ir::Function& fn, const std::string& arch, int64_t otherBytes);
+// Shared memory of a kernel's buffers and scratch, before its store staging.
+int64_t sharedBytesBeforeStaging(const ir::Function& fn);
 // Where the slices start after `otherBytes` of shared memory (1024-byte aligned, for TMA).
 int64_t storeStagingOffset(int64_t otherBytes);
 // The kernel's tensor maps in ABI order (ir/bulk.h): its CopyBulk maps, then, on

@@ -297,8 +297,7 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
 bool stagesStoreThroughShared(const ir::Function& fn, const ir::Op& store, const std::string& arch);
 // The slices' alignment (storeStagingOffset): TMA's 128-byte swizzle period.
 inline constexpr int64_t kStoreStagingAlignment = 1024;
-// Shared memory of a kernel's buffers and scratch, before its store staging.
-int64_t sharedBytesBeforeStaging(const ir::Function& fn);
+
 // 1024 for buffers TMA writes or wgmma reads (their swizzle follows the address), else 16.
 int64_t sharedBufferAlignment(const ir::Function& fn, const ir::Op& alloc);
 int64_t dtypeBytes(ir::DType t);

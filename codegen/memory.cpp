@@ -265,17 +265,6 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
     llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, staged ? "store.staged" : "store.pairs", kernel_);
     llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "store.general", kernel_);
     merge = llvm::BasicBlock::Create(ctx_, "store.done", kernel_);
-    const int tmaMap = staged ? ir::tensorMapIndex(fn_, tensorMaps_, op) : -1;
-    if (tmaMap >= 0 && static_cast<size_t>(tmaMap) < tensorMapArgs_.size()) {
-      // By TMA wherever the tensor's rows allow it, edge tiles included (TMA clips them).
-      llvm::BasicBlock* tma = llvm::BasicBlock::Create(ctx_, "store.tma", kernel_);
-      llvm::BasicBlock* other = llvm::BasicBlock::Create(ctx_, "store.untma", kernel_);
-      b_.CreateCondBr(rowsAlignedForTma(view, tileType.dtype), tma, other);
-      b_.SetInsertPoint(tma);
-      emitStagedStore(view, tileType, *layout, data, tensorMapArgs_[static_cast<size_t>(tmaMap)]);
-      b_.CreateBr(merge);
-      b_.SetInsertPoint(other);
-    }
     b_.CreateCondBr(staged ? tileInsideWithAlignedRows(view) : tileInsideWithEvenRows(view), fast, general);
     b_.SetInsertPoint(fast);
     if (staged)
@@ -284,6 +273,19 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
       emitPairStores(view, tileType, *layout, data);
     b_.CreateBr(merge);
     b_.SetInsertPoint(general);
+    const int tmaMap = staged ? ir::tensorMapIndex(fn_, tensorMaps_, op) : -1;
+    if (tmaMap >= 0 && static_cast<size_t>(tmaMap) < tensorMapArgs_.size()) {
+      // A tile at the tensor's edge goes by TMA, which clips it, where the tensor's rows
+      // allow it: not element by element. Inside tiles keep the 16-byte stores, which
+      // measured faster on the H200 (no wait for TMA to read the slice).
+      llvm::BasicBlock* tma = llvm::BasicBlock::Create(ctx_, "store.tma", kernel_);
+      llvm::BasicBlock* elements = llvm::BasicBlock::Create(ctx_, "store.elements", kernel_);
+      b_.CreateCondBr(rowsAlignedForTma(view, tileType.dtype), tma, elements);
+      b_.SetInsertPoint(tma);
+      emitStagedStore(view, tileType, *layout, data, tensorMapArgs_[static_cast<size_t>(tmaMap)]);
+      b_.CreateBr(merge);
+      b_.SetInsertPoint(elements);
+    }
   }
   for (int64_t v = 0; v < layout->map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(*layout, v);
