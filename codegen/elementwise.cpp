@@ -138,20 +138,23 @@ std::string opDescription(const ir::Op& op) {
 
 }  // namespace
 
-// Whether every use of `id` casts it to a 16-bit float. Then an f32 exp2 is the
-// hardware's ex2.approx.ftz alone (relative error below 2^-22, far under the cast's
-// 2^-9 or 2^-12; results below 2^-126 flush to 0, an absolute error under 2^-126):
-// softmax's p = cast(exp2(s - m), bf16) spends no instructions on the range reduction
-// mathExp2 does for f32 results, nor on the denormal fix-ups of the non-ftz form.
+// Whether every use of `id` casts it to a 16-bit float or sums it along an axis.
+// Then an f32 exp2 is the hardware's ex2.approx.ftz alone (relative error below
+// 2^-22, far under the cast's 2^-9 or 2^-12 and about the 2 ulp of f32 that a
+// sum's terms carry anyway; results below 2^-126 flush to 0, an absolute error under
+// 2^-126 per element): softmax's p = exp2(s - m), cast to bf16 for p @ v and summed
+// in f32 for the row sum, spends no instructions on the range reduction mathExp2
+// does for f32 results, nor on the denormal fix-ups of the non-ftz form.
 bool KernelLowering::onlyNarrowed(ir::ValueId id) {
   if (narrowedOnly_.empty()) {
-    std::vector<uint8_t> uses(fn_.values.size(), 0);  // bit 0: a 16-bit cast, bit 1: anything else
+    std::vector<uint8_t> uses(fn_.values.size(), 0);  // bit 0: a 16-bit cast or a sum, bit 1: anything else
     std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
       for (const auto& op : block.ops) {
         const bool narrowing = op->kind == ir::OpKind::Cast && !op->results.empty() &&
                                (fn_.typeOf(op->results[0]).dtype == DType::BF16 ||
                                 fn_.typeOf(op->results[0]).dtype == DType::F16);
-        for (ir::ValueId operand : op->operands) uses[operand] |= narrowing ? 1 : 2;
+        const bool summed = op->kind == ir::OpKind::Reduce && op->attrs.reduce == ir::ReduceKind::Sum;
+        for (ir::ValueId operand : op->operands) uses[operand] |= narrowing || summed ? 1 : 2;
         for (const ir::Block& region : op->regions) walk(region);
       }
     };

@@ -302,11 +302,11 @@ TEST(HopperPtx, AttentionRunsPTimesVOnWgmmaFromRegisters) {
        at = ptx.find("wgmma.wait_group.sync.aligned 0;", at + 1))
     ++waits;
   EXPECT_EQ(waits, 2u);
-  // p = cast(exp2(...), bf16): ex2.approx.ftz alone, its scale folded into an fma; only
-  // alpha, an f32 exp2 of a row statistic (2 per thread), keeps the range reduction.
-  // p is converted once, in pairs (cvt.rn.bf16x2): cast(p, f32) for the row sum reads its
-  // halves back with shifts instead of converting each value again (on the unit ex2 needs:
-  // 446 -> 550 TFLOP/s on the H200 with the ftz).
+  // e = exp2(...) feeds only cast(e, bf16) and the row sum: ex2.approx.ftz alone, its scale
+  // folded into an fma; only alpha, an f32 exp2 of a row statistic (2 per thread), keeps
+  // the range reduction. p is converted once, in pairs (cvt.rn.bf16x2), and the row sum
+  // adds e itself: no conversion back (446 -> 550 TFLOP/s on the H200 with the ftz and
+  // the pairs; 560 -> 580 summing e instead of widening p's halves back).
   auto count = [&](const std::string& what) {
     size_t n = 0;
     for (size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1)) ++n;
