@@ -37,10 +37,10 @@ def tma_loaded_params(spec):
 
 
 def tma_text(spec, loaded):
-    """'; TMA for A, W; TMA stores for C' (the configuration column's note)."""
+    """'; TMA for A, W; TMA stores for C at its edges (16-byte rows)' (the configuration column's note)."""
     stored = sorted({m.param for m in getattr(spec, "tensor_maps", []) if getattr(m, "store", False)})
     text = f"; TMA for {', '.join(sorted(loaded))}" if loaded else ""
-    return text + (f"; TMA stores for {', '.join(stored)} (16-byte rows)" if stored else "")
+    return text + (f"; TMA stores for {', '.join(stored)} at its edges (16-byte rows)" if stored else "")
 
 class Unsupported(Exception):
     """The kernel cannot run this case (its metadata says so): a visible n/a row."""

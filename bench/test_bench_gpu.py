@@ -100,7 +100,7 @@ class GemmNtBindingTest(unittest.TestCase):
         d["tensor_maps"].append({"param": "C", "box": [16, 64], "swizzle_bytes": 128, "store": True})
         b = GemmBinding(KernelSpec(d), transposed_b=True)
         b.check_shape(1000, 1003, 520)
-        self.assertIn("TMA for A, W; TMA stores for C", b.describe())
+        self.assertIn("TMA for A, W; TMA stores for C at its edges", b.describe())
         with self.assertRaisesRegex(Unsupported, "copies A with TMA"):
             b.check_shape(129, 257, 300)
 
