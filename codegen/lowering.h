@@ -295,7 +295,9 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op);
 // Whether `store` writes its 16-bit mma tile to global memory through per-warp shared slices
 // (store_staging.cpp; their bytes: storeStagingBytes in codegen.h).
 bool stagesStoreThroughShared(const ir::Function& fn, const ir::Op& store, const std::string& arch);
-// The slices' alignment (storeStagingOffset): TMA's 128-byte swizzle period.
+// The slices' alignment (storeStagingOffset). TMA's 128-byte swizzle reads address
+// bits 7..9 as the row, so slices must start at a multiple of its 1024-byte period
+// for it to match their chunk ^ row % 8.
 inline constexpr int64_t kStoreStagingAlignment = 1024;
 
 // 1024 for buffers TMA writes or wgmma reads (their swizzle follows the address), else 16.

@@ -13,8 +13,10 @@
 // Only a warp touches its slice (bar.warp.sync between writing and reading it
 // and before the next write), so no block barrier is needed and warp-specialized
 // consumers can use it as they are. The path is taken at run time only when the
-// tile lies inside its tensor with 16-byte aligned rows; otherwise the pair or
-// element stores of memory.cpp run.
+// tile lies inside its tensor with 16-byte aligned rows. On sm_90a a tile at the
+// tensor's edge goes through the same slices and then by one TMA store per slice,
+// which clips it (lowerStore, kernelTensorMaps); otherwise the pair or element
+// stores of memory.cpp run.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <functional>
@@ -28,9 +30,6 @@ namespace {
 
 constexpr int64_t kStagedRows = ir::kStoreSliceRows, kStagedCols = ir::kStoreSliceCols;
 constexpr int64_t kSliceBytes = kStagedRows * kStagedCols * 2;
-// TMA's 128-byte swizzle reads address bits 7..9 as the row: slices must start at
-// a multiple of its 1024-byte period for it to match the slices' chunk ^ row % 8.
-constexpr int64_t kStagingAlignment = kStoreStagingAlignment;
 
 bool hasStmatrix(const std::string& arch) { return arch == "sm_90" || arch == "sm_90a"; }
 
@@ -57,7 +56,7 @@ int64_t storeStagingBytes(const ir::Function& fn, const std::string& arch, int64
 }
 
 int64_t storeStagingOffset(int64_t otherBytes) {
-  return (otherBytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
+  return (otherBytes + kStoreStagingAlignment - 1) / kStoreStagingAlignment * kStoreStagingAlignment;
 }
 
 std::vector<ir::TensorMapUse> kernelTensorMaps(const ir::Function& fn, const std::string& arch) {
