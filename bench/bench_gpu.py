@@ -6,7 +6,9 @@
 
 Workloads (DESIGN.md section 10):
   - bf16 GEMM C = A @ B (A M x K, B K x N, row-major): Argus `gemm_tc` (DIR/gemm_tc.ptx +
-    .meta.json), cuBLAS (torch.matmul), Triton (bench/triton_gemm.py, autotuned);
+    .meta.json), cuBLAS (torch.matmul), Triton (bench/triton_gemm.py, autotuned), and the
+    same Triton kernel through Triton's Ampere passes (mma.sync, cp.async, no wgmma): gemm_tc
+    is sm_80-style code, so that is its like-for-like peer;
   - "gemm_nt", bf16 GEMM on the Hopper path, C = A @ W^T (A M x K, W N x K, both K-major: a
     linear layer): Argus `gemm_persistent` (DIR/gemm_persistent.ptx, or `gemm_wgmma` where
     that is not built; sm_90a: wgmma, TMA tensor maps, mbarriers, a producer warpgroup), cuBLAS (torch.matmul(A, W.t())), Triton (the same kernel given
@@ -66,7 +68,7 @@ GEMM_IMPLS = ["argus", "cublas", "triton"]
 ATTN_IMPLS = ["argus", "flash", "cudnn"]
 MOE_IMPLS = ["argus", "torch_loop", "triton"]
 LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
-          "triton": "Triton (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
+          "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
 WORKLOADS = ["gemm", "gemm_nt", "moe", "attention"]
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
           "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward"}
@@ -82,6 +84,9 @@ def is_gemm(workload):
 
 
 def impls_for(workload):
+    """gemm_tc is sm_80-style code, so its workload also has Triton's mma.sync build."""
+    if workload == "gemm":
+        return GEMM_IMPLS + ["triton_mma"]
     return GEMM_IMPLS if is_gemm(workload) else MOE_IMPLS if workload == "moe" else ATTN_IMPLS
 
 

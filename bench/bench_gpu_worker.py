@@ -297,6 +297,18 @@ class Triton(Impl):
         return self.mod.best_config(*size)
 
 
+class TritonMmaSync(Triton):
+    """Triton's Ampere path (mma.sync, cp.async) built for this GPU: the peer of gemm_tc's
+    sm_80-style code, where cuBLAS and plain Triton use wgmma."""
+    name = "triton_mma"
+
+    def run(self, p, out):
+        return self.mod.matmul_mma_sync(p.a, p.b, out)
+
+    def config(self, size):
+        return self.mod.best_config_mma_sync(*size)
+
+
 class Sdpa(Impl):
     def __init__(self, torch, name, backend):
         from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -326,6 +338,8 @@ def make_impls(torch, group, ptx_dir):
     if plan.is_gemm(workload):
         argus_out = specs[0][1].out_dtype if specs[0][1] else "bf16"
         impls = [Cublas(torch)] + ([CublasF32(torch)] if argus_out == "f32" else []) + [Triton(torch, argus_out)]
+        if workload == "gemm":
+            impls.append(TritonMmaSync(torch, argus_out))
         if workload == "gemm_nt":  # the same W for everyone: cuBLAS and Triton get its transposed view
             for impl in impls:
                 impl.note = "; ".join(filter(None, [impl.note, "B = W.t(), a strided (K, N) view of W (N, K)"]))

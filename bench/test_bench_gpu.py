@@ -200,7 +200,12 @@ class WorkerOnFakeGpuTest(unittest.TestCase):
         def triton_matmul(a, b, out):
             triton_seen.append(b.stride())
             return fake_gpu.matmul(a, b, out)
-        fake_triton = types.SimpleNamespace(matmul=triton_matmul, best_config=lambda *size: "BLOCK_M=16")
+        def triton_mma_sync(a, b, out):
+            triton_seen.append(("mma.sync", b.stride()))
+            return fake_gpu.matmul(a, b, out)
+        fake_triton = types.SimpleNamespace(matmul=triton_matmul, best_config=lambda *size: "BLOCK_M=16",
+                                            matmul_mma_sync=triton_mma_sync,
+                                            best_config_mma_sync=lambda *size: "BLOCK_K=32")
         with tempfile.TemporaryDirectory() as d:
             if write_wgmma:
                 with open(os.path.join(d, "gemm_wgmma.ptx"), "w") as f:
@@ -263,6 +268,18 @@ class WorkerOnFakeGpuTest(unittest.TestCase):
         self.assertEqual(rows[("triton", (4, 6, 16), "timed")]["status"], "ok")
         self.assertIn((6, 1), triton_seen)  # B (K, N) row-major
         self.assertEqual(result["notes"], [])
+        # gemm_tc's like-for-like peer: Triton's mma.sync build, checked and timed like the others
+        self.assertIn(("mma.sync", (6, 1)), triton_seen)
+        self.assertEqual(rows[("triton_mma", (3, 9, 12), "check")]["status"], "ok")
+        timed = rows[("triton_mma", (4, 6, 16), "timed")]
+        self.assertEqual((timed["status"], timed["config"]), ("ok", "BLOCK_K=32"))
+
+    def test_only_the_a_at_b_workload_has_the_mma_sync_peer(self):
+        result, triton_seen = self.run_group("peers:gemm_nt")
+        self.assertNotIn("triton_mma", {r["impl"] for r in result["records"]})
+        self.assertFalse(any(isinstance(x[0], str) for x in triton_seen))
+        self.assertIn("triton_mma", bench_gpu.impls_for("gemm"))
+        self.assertNotIn("triton_mma", bench_gpu.impls_for("gemm_nt"))
 
     def test_report_has_the_hopper_table_with_all_three(self):
         groups = [self.run_group("argus:gemm_nt", FakeWgmmaKernel())[0], self.run_group("peers:gemm_nt")[0]]

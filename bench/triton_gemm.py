@@ -4,10 +4,18 @@ workload (C = A @ W^T) passes B = W.t(), W (N, K) row-major, i.e. strides (1, K)
 tl.dot kernel (grouped program order for L2 reuse, masked edges, so any M, N, K
 works) autotuned over a few block shapes that suit Hopper. Imported only on the
 GPU machine: `import triton` happens here, never in the dry run.
+
+`matmul_mma_sync` is the same kernel through Triton's Ampere passes (mma.sync,
+ldmatrix, cp.async; no wgmma or TMA), with the cubin built for the GPU at hand:
+the like-for-like peer of Argus's sm_80-style `gemm_tc`.
 """
+
+import contextlib
+import os
 
 import torch
 import triton
+import triton.backends.nvidia.compiler as _nvidia
 import triton.language as tl
 
 # Block shapes that do well on H100/H200 for bf16 (Triton's own matmul tutorial
@@ -21,9 +29,17 @@ CONFIGS = [
 ]
 
 
-@triton.autotune(configs=CONFIGS, key=["M", "N", "K"])
-@triton.jit
-def _gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+# The best of these on the H200 with the Ampere passes (measured 2026-11-30): 128 x 128 tiles
+# with BK = 32 and 4 stages, or BK = 64 and 3 stages; 128 x 256 with 8 warps.
+MMA_SYNC_CONFIGS = [
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
+]
+
+
+def _gemm_source(a_ptr, b_ptr, c_ptr, M, N, K,
                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                  GROUP_M: tl.constexpr):
@@ -60,6 +76,39 @@ def _gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)
 
 
+_gemm_kernel = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(triton.jit(_gemm_source))
+_gemm_kernel_mma_sync = triton.autotune(configs=MMA_SYNC_CONFIGS, key=["M", "N", "K"])(triton.jit(_gemm_source))
+
+# TRITON_OVERRIDE_ARCH=sm80 selects the Ampere passes but would also build the cubin for
+# sm_80, which a Hopper GPU cannot load; while it is set by _ampere_passes, the cubin is
+# built for the current device instead (its PTX, .target sm_80, compiles for any later SM).
+_ptxas_arch = _nvidia.sm_arch_from_capability
+_OVERRIDE = "TRITON_OVERRIDE_ARCH"
+
+
+def _cubin_arch(capability):
+    if os.environ.get(_OVERRIDE) == "sm80" and capability == 80:
+        major, minor = torch.cuda.get_device_capability()
+        return _ptxas_arch(10 * major + minor)
+    return _ptxas_arch(capability)
+
+
+_nvidia.sm_arch_from_capability = _cubin_arch
+
+
+@contextlib.contextmanager
+def _ampere_passes():
+    before = os.environ.get(_OVERRIDE)
+    os.environ[_OVERRIDE] = "sm80"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[_OVERRIDE]
+        else:
+            os.environ[_OVERRIDE] = before
+
+
 def matmul(a, b, out):
     """out = a @ b; a (M, K), b (K, N) bf16; out (M, N) bf16 or fp32, preallocated."""
     M, K = a.shape
@@ -71,11 +120,32 @@ def matmul(a, b, out):
     return out
 
 
-def best_config(M, N, K):
+def matmul_mma_sync(a, b, out):
+    """As matmul, through Triton's Ampere (mma.sync) passes. Raises RuntimeError when the
+    compiled kernel holds wgmma after all (a Triton that ignores TRITON_OVERRIDE_ARCH)."""
+    M, K = a.shape
+    K2, N = b.shape
+    assert K == K2 and tuple(out.shape) == (M, N), (a.shape, b.shape, out.shape)
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)  # noqa: E731
+    with _ampere_passes():
+        compiled = _gemm_kernel_mma_sync[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                               out.stride(0), out.stride(1))
+    ptx = getattr(compiled, "asm", {}).get("ptx", "")
+    if "wgmma" in ptx or (ptx and "mma.sync" not in ptx):
+        raise RuntimeError("Triton did not build its mma.sync kernel (TRITON_OVERRIDE_ARCH=sm80 ignored?)")
+    return out
+
+
+def best_config_mma_sync(M, N, K):
+    return best_config(M, N, K, _gemm_kernel_mma_sync)
+
+
+def best_config(M, N, K, kernel=None):
     """The config the autotuner picked for this key (after a first call), as text."""
-    cfg = _gemm_kernel.cache.get((M, N, K)) if hasattr(_gemm_kernel, "cache") else None
+    kernel = kernel or _gemm_kernel
+    cfg = kernel.cache.get((M, N, K)) if hasattr(kernel, "cache") else None
     if cfg is None:
-        for key, value in getattr(_gemm_kernel, "cache", {}).items():
+        for key, value in getattr(kernel, "cache", {}).items():
             if tuple(key[:3]) == (M, N, K):
                 cfg = value
                 break
@@ -88,6 +158,8 @@ if __name__ == "__main__":
     a = torch.randn(1000, 520, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(520, 1003, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(1000, 1003, device="cuda", dtype=torch.float32)
-    matmul(a, b, c)
     ref = a.double() @ b.double()
+    matmul(a, b, c)
     print("rel. error", float((c.double() - ref).norm() / ref.norm()), best_config(1000, 1003, 520))
+    matmul_mma_sync(a, b, c)
+    print("mma.sync: rel. error", float((c.double() - ref).norm() / ref.norm()), best_config_mma_sync(1000, 1003, 520))
