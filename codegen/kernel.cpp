@@ -411,6 +411,12 @@ const EmittedLayout* KernelLowering::layoutFor(const ir::Layout& layout, SourceR
 
 void KernelLowering::barrier(bool withProducer) {
   if (needsAsyncProxyFence()) inlinePtx(b_.getVoidTy(), "fence.proxy.async.shared::cta;", "~{memory}", {}, true);
+  // The barrier after the mbarriers' init: in a kernel of clusters, the other blocks' copies
+  // and arrivals may reach this block's mbarriers, so the whole cluster waits for every init.
+  if (withProducer && fn_.clusterSize > 1) {
+    clusterSync();
+    return;
+  }
   if (!consumersOnly_ || withProducer) {
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     return;
@@ -423,12 +429,23 @@ void KernelLowering::barrier(bool withProducer) {
 // ---------------------------------------------------------------- dispatch
 
 bool KernelLowering::run() {
+  if (fn_.clusterSize > 1 && arch_ != "sm_90" && arch_ != "sm_90a") {
+    diags_.report(DiagId::NeedsSm90a, fn_.range, {"thread-block clusters (@kernel(cluster=...))", arch_});
+    return false;
+  }
   values_.assign(fn_.values.size(), Lowered{});
   if (!declareKernel()) return false;
   if (!planSharedMemory()) return false;
   if (!(fn_.producerWarps > 0 ? lowerSpecializedKernel() : lowerBlock(fn_.body))) return false;
+  // No block of a cluster leaves while another may still arrive on its mbarriers (a stage's
+  // release) or copy into its shared memory; exited threads count as arrived.
+  if (fn_.clusterSize > 1) clusterSync();
   b_.CreateRetVoid();
   return true;
+}
+
+void KernelLowering::clusterSync() {
+  inlinePtx(b_.getVoidTy(), "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;", "~{memory}", {}, true);
 }
 
 bool KernelLowering::lowerBlock(const ir::Block& block) {

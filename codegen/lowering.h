@@ -84,6 +84,7 @@ class KernelLowering {
   // Compacts the thread-id bits in `mask` into a small integer (lowest bit first).
   llvm::Value* gatherTidBits(uint32_t mask);
   // Block barrier; withProducer: the producer warpgroup of a specialized kernel takes part too.
+  void clusterSync();  // barrier.cluster: every thread of every block of the cluster
   void barrier(bool withProducer = false);
 
   // ---- elementwise.cpp
@@ -220,6 +221,8 @@ class KernelLowering {
   void onThreadZero(const std::function<void()>& body);
   bool requireSm90a(const ir::Op& op, const char* what);
   bool lowerMbarrier(const ir::Op& op);
+  bool clusterRelease(const ir::Op& op) const;
+  bool multicast(const ir::Op& copy) const;
   bool arrivesPerWarp(ir::ValueId bars, int64_t count) const;
   bool needsAsyncProxyFence() const;
   bool lowerCopyBulk(const ir::Op& op);

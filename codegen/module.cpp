@@ -143,6 +143,21 @@ bool emitLLVM(const ir::Module& irModule, const Options& options, DiagnosticSink
   return true;
 }
 
+// LLVM 19's NVPTX backend has no annotation for a kernel's cluster shape, so the
+// directive goes into the text: `.reqnctapercluster C, 1, 1` after the kernel's
+// other directives, before its body. A kernel with it may be launched like any
+// other (cuLaunchKernel); the driver forms the clusters.
+static std::string withClusterDirectives(const ir::Module& irModule, std::string ptx) {
+  for (const auto& fn : irModule.functions) {
+    if (!fn || fn->clusterSize < 2) continue;
+    const size_t entry = ptx.find(".entry " + fn->name + "(");
+    const size_t body = entry == std::string::npos ? entry : ptx.find("\n{", entry);
+    if (body == std::string::npos) continue;
+    ptx.insert(body + 1, ".reqnctapercluster " + std::to_string(fn->clusterSize) + ", 1, 1\n");
+  }
+  return ptx;
+}
+
 bool emitPTX(const ir::Module& irModule, const Options& options, DiagnosticSink& diags, std::string* ptx,
              std::string* llvmIR) {
   llvm::LLVMContext context;
@@ -156,7 +171,7 @@ bool emitPTX(const ir::Module& irModule, const Options& options, DiagnosticSink&
   if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
     return internalError(diags, "the NVPTX backend cannot emit assembly");
   pm.run(module);
-  if (ptx) *ptx = std::string(buffer.str());
+  if (ptx) *ptx = withClusterDirectives(irModule, std::string(buffer.str()));
   return true;
 }
 

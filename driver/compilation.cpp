@@ -14,6 +14,7 @@
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
+#include "ir/cluster.h"
 #include "ir/pipeline.h"
 
 namespace argus {
@@ -107,7 +108,11 @@ const sema::Result& Compilation::sema() {
     options.defines = options_.defines;
     stages_->sema = sema::analyze(module, file_, options, diags_);
     // Policies rewrite the IR before anything reads it: the checker validates the compiler's own pipelines.
-    if (stages_->sema->module) ir::applyPipelining(*stages_->sema->module, &file_, diags_);
+    // Multicast copies are proved cluster-uniform first, on the loops as the user wrote them.
+    if (stages_->sema->module) {
+      ir::checkClusters(*stages_->sema->module, diags_);
+      ir::applyPipelining(*stages_->sema->module, &file_, diags_);
+    }
   }
   return *stages_->sema;
 }

@@ -119,6 +119,7 @@ json kernelJson(const ir::Function& fn, const std::string& arch) {
               {"warps", fn.numWarps},
               {"threads", fn.launchThreads()},
               {"producer_warps", fn.producerWarps},
+              {"cluster", fn.clusterSize},
               {"params", std::move(params)},
               {"sizes", fn.sizeNames},
               {"grid", std::move(grid)},

@@ -53,8 +53,9 @@ const std::vector<BuiltinInfo>& builtinTable() {
        "copy_async(dst, src): start copying a global view into a shared view (cp.async)"},
       {Builtin::CommitGroup, "commit_group", {}, 0, "commit_group(): close this thread's group of copy_async"},
       {Builtin::WaitGroup, "wait_group", {"n"}, 1, "wait_group(n): wait until at most n committed groups are pending"},
-      {Builtin::CopyBulk, "copy_bulk", {"dst", "src"}, 2,
-       "copy_bulk(dst, src): a TMA copy of a global view into a whole shared buffer, at the start of a pipelined loop (sm_90a)"},
+      {Builtin::CopyBulk, "copy_bulk", {"dst", "src", "multicast"}, 2,
+       "copy_bulk(dst, src, multicast=False): a TMA copy of a global view into a whole shared buffer, at the start of a "
+       "pipelined loop (sm_90a); multicast=True: one copy of the tile into every block of the kernel's cluster"},
       {Builtin::Pipelined, "pipelined", {"n", "stages"}, 2,
        "pipelined(n, stages=S): 0..n-1 with the loop's leading copy_async calls run S-1 iterations ahead"},
   };

@@ -277,9 +277,14 @@ void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bo
     bnd.val = Val::value(iterArgs[i]);
     bnd.version = nextVersion_++;
   }
-  if (stages > 0) ++pipelinedDepth_;
+  const bool outerSpecialized = inSpecializedPipeline_;
+  if (stages > 0) {
+    ++pipelinedDepth_;
+    inSpecializedPipeline_ = specialize;
+  }
   analyzeBlock(s.body, false);
   if (stages > 0) --pipelinedDepth_;
+  inSpecializedPipeline_ = outerSpecialized;
   std::vector<ir::ValueId> yields;
   for (size_t i = 0; i < carried.size(); ++i) {
     Binding* bnd = findBinding(carried[i].name);

@@ -43,8 +43,53 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
     report(DiagId::CopyBulkOutsidePipeline, call.range, {});
     return Val::error();
   }
-  b().create(ir::OpKind::CopyBulk, {dst.id, src.id}, {}, call.range);
+  ir::Attrs attrs;
+  if (a.size() > 2 && a[2]) {
+    std::optional<bool> multicast = multicastArg(*a[2]->value, st);
+    if (!multicast) return Val::error();
+    if (*multicast) attrs.i |= ir::kCopyMulticast;
+  }
+  b().create(ir::OpKind::CopyBulk, {dst.id, src.id}, {}, call.range, attrs);
   return Val::none();
+}
+
+// multicast=True/False of copy_bulk. A multicast copy needs a kernel of clusters and a
+// warp-specialized loop (whose free-stage barriers codegen extends to the cluster), and a
+// tile that splits into one slice of whole 1024-byte swizzle atoms per block along its
+// leading axis. Whether the blocks of a cluster copy the same tile: ir/cluster.h.
+std::optional<bool> Analyzer::multicastArg(const ast::Expr& e, const ir::Type& view) {
+  Val flag = eval(e);
+  if (flag.isError()) return std::nullopt;
+  if (flag.kind != Val::Kind::Const || flag.c.kind != Constant::Kind::Bool) {
+    report(DiagId::BadArgument, e.range, {"multicast", "copy_bulk", "True or False", describe(flag)});
+    return std::nullopt;
+  }
+  if (flag.c.i == 0) return false;
+  const int64_t c = fn_->clusterSize;
+  if (c < 2) {
+    report(DiagId::BadMulticast, e.range,
+           {"shares a tile among the blocks of a cluster, but this kernel has no clusters; add cluster=2 (or 4, 8) to "
+            "@kernel(...)"});
+    return std::nullopt;
+  }
+  if (!inSpecializedPipeline_) {
+    report(DiagId::BadMulticast, e.range,
+           {"needs the loop's producer warpgroup, which waits until every block of the cluster has freed a stage "
+            "before refilling it; write pipelined(..., specialize=True)"});
+    return std::nullopt;
+  }
+  int64_t sliceBytes = std::max(1, ir::dtypeBits(view.dtype) / 8);
+  for (size_t d = 1; d < view.shape.size(); ++d) sliceBytes *= view.shape[d];
+  const int64_t rows = view.shape.empty() ? 1 : view.shape[0];
+  if (rows % c != 0 || (rows / c) * sliceBytes % 1024 != 0) {
+    report(DiagId::BadMulticast, e.range,
+           {"splits the tile along its first axis into one slice per block of the cluster (" + std::to_string(c) +
+            "), each a whole number of 1024-byte swizzle atoms; the view " + shapeText(view.shape) +
+            " does not split that way (its first extent must be a multiple of " + std::to_string(c) +
+            ", and each slice a multiple of 1024 bytes)"});
+    return std::nullopt;
+  }
+  return true;
 }
 
 // wgmma(warpgroups=W): the tile is (64 * W, N), N a multiple of 8 up to 256, and

@@ -241,6 +241,8 @@ class Analyzer {
   };
   std::optional<LaunchVal> evalLaunch(const ast::Expr& e, const char* context);
   bool analyzeLaunch(const ast::FunctionDef& def, const ast::Decorator& decorator);
+  bool analyzeCluster(const ast::Expr& e);
+  std::optional<bool> multicastArg(const ast::Expr& e, const ir::Type& view);
   Val builtinRequire(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
 
   // ---- statements (sema_stmts.cpp, sema_control.cpp)
@@ -291,6 +293,7 @@ class Analyzer {
   int quiet_ = 0;                     // > 0 inside functions with syntax errors: count, do not report
   int controlDepth_ = 0;              // loops and runtime ifs around the current statement
   int pipelinedDepth_ = 0;            // pipelined loops around the current statement
+  bool inSpecializedPipeline_ = false; // the innermost pipelined loop has specialize=True
   int gridRank_ = 3;
   std::unordered_map<std::string, int> sizeIndex_;
   std::unordered_map<ir::ValueId, std::vector<std::string>> tensorDims_;  // extents as written

@@ -139,6 +139,7 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
 bool Analyzer::analyzeLaunch(const ast::FunctionDef& def, const ast::Decorator& decorator) {
   const ast::Argument* grid = nullptr;
   const ast::Argument* warps = nullptr;
+  const ast::Argument* cluster = nullptr;
   bool ok = true;
   for (const ast::Argument& a : *decorator.args) {
     if (!a.keyword) {
@@ -147,9 +148,12 @@ bool Analyzer::analyzeLaunch(const ast::FunctionDef& def, const ast::Decorator& 
       ok = false;
       continue;
     }
-    const ast::Argument** slot = *a.keyword == "grid" ? &grid : *a.keyword == "warps" ? &warps : nullptr;
+    const ast::Argument** slot = *a.keyword == "grid"      ? &grid
+                                 : *a.keyword == "warps"   ? &warps
+                                 : *a.keyword == "cluster" ? &cluster
+                                                           : nullptr;
     if (!slot) {
-      std::string hint = suggestion(*a.keyword, {"grid", "warps"});
+      std::string hint = suggestion(*a.keyword, {"grid", "warps", "cluster"});
       Diagnostic* d = report(DiagId::UnknownKeyword, a.keywordRange,
                              {"@kernel", *a.keyword, hint.empty() ? "" : "; did you mean '" + hint + "'?"});
       if (!hint.empty()) addFixIt(d, a.keywordRange, hint, "replace with '" + hint + "'");
@@ -216,7 +220,34 @@ bool Analyzer::analyzeLaunch(const ast::FunctionDef& def, const ast::Decorator& 
       fn_->numWarps = w.c.i;
     }
   }
+  if (cluster && !analyzeCluster(*cluster->value)) ok = false;
   return ok;
+}
+
+// cluster=C: a power of two up to 8 (the portable cluster size), and, where the grid's
+// first axis is a constant, a divisor of it (a launch needs whole clusters).
+bool Analyzer::analyzeCluster(const ast::Expr& e) {
+  Val c = eval(e);
+  if (c.isError()) return false;
+  const std::string written = text(e.range);
+  if (c.kind != Val::Kind::Const || c.c.kind != Constant::Kind::Int) {
+    report(DiagId::BadCluster, e.range, {written, "the cluster size must be a constant integer, but it is " + describe(c)});
+    return false;
+  }
+  if (!isPowerOfTwo(c.c.i) || c.c.i > 8) {
+    report(DiagId::BadCluster, e.range,
+           {written, "a cluster is 1, 2, 4 or 8 blocks along the grid's first axis, not " + c.c.str()});
+    return false;
+  }
+  const ir::LaunchExpr& x = fn_->grid[0];
+  if (x.kind == ir::LaunchExpr::Kind::Const && x.value % c.c.i != 0) {
+    report(DiagId::BadCluster, e.range,
+           {written, "the grid's first axis is " + std::to_string(x.value) + " blocks, which do not form whole clusters of " +
+                         c.c.str() + "; make it a multiple of " + c.c.str()});
+    return false;
+  }
+  fn_->clusterSize = c.c.i;
+  return true;
 }
 
 Val Analyzer::builtinRequire(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {

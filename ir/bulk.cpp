@@ -86,6 +86,10 @@ TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy) {
   use.box.assign(rank, 1);
   for (size_t d = 0; d < viewType.shape.size() && d < rank; ++d)
     use.box[rank - viewType.shape.size() + d] = viewType.shape[d];
+  // A multicast copy: each block of the cluster copies its slice of the leading axis.
+  if (copy.kind == OpKind::CopyBulk && (copy.attrs.i & kCopyMulticast) && fn.clusterSize > 1 && !viewType.shape.empty() &&
+      viewType.shape.size() <= rank)
+    use.box[rank - viewType.shape.size()] /= fn.clusterSize;
   const Type& dst = fn.typeOf(copy.operands[0]);
   use.swizzleBytes = tmaSwizzleBytes(dst.swizzle, dst.dtype);
   return use;

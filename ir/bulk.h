@@ -62,7 +62,8 @@ int tmaSwizzleBytes(const Swizzle& swizzle, DType dtype);
 int tmaSwizzleBase(DType dtype);
 
 // The TensorMapUse of one CopyBulk (param = params.size() when its source is
-// not a view of a tensor parameter).
+// not a view of a tensor parameter). A multicast copy's box is its block's slice:
+// the leading axis divided by the cluster size.
 TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy);
 
 }  // namespace argus::ir

@@ -129,6 +129,19 @@ constexpr int64_t kForSpecialize = 1;
 // mbarrier_init ops: in a warp-specialized kernel the producer warpgroup takes part in it (it
 // must see the barriers initialized), while it skips every other barrier. Semantics unchanged.
 constexpr int64_t kBarrierAfterMbarrierInit = 1;
+// CopyBulk attrs.i flag: copy_bulk(dst, src, multicast=True) in a kernel of clusters
+// (Function::clusterSize = C > 1). Every block of a cluster copies the same tile (ir/cluster.h
+// proves it), so codegen has each issue 1/C of the tile's rows (its leading axis) and TMA
+// multicasts them into every block's buffer, completing their bytes on the same mbarrier of
+// each. What each block sees is unchanged: the whole tile lands in dst, its bytes complete
+// on (bars, index).
+constexpr int64_t kCopyMulticast = 1;
+// MbarrierInit and MbarrierArrive attrs.ints[0] flag, set only by the pipelining policy on the
+// free-stage barriers of a warp-specialized pipeline with multicast copies: another block's
+// copies write this block's stages, so codegen makes a stage free once every block of the
+// cluster has released it (each block's warps arrive on every block's barrier). What each
+// block sees is unchanged.
+constexpr int64_t kMbarrierClusterRelease = 1;
 
 enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, Pow, And, Or, Xor, Shl, Shr };
 enum class CmpKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -230,6 +243,9 @@ struct Function {
   // Warps a warp-specialized pipeline adds to the launch for its copies (a producer warpgroup;
   // ir/pipeline.h). Every op still runs on numWarps warps; only codegen and launches see these.
   int64_t producerWarps = 0;
+  // @kernel(cluster=C): consecutive blocks along grid axis 0 form clusters of C (sm_90), which
+  // multicast copies share (kCopyMulticast).
+  int64_t clusterSize = 1;
   std::vector<Requirement> requirements;
   std::vector<std::pair<std::string, int64_t>> constants;  // resolved const parameters
   Block body;  // args = params' values, in order

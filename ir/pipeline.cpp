@@ -63,6 +63,9 @@ class Rewriter {
         notes_->push_back(PipelineProblem{PipelineProblem::Kind::SpecializeIgnored, blocker->range, loop_.range,
                                           kNoValue, stages_});
     }
+    // Multicast copies share stages across the cluster, which only the free barriers of a
+    // producer warpgroup can track; without one, every block copies its whole tile.
+    for (const Op* copy : plan_.copies) multicast_ = multicast_ || (specialize_ && (copy->attrs.i & kCopyMulticast));
     outer_ = const_cast<Op*>(plan_.outer);  // the pass owns the function being rewritten
     if (plan_.bulk) buildMbarriers(outer_ ? hoisted : before);
     if (outer_) carryIterationCount(hoisted);
@@ -94,6 +97,14 @@ class Rewriter {
   }
 
   ValueId i32(Builder& b, int64_t v) { return b.constInt(v, DType::I32, range_); }
+
+  // The attrs of a free-stage barrier's init (count) and arrivals: released by the whole
+  // cluster when the loop multicasts (kMbarrierClusterRelease).
+  Attrs freeBarrierAttrs(int64_t count = 0) const {
+    Attrs a = intAttrs(count);
+    if (multicast_) a.ints = {kMbarrierClusterRelease};
+    return a;
+  }
 
   // A top-level wgmma dot whose accumulator is an iteration argument and whose
   // result is yielded back to it, used by nothing else: give it a stage of slack.
@@ -130,7 +141,7 @@ class Rewriter {
       freeBars_ = b.make(OpKind::AllocShared, {}, barsType, range_);
       fn_.values[freeBars_].name = "pipeline_free_stages";
       for (int64_t s = 0; s < stages_; ++s)
-        b.create(OpKind::MbarrierInit, {freeBars_, i32(b, s)}, {}, range_, intAttrs(fn_.numThreads()));
+        b.create(OpKind::MbarrierInit, {freeBars_, i32(b, s)}, {}, range_, freeBarrierAttrs(fn_.numThreads()));
       fn_.producerWarps = 4;
     }
     b.create(OpKind::Barrier, {}, {}, range_, intAttrs(kBarrierAfterMbarrierInit));
@@ -172,7 +183,9 @@ class Rewriter {
         operands.push_back(bars_);
         operands.push_back(stage);
       }
-      b.create(copy->kind, std::move(operands), {}, copy->range, copy->attrs);
+      Attrs attrs = copy->attrs;
+      if (!multicast_) attrs.i &= ~kCopyMulticast;
+      b.create(copy->kind, std::move(operands), {}, copy->range, attrs);
     }
   }
 
@@ -253,7 +266,8 @@ class Rewriter {
     ValueId ran = b.make(OpKind::Compare, {n, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
     emitIf(b, ran, [&](Builder& in) {
       ValueId last = globalIndex(in, binary(in, BinaryKind::Sub, n, 1));
-      in.create(OpKind::MbarrierArrive, {freeBars_, binary(in, BinaryKind::Rem, last, stages_)}, {}, range_);
+      in.create(OpKind::MbarrierArrive, {freeBars_, binary(in, BinaryKind::Rem, last, stages_)}, {}, range_,
+                freeBarrierAttrs());
     });
   }
 
@@ -290,7 +304,8 @@ class Rewriter {
   // read, or, while its wgmma group is still in flight, the stage of iteration j - 1.
   void releaseStage(Builder& b, ValueId j, ValueId global) {
     if (!inFlight_) {
-      b.create(OpKind::MbarrierArrive, {freeBars_, binary(b, BinaryKind::Rem, global, stages_)}, {}, range_);
+      b.create(OpKind::MbarrierArrive, {freeBars_, binary(b, BinaryKind::Rem, global, stages_)}, {}, range_,
+               freeBarrierAttrs());
       return;
     }
     Attrs ge;
@@ -298,7 +313,7 @@ class Rewriter {
     ValueId hasPrevious = b.make(OpKind::Compare, {j, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
     emitIf(b, hasPrevious, [&](Builder& in) {
       ValueId previous = binary(in, BinaryKind::Rem, binary(in, BinaryKind::Add, global, stages_ - 1), stages_);
-      in.create(OpKind::MbarrierArrive, {freeBars_, previous}, {}, range_);
+      in.create(OpKind::MbarrierArrive, {freeBars_, previous}, {}, range_, freeBarrierAttrs());
     });
   }
 
@@ -425,6 +440,7 @@ class Rewriter {
   ValueId bars_ = kNoValue;     // bulk loops: the stages' mbarriers
   ValueId freeBars_ = kNoValue; // specialized bulk loops: a stage's readers all released it
   bool specialize_ = false;     // specialize=True on a copy_bulk loop (ir/pipeline.h)
+  bool multicast_ = false;      // specialized, with multicast copies: stages are freed cluster-wide
   std::vector<PipelineProblem>* notes_;  // where a request the rewrite could not honour goes
   Op* outer_ = nullptr;         // the top-level loop around a bulk loop, if any
   ValueId base_ = kNoValue;     // with an outer loop: iterations of earlier runs (carried by it)

@@ -215,6 +215,10 @@ def plan_launch(spec, args, kwargs, device_index):
         if g < 0 or g > GRID_LIMITS[axis]:
             raise ArgumentError(f"{spec.name}: grid axis {axis} = {spec.grid_text[axis]} = {g} with "
                                 f"{size_text}; it must lie in [0, {GRID_LIMITS[axis]}]")
+        if axis == 0 and g % spec.cluster:
+            raise ArgumentError(f"{spec.name}: grid axis 0 = {spec.grid_text[0]} = {g} with {size_text}, but the "
+                                f"kernel runs in clusters of {spec.cluster} blocks along it; it must be a multiple of "
+                                f"{spec.cluster}")
         grid.append(g)
     # TMA descriptors after the sizes (ir/bulk.h); an empty launch has none to build.
     maps = [] if 0 in grid else [tensor_map_arg(spec, m, bound[m.param]) for m in spec.tensor_maps]

@@ -152,11 +152,14 @@ class KernelSpec:
             self.constants = dict(raw.get("constants", {}))
             maps = raw.get("tensor_maps", [])  # older metadata: no maps
             self.producer_warps = int(raw.get("producer_warps", 0))
+            self.cluster = int(raw.get("cluster", 1))  # blocks per cluster along grid axis 0
         except (KeyError, TypeError, ValueError) as e:
             raise MetadataError(f"malformed kernel entry ({type(e).__name__}: {e})") from None
         if not isinstance(maps, list):
             raise MetadataError(f"kernel '{self.name}': 'tensor_maps' is not a list")
         self.tensor_maps = [TensorMapSpec(m, self.name, self.params) for m in maps]
+        if not 1 <= self.cluster <= 8:
+            raise MetadataError(f"kernel '{self.name}': a cluster of {self.cluster} blocks")
         if len(self.grid) != 3:
             raise MetadataError(f"kernel '{self.name}': grid has {len(self.grid)} axes, expected 3")
         # A warp-specialized kernel launches producer warps besides the block's own.

@@ -170,6 +170,14 @@ class PlanTest(unittest.TestCase):
         t = FakeTensor((70000, 4))
         self.assertArgError(spec, (t, t), {}, "grid axis 1", "65535")
 
+    def test_a_kernel_of_clusters_needs_whole_clusters(self):
+        spec = spec_of(dict(SOFTMAX, cluster=2))
+        self.assertEqual(spec.cluster, 2)
+        self.assertArgError(spec, (FakeTensor((12, 8)), FakeTensor((12, 8))), {}, "grid axis 0 = cdiv(M, 4) = 3",
+                            "clusters of 2 blocks", "multiple of 2")
+        with self.assertRaises(MetadataError):
+            spec_of(dict(SOFTMAX, cluster=16))
+
     def test_scalars(self):
         p = self.gelu.params[2]
         self.assertEqual(pack_scalar("gelu", p, 2).value, 2.0)

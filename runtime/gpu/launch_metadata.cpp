@@ -135,6 +135,10 @@ KernelMeta parseKernel(const json& j) {
   const json& grid = member(j, "grid", where);
   if (!grid.is_array() || grid.size() != 3) malformed(where + ": \"grid\" is not three expressions");
   for (size_t d = 0; d < 3; ++d) k.grid[d] = parseExpr(grid[d], where + " grid");
+  if (j.contains("cluster")) {
+    k.cluster = static_cast<int>(integer(j.at("cluster"), where + ".cluster"));
+    if (k.cluster < 1 || k.cluster > 8) malformed(where + ": a cluster of " + std::to_string(k.cluster) + " blocks");
+  }
   if (j.contains("grid_text") && j.at("grid_text").is_array())
     for (const json& t : j.at("grid_text")) k.gridText.push_back(t.is_string() ? t.get<std::string>() : "?");
   if (j.contains("requirements")) {
@@ -240,6 +244,13 @@ bool planLaunch(const KernelMeta& kernel, const std::map<std::string, int64_t>& 
       std::string text = static_cast<size_t>(d) < kernel.gridText.size() ? " (" + kernel.gridText[static_cast<size_t>(d)] + ")" : "";
       error = "kernel '" + kernel.name + "': grid dimension " + std::to_string(d) + text + " is " + std::to_string(v) +
               " for " + sizesText(plan.sizes) + "; it must be between 1 and " + std::to_string(limit);
+      return false;
+    }
+    if (d == 0 && v % kernel.cluster != 0) {
+      std::string text = kernel.gridText.empty() ? "" : " (" + kernel.gridText[0] + ")";
+      error = "kernel '" + kernel.name + "': grid dimension 0" + text + " is " + std::to_string(v) + " for " +
+              sizesText(plan.sizes) + ", but the kernel runs in clusters of " + std::to_string(kernel.cluster) +
+              " blocks along it; it must be a multiple of " + std::to_string(kernel.cluster);
       return false;
     }
     *extents[d] = static_cast<unsigned>(v);

@@ -81,6 +81,9 @@ struct KernelMeta {
   std::vector<std::string> sizes;
   SizeExpr grid[3];
   std::vector<std::string> gridText;
+  // Blocks per thread-block cluster along the grid's first axis (@kernel(cluster=C)): the
+  // kernel's PTX declares it, so a plain launch forms the clusters; the grid must hold whole ones.
+  int cluster = 1;
   std::vector<MetaRequirement> requirements;
   long long staticSharedBytes = 0;
   long long dynamicSharedBytes = 0;  // passed at every launch when > 0

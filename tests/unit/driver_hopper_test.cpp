@@ -17,47 +17,14 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "hopper_test_util.h"
 #include "test_sources.h"
 
-namespace fs = std::filesystem;
+using namespace argus::testing::hopper;  // NOLINT: the shared helpers of the Hopper tests
 using argus::interp::ArgValue;
 using argus::interp::HostTensor;
 
 namespace {
-
-const char* kPtxas = "/usr/local/cuda/bin/ptxas";
-
-std::unique_ptr<argus::Compilation> compile(const std::string& name, const std::string& text,
-                                            const std::string& arch = "sm_90a") {
-  argus::CompileOptions options;
-  options.arch = arch;
-  return std::make_unique<argus::Compilation>(argus::SourceFile(name, text), options);
-}
-
-std::string errorsOf(argus::Compilation& c) {
-  std::string out;
-  for (const argus::Diagnostic& d : c.diagnostics())
-    if (d.severity == argus::Severity::Error) out += std::string(d.code()) + " " + d.message + "\n";
-  return out;
-}
-
-// ptxas -v's report on `ptx` (empty when ptxas is missing).
-std::string ptxasReport(const std::string& ptx) {
-  if (!fs::exists(kPtxas)) return {};
-  fs::path dir = fs::temp_directory_path() / ("argus_hopper_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "k.ptx") << ptx;
-  std::string command = std::string(kPtxas) + " -arch=sm_90a -v " + (dir / "k.ptx").string() + " -o " +
-                        (dir / "k.cubin").string() + " 2>&1";
-  std::string out;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[4096];
-    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    ::pclose(pipe);
-  }
-  fs::remove_all(dir);
-  return out;
-}
 
 TEST(HopperPtx, GemmWgmmaUsesTmaMbarriersAndWgmma) {
   auto c = compile("gemm_wgmma.ag", argus::testing::readExample("gemm_wgmma.ag"));
@@ -186,28 +153,6 @@ def two_products(A: Tensor[bf16, (64, 64)], W: Tensor[bf16, (128, 64)], C: Tenso
   if (report.empty()) GTEST_SKIP() << "no ptxas at " << kPtxas;
   EXPECT_EQ(report.find("C7519"), std::string::npos) << report;
   EXPECT_EQ(report.find("C7514"), std::string::npos) << report;
-}
-
-HostTensor randomBf16(std::vector<int64_t> shape, std::mt19937& rng) {
-  HostTensor t = HostTensor::zeros(argus::ir::DType::BF16, std::move(shape));
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (size_t i = 0; i < t.size(); ++i) t.set(i, dist(rng));
-  return t;
-}
-
-// C of one kernel of `text` on the interpreter, for A (m, k) and W (n, k).
-std::vector<double> runLinear(const std::string& name, const std::string& text, const HostTensor& a,
-                              const HostTensor& w, int64_t m, int64_t n) {
-  auto c = compile(name, text);
-  EXPECT_EQ(errorsOf(*c), "") << name;
-  if (c->ir().functions.size() != 1) return {};
-  HostTensor aCopy = a, wCopy = w, out = HostTensor::zeros(argus::ir::DType::BF16, {m, n});
-  std::vector<ArgValue> args = {&aCopy, &wCopy, &out};
-  auto error = argus::interp::run(*c->ir().functions[0], args);
-  EXPECT_FALSE(error) << name << ": " << (error ? error->message : "");
-  std::vector<double> values;
-  for (size_t i = 0; i < out.size(); ++i) values.push_back(out.get(i));
-  return values;
 }
 
 TEST(HopperInterpreter, SpecializedPersistentAndPlainAgree) {

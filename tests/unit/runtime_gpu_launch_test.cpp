@@ -76,6 +76,24 @@ TEST(LaunchMetadata, RequirementsAndSizesAreChecked) {
   EXPECT_NE(error.find("does not fit the kernel's i32 size parameter"), std::string::npos) << error;
 }
 
+TEST(LaunchMetadata, AKernelOfClustersNeedsWholeClusters) {
+  std::string text = kGemmMeta;
+  text.replace(text.find("\"threads\": 128,"), 15, "\"threads\": 128, \"cluster\": 2,");
+  std::vector<KernelMeta> kernels;
+  std::string error;
+  ASSERT_TRUE(parseKernelMetadata(text, kernels, error)) << error;
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].cluster, 2);
+  LaunchPlan plan;
+  ASSERT_TRUE(planLaunch(kernels[0], {{"M", 100}, {"K", 40}}, plan, error)) << error;  // 2 blocks
+  EXPECT_FALSE(planLaunch(kernels[0], {{"M", 150}, {"K", 40}}, plan, error));           // 3 blocks
+  EXPECT_EQ(error, "kernel 'gemm': grid dimension 0 (cdiv(M, 64)) is 3 for K=40, M=150, but the kernel runs in "
+                   "clusters of 2 blocks along it; it must be a multiple of 2");
+  text.replace(text.find("\"cluster\": 2"), 12, "\"cluster\": 9");
+  EXPECT_FALSE(parseKernelMetadata(text, kernels, error));
+  EXPECT_NE(error.find("a cluster of 9 blocks"), std::string::npos) << error;
+}
+
 TEST(LaunchMetadata, MalformedDocumentsAreErrorsNotCrashes) {
   std::vector<KernelMeta> kernels;
   std::string error;
