@@ -33,7 +33,7 @@ Compiles an Argus kernel file to PTX (default: FILE.ptx in the current directory
 options:
   -o FILE                     write the output to FILE ('-' for standard output)
   --emit=KIND                 tokens | ast | ir | llvm | ptx | cubin  (default: ptx)
-  --arch=ARCH                 sm_80 | sm_90 | sm_90a  (default: sm_90)
+  --arch=ARCH                 sm_80 | sm_90 | sm_90a  (default: the source's '# arch:' line, else sm_90)
   -D NAME=VALUE               override a kernel's const parameter (also -DNAME=VALUE)
   --diagnostics-format=FMT    text | json | sarif  (default: text)
   --color=WHEN                auto | always | never  (default: auto)
@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
     argus::cli::printDiagnostics(loadDiags.diagnostics(), argus::SourceFile(input, ""), common);
     return 1;
   }
+  argus::cli::applySourceArch(common, *file);
   argus::Compilation compilation(std::move(*file), common.compile);
 
   std::string text;

@@ -466,6 +466,8 @@ int runCommand(const std::vector<std::string>& args) {
     printDiagnostics(loadDiags.diagnostics(), SourceFile(o.input, ""), o.common);
     return 1;
   }
+  // On the CPU, the source's '# arch:' line decides as for argusc; on a GPU, the device does.
+  if (o.cpu) applySourceArch(o.common, *file);
   Compilation compilation(std::move(*file), o.common.compile);
   const ir::Module& module = compilation.ir();
   if (compilation.hasErrors()) {

@@ -31,6 +31,7 @@ int parseCommonOption(const std::vector<std::string>& args, size_t i, CommonOpti
   }
   if (a.rfind("-D", 0) == 0 && a.size() > 2) return define(a.substr(2)) < 0 ? -1 : 1;
   if (a.rfind("--arch=", 0) == 0) {
+    options.archGiven = true;
     options.compile.arch = a.substr(7);
     if (!isSupportedArch(options.compile.arch)) {
       error = "unsupported --arch '" + options.compile.arch + "' (expected sm_80, sm_90 or sm_90a)";
@@ -58,6 +59,23 @@ int parseCommonOption(const std::vector<std::string>& args, size_t i, CommonOpti
   if (a == "-Werror") { options.compile.warningsAsErrors = true; return 1; }
   if (a.rfind("--ptxas=", 0) == 0) { options.compile.ptxasPath = a.substr(8); return 1; }
   return 0;
+}
+
+void applySourceArch(CommonOptions& options, const SourceFile& file) {
+  if (options.archGiven) return;
+  const std::string& text = file.text();
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + at, end - at);
+    if (line.substr(0, 8) == "# arch: ") {
+      std::string arch(line.substr(8));
+      while (!arch.empty() && (arch.back() == '\r' || arch.back() == ' ')) arch.pop_back();
+      if (isSupportedArch(arch)) options.compile.arch = arch;
+      return;
+    }
+    at = end + 1;
+  }
 }
 
 void printDiagnostics(const std::vector<Diagnostic>& diags, const SourceFile& file,

@@ -10,6 +10,7 @@ namespace argus::cli {
 
 struct CommonOptions {
   CompileOptions compile;
+  bool archGiven = false;                  // --arch on the command line
   std::string diagnosticsFormat = "text";  // text | json | sarif
   std::string color = "auto";              // auto | always | never
 };
@@ -19,6 +20,11 @@ struct CommonOptions {
 // `error` set).
 int parseCommonOption(const std::vector<std::string>& args, size_t i, CommonOptions& options,
                       std::string& error);
+
+// Unless --arch was given: the architecture the source names in a line
+// `# arch: sm_90a` (the examples' convention for kernels with Hopper-only
+// instructions), when it is one argusc supports.
+void applySourceArch(CommonOptions& options, const SourceFile& file);
 
 // Prints diagnostics to standard error in the chosen format (json and sarif
 // always print a document, even an empty one).

@@ -77,6 +77,25 @@ TEST(Cli, BadUsageExitsWithTwo) {
   EXPECT_NE(two.output.find("one input file"), std::string::npos);
 }
 
+TEST(Cli, TheSourcesArchLineIsTheDefaultArchitecture) {
+  // examples/gemm_persistent.ag says '# arch: sm_90a': it compiles without --arch, and
+  // --arch still overrides the line (sm_90 has no wgmma: AG5020).
+  fs::path out = scratch("persistent.ptx");
+  Result r = runArgusc(example("gemm_persistent.ag") + " -o " + out.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::ifstream in(out);
+  std::string ptx((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);
+  Result overridden = runArgusc("--arch=sm_90 " + example("gemm_persistent.ag") + " -o " + out.string());
+  EXPECT_EQ(overridden.status, 1);
+  EXPECT_NE(overridden.output.find("AG5020"), std::string::npos) << overridden.output;
+  // A line naming an architecture argusc does not know is not an option: the default stays.
+  fs::path odd = scratch("odd_arch.ag");
+  writeFile(odd, "# arch: sm_70\n" + std::string(std::istreambuf_iterator<char>(std::ifstream(example("vadd.ag")).rdbuf()), {}));
+  Result kept = runArgusc(odd.string() + " -o " + scratch("odd.ptx").string());
+  EXPECT_EQ(kept.status, 0) << kept.output;
+}
+
 TEST(Cli, CompilesToPtxFile) {
   fs::path out = scratch("vadd.ptx");
   fs::remove(out);
