@@ -4,7 +4,8 @@
 //                  iteration, program id and launch size (Z3);
 //   AG2031         the shared buffers fit the shared memory of a block (227 KiB);
 //   AG2032         bank conflicts of shared accesses in loops (a warning);
-//   AG2033         the live register tiles fit 255 registers per thread (a warning).
+//   AG2033         the live register tiles fit 255 registers per thread (a warning);
+//   AG2037         no shared buffer is read that nothing in the kernel writes.
 #pragma once
 
 #include <string>
@@ -19,10 +20,12 @@ void checkSharedBounds(const ir::Function& fn, DiagnosticSink& diags, const Sour
 void checkSharedBudget(const ir::Function& fn, DiagnosticSink& diags);
 void checkBankConflicts(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file);
 void checkRegisterBudget(const ir::Function& fn, DiagnosticSink& diags);
+void checkSharedWritten(const ir::Function& fn, DiagnosticSink& diags);
 
 inline void checkBuiltinInvariants(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file,
                                    const Options& options) {
   checkSharedBudget(fn, diags);
+  checkSharedWritten(fn, diags);
   checkSharedBounds(fn, diags, file, options);
   checkBankConflicts(fn, diags, file);
   checkRegisterBudget(fn, diags);

@@ -1,0 +1,94 @@
+// Shared buffers that are read but never written (AG2037). Shared memory starts
+// each block with whatever the SM held before (another block's data, or
+// garbage), so a buffer the kernel reads must be written by it first: a copy
+// into it, an asynchronous copy (cp.async, TMA) or a store. A kernel that
+// forgets one (say, the copy of attention's query tile) runs without a fault
+// and computes on stale data; this catches the whole-buffer case before
+// anything runs. Which elements a partial write covers, and whether every read
+// comes after its write, is the synchronization checker's business
+// (docs/checker.md).
+#include <unordered_map>
+#include <unordered_set>
+
+#include "checker/invariant_check.h"
+
+namespace argus::checker {
+
+using ir::OpKind;
+
+namespace {
+
+// The shared buffer `v` is, or is a view of (through views of views), or kNoValue.
+ir::ValueId sharedBufferOf(const ir::Function& fn, ir::ValueId v) {
+  for (int depth = 0; depth < 16 && v < fn.values.size(); ++depth) {
+    const ir::Op* def = fn.values[v].def;
+    if (!def) return ir::kNoValue;
+    if (def->kind == OpKind::AllocShared) return v;
+    if (def->kind != OpKind::View || def->operands.empty()) return ir::kNoValue;
+    v = def->operands[0];
+  }
+  return ir::kNoValue;
+}
+
+// What an op does with its operand `i` when that is shared memory: the destination of
+// a store or copy is written, mbarrier ops and assertions touch no data, views only
+// name memory, and every other use reads it.
+enum class Use { None, Read, Write };
+Use useOf(const ir::Op& op, size_t i) {
+  switch (op.kind) {
+    case OpKind::Store:
+      return i == 0 ? Use::Write : Use::Read;
+    case OpKind::CopyAsync: case OpKind::CopyBulk:  // from global memory; a TMA copy's mbarrier is no data
+      return i == 0 ? Use::Write : Use::None;
+    case OpKind::View: case OpKind::Assert: case OpKind::TagSet:
+    case OpKind::MbarrierInit: case OpKind::MbarrierExpectTx: case OpKind::MbarrierArrive: case OpKind::MbarrierWait:
+      return Use::None;
+    default:
+      return Use::Read;
+  }
+}
+
+std::string readWord(const ir::Op& op) {
+  switch (op.kind) {
+    case OpKind::Load: return "load reads";
+    case OpKind::Dot: return "dot reads";
+    default: return "operation reads";
+  }
+}
+
+}  // namespace
+
+void checkSharedWritten(const ir::Function& fn, DiagnosticSink& diags) {
+  std::vector<ir::ValueId> order;                            // buffers in order of first read
+  std::unordered_map<ir::ValueId, const ir::Op*> firstRead;  // buffer -> its first read
+  std::unordered_set<ir::ValueId> written;
+  forEachOpWithDepth(fn.body, 0, [&](const ir::Op& op, int) {
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      ir::ValueId buffer = sharedBufferOf(fn, op.operands[i]);
+      if (buffer == ir::kNoValue) continue;
+      Use use = useOf(op, i);
+      if (use == Use::Write) written.insert(buffer);
+      if (use == Use::Read && firstRead.emplace(buffer, &op).second) order.push_back(buffer);
+    }
+  });
+  for (ir::ValueId buffer : order) {
+    if (written.count(buffer)) continue;
+    const ir::Op* read = firstRead.at(buffer);
+    const std::string name = sharedName(fn, buffer);
+    Diagnostic& d = diags.report(DiagId::SharedNeverWritten, read->range, {readWord(*read), name});
+    if (const ir::Op* alloc = fn.values[buffer].def) d.labels.push_back(Label{alloc->range, "'" + name + "' is declared here"});
+    Counterexample cx;
+    cx.thread = 0;
+    cx.warp = 0;
+    cx.lane = 0;
+    std::string origin;
+    for (size_t a = 0; a < std::max<size_t>(1, fn.typeOf(buffer).shape.size()); ++a) origin += a ? ", 0" : "0";
+    cx.facts.emplace_back("element", name + "[" + origin + "]");
+    cx.facts.emplace_back("writes", "none in the kernel");
+    d.counterexample = std::move(cx);
+    d.notes.push_back("write '" + name + "' before reading it: copy(" + name + ", ...) and barrier(), copy_async(" + name +
+                      ", ...) in a pipelined loop, or copy_bulk(" + name + ", ...) on sm_90a");
+  }
+}
+
+}  // namespace argus::checker
