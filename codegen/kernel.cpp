@@ -445,7 +445,8 @@ bool KernelLowering::run() {
 }
 
 void KernelLowering::clusterSync() {
-  inlinePtx(b_.getVoidTy(), "barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;", "~{memory}", {}, true);
+  // Release and acquire are the defaults; spelling them out needs PTX 8.0, which sm_90's PTX is not.
+  inlinePtx(b_.getVoidTy(), "barrier.cluster.arrive;\nbarrier.cluster.wait;", "~{memory}", {}, true);
 }
 
 bool KernelLowering::lowerBlock(const ir::Block& block) {

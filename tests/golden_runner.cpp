@@ -21,6 +21,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "expectation_syntax.h"
+#include "unit/test_sources.h"
 
 namespace fs = std::filesystem;
 namespace {
@@ -85,8 +86,9 @@ Expectation fromDiagnostic(const argus::Diagnostic& d, const argus::SourceFile& 
 }
 
 std::vector<argus::Diagnostic> compileForDiagnostics(const fs::path& path, const std::string& text) {
-  argus::CompileOptions options;  // a case that needs Hopper's instructions says so: '# arch: sm_90a'
-  if (text.find("\n# arch: sm_90a") != std::string::npos || text.rfind("# arch: sm_90a", 0) == 0) options.arch = "sm_90a";
+  argus::CompileOptions options;  // a case for another architecture says so: '# arch: sm_90a' (argusc's convention)
+  const std::string arch = argus::testing::exampleArch(text);
+  if (!arch.empty()) options.arch = arch;
   argus::Compilation c(argus::SourceFile(path.filename().string(), text), options);
   compileThroughCodegen(c);
   return c.diagnostics();
