@@ -24,6 +24,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/lowering.h"
+#include "ir/pipeline.h"
 
 namespace argus::codegen {
 
@@ -88,7 +89,7 @@ bool KernelLowering::producerComputes(const ir::Op& op) const {
 
 bool KernelLowering::lowerProducerBlock(const ir::Block& block) {
   for (const auto& op : block.ops) {
-    if (isProducerIf(*op)) {
+    if (isProducerIf(*op) || ir::isScalarIf(fn_, *op)) {  // a scalar if: a tile index, say
       if (!lowerIf(*op)) return false;
     } else if (op->kind == ir::OpKind::For) {
       if (!lowerProducerFor(*op)) return false;
@@ -182,7 +183,7 @@ bool KernelLowering::lowerSpecializedKernel() {
       b_.SetInsertPoint(issuer);
       ok = lowerProducerFor(*op);
       looped = true;
-    } else if (isProducerIf(*op)) {
+    } else if (isProducerIf(*op) || ir::isScalarIf(fn_, *op)) {
       ok = lowerIf(*op);
     } else if (op->kind == ir::OpKind::Barrier && (op->attrs.i & ir::kBarrierAfterMbarrierInit)) {
       barrier(true);

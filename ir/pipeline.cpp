@@ -198,28 +198,40 @@ class Rewriter {
   // run everything (codegen/hopper_specialize.cpp). So a statement there may compute tiles,
   // copy, store or synchronize, but a scalar the producer cannot compute, or control flow,
   // keeps the loop from being specialized.
+  // In a persistent kernel the statements of the loop over tiles before the pipelined loop
+  // count too (the producer computes each tile's indices there).
   const Op* statementTheProducerMayNotRun() const {
     for (const auto& op : fn_.body.ops) {
-      if (op.get() == &loop_ || op.get() == plan_.outer) return nullptr;
-      switch (op->kind) {
-        case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
-        case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
-        case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet: case OpKind::Assert:
-          break;
-        case OpKind::Load:  // a scalar only from a tensor (one element)
-          if (fn_.typeOf(op->operands[0]).space != MemSpace::Global && fn_.typeOf(op->results[0]).isScalar())
-            return op.get();
-          break;
-        case OpKind::ReduceAll:  // a scalar only from one element, no scratch
-          if (fn_.typeOf(op->operands[0]).numElements() != 1) return op.get();
-          break;
-        default:
-          if (!op->regions.empty()) return op.get();
-          for (ValueId r : op->results)
-            if (fn_.typeOf(r).isScalar()) return op.get();
-      }
+      if (op.get() == &loop_) return nullptr;
+      if (op.get() == plan_.outer) break;
+      if (!producerMayRun(*op)) return op.get();
+    }
+    if (!plan_.outer) return nullptr;
+    for (const auto& op : plan_.outer->regions[0].ops) {
+      if (op.get() == &loop_) return nullptr;
+      if (!producerMayRun(*op)) return op.get();
     }
     return nullptr;
+  }
+
+  bool producerMayRun(const Op& op) const {
+    switch (op.kind) {
+      case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
+      case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
+      case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet: case OpKind::Assert:
+        return true;
+      case OpKind::Load:  // a scalar only from a tensor (one element)
+        return !(fn_.typeOf(op.operands[0]).space != MemSpace::Global && fn_.typeOf(op.results[0]).isScalar());
+      case OpKind::ReduceAll:  // a scalar only from one element, no scratch
+        return fn_.typeOf(op.operands[0]).numElements() == 1;
+      case OpKind::If:
+        return isScalarIf(fn_, op);
+      default:
+        if (!op.regions.empty()) return false;
+        for (ValueId r : op.results)
+          if (fn_.typeOf(r).isScalar()) return false;
+        return true;
+    }
   }
 
   // A bulk loop inside the kernel's loop over tiles: its barriers' phases continue from
@@ -479,6 +491,29 @@ void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& pro
 }
 
 }  // namespace
+
+bool isScalarIf(const Function& fn, const Op& op) {
+  if (op.kind != OpKind::If || op.regions.size() != 2) return false;
+  for (ValueId r : op.results)
+    if (!fn.typeOf(r).isScalar()) return false;
+  for (const Block& region : op.regions)
+    for (const auto& inner : region.ops) {
+      switch (inner->kind) {
+        case OpKind::Yield: continue;
+        case OpKind::If:
+          if (!isScalarIf(fn, *inner)) return false;
+          continue;
+        case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
+        case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
+          for (ValueId r : inner->results)
+            if (!fn.typeOf(r).isScalar()) return false;
+          continue;
+        default:
+          return false;
+      }
+    }
+  return true;
+}
 
 std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op& forOp) {
   LoopPlan plan;

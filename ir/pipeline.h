@@ -103,6 +103,11 @@ struct PipelineProblem {
   int64_t stages = 0;   // of the loop
 };
 
+// An `if` that only computes scalars (both regions nothing but scalar arithmetic,
+// nested such ifs and their yields; scalar results): the producer warpgroup of a
+// specialized pipeline can run it to get a tile index (codegen/hopper_specialize.cpp).
+bool isScalarIf(const Function& fn, const Op& op);
+
 // The user-facing diagnostic for a problem (codes AG4032-AG4038), quoting
 // what the user wrote when `file` is given. Sema adds the fix-its it can.
 struct PipelineMessage {
