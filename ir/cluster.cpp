@@ -126,37 +126,43 @@ class Uniformity {
                              " is computed from " + origin({copy.operands[1]})});
   }
 
-  // The first user-named varying value on the way from `v` to where it starts to vary.
-  std::string namedVarying(ValueId v) const {
+  // Visits the varying values `v` is computed from (itself first), depth first, until
+  // `visit` returns true.
+  template <typename Visit>
+  void walkBack(ValueId v, const Visit& visit) const {
     std::unordered_set<ValueId> seen;
     std::vector<ValueId> work{v};
     while (!work.empty()) {
       ValueId x = work.back();
       work.pop_back();
       if (!varying(x) || !seen.insert(x).second) continue;
-      if (!fn_.values[x].name.empty()) return fn_.values[x].name;
+      if (visit(x)) return;
       if (const Op* def = fn_.values[x].def)
         for (ValueId o : def->operands) work.push_back(o);
     }
-    return {};
+  }
+
+  // The first user-named varying value on the way from `v` to where it starts to vary.
+  std::string namedVarying(ValueId v) const {
+    std::string name;
+    walkBack(v, [&](ValueId x) {
+      name = fn_.values[x].name;
+      return !name.empty();
+    });
+    return name;
   }
 
   // Where a varying value starts: program_id(0), or the loop or branch that made it vary.
   const Op* root(ValueId v) const {
-    std::unordered_set<ValueId> seen;
-    std::vector<ValueId> work{v};
-    while (!work.empty()) {
-      ValueId x = work.back();
-      work.pop_back();
-      if (!varying(x) || !seen.insert(x).second) continue;
+    const Op* found = nullptr;
+    walkBack(v, [&](ValueId x) {
       const Op* def = fn_.values[x].def;
-      if (def && isVaryingSource(*def)) return def;
-      if (def && !anyVarying(def->operands) && def->kind != OpKind::For && def->kind != OpKind::If)
-        return cause_.at(x);
-      if (!def) return cause_.at(x);
-      for (ValueId o : def->operands) work.push_back(o);
-    }
-    return nullptr;
+      if (def && isVaryingSource(*def)) found = def;
+      else if (!def || (!anyVarying(def->operands) && def->kind != OpKind::For && def->kind != OpKind::If))
+        found = cause_.at(x);
+      return found != nullptr;
+    });
+    return found;
   }
   SourceRange rootRange(ValueId v) const {
     const Op* r = root(v);
