@@ -75,8 +75,12 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
       // A barrier that every thread arrives on (MbarrierArrive) counts warps instead: each warp
       // arrives once, after all its lanes (see below).
       int64_t count = op.attrs.i;
-      if (arrivesPerWarp(op.operands[0], count)) count /= 32;
-      if (clusterRelease(op)) count *= fn_.clusterSize;  // every block's warps arrive on it
+      const bool perWarp = arrivesPerWarp(op.operands[0], count);
+      if (perWarp) count /= 32;
+      if (clusterRelease(op)) {  // every block's warps arrive on it, one arrival per warp each
+        if (!perWarp) return internalError(op.range, "a cluster-wide free-stage barrier not released by whole warps");
+        count *= fn_.clusterSize;
+      }
       onThreadZero([&] {
         inlinePtx(voidTy, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}",
                   {bar, b_.getInt32(static_cast<uint32_t>(count))}, true);
