@@ -43,7 +43,8 @@ TEST(PersistentProducer, AScalarIfInTheTileLoopRunsOnTheProducerToo) {
   EXPECT_FALSE(hasCode(*c, "AG4045"));  // still specialized
   EXPECT_NE(ptx.find("setmaxnreg"), std::string::npos);
   std::string report = ptxasReport(ptx);
-  if (!report.empty()) EXPECT_EQ(report.find("error"), std::string::npos) << report;
+  if (report.empty()) GTEST_SKIP() << "no ptxas at " << kPtxas;
+  EXPECT_EQ(report.find("error"), std::string::npos) << report;
 }
 
 TEST(PersistentProducer, TheSnakeOrderComputesWhatThePlainOrderDoes) {
