@@ -39,7 +39,7 @@ std::string replaceAll(std::string s, const std::string& from, const std::string
 std::string pipelinedGemm(int stages, const std::string& bSlice = "kt") {
   std::string s = argus::testing::readExample("gemm_tc.ag");
   s = replaceAll(s, "STAGES: const = 4", "STAGES: const = " + std::to_string(stages));
-  s = replaceAll(s, "B.tile((BK, BN))[kt, program_id(1)]", "B.tile((BK, BN))[" + bSlice + ", program_id(1)]");
+  s = replaceAll(s, "B.tile((BK, BN))[kt, pn]", "B.tile((BK, BN))[" + bSlice + ", pn]");
   return replaceAll(s, "        acc = dot(a_s, b_s, acc)",
                     "        assert a_s.origin.col == b_s.origin.row\n        acc = dot(a_s, b_s, acc)");
 }
