@@ -18,30 +18,16 @@ using ir::OpKind;
 
 namespace {
 
-// The shared buffer `v` is, or is a view of (through views of views), or kNoValue.
-ir::ValueId sharedBufferOf(const ir::Function& fn, ir::ValueId v) {
-  for (int depth = 0; depth < 16 && v < fn.values.size(); ++depth) {
-    const ir::Op* def = fn.values[v].def;
-    if (!def) return ir::kNoValue;
-    if (def->kind == OpKind::AllocShared) return v;
-    if (def->kind != OpKind::View || def->operands.empty()) return ir::kNoValue;
-    v = def->operands[0];
-  }
-  return ir::kNoValue;
-}
-
-// What an op does with its operand `i` when that is shared memory: the destination of
-// a store or copy is written, mbarrier ops and assertions touch no data, views only
-// name memory, and every other use reads it.
+// What an op does with its operand `i` when that is a view of shared memory: the
+// destination of a store or copy is written, assertions and tags touch no data, views
+// only name memory, and every other use reads it. (mbarrier ops take their buffer
+// itself, not a view, and copies read global memory.)
 enum class Use { None, Read, Write };
 Use useOf(const ir::Op& op, size_t i) {
   switch (op.kind) {
-    case OpKind::Store:
+    case OpKind::Store: case OpKind::CopyAsync: case OpKind::CopyBulk:
       return i == 0 ? Use::Write : Use::Read;
-    case OpKind::CopyAsync: case OpKind::CopyBulk:  // from global memory; a TMA copy's mbarrier is no data
-      return i == 0 ? Use::Write : Use::None;
     case OpKind::View: case OpKind::Assert: case OpKind::TagSet:
-    case OpKind::MbarrierInit: case OpKind::MbarrierExpectTx: case OpKind::MbarrierArrive: case OpKind::MbarrierWait:
       return Use::None;
     default:
       return Use::Read;
@@ -64,7 +50,7 @@ void checkSharedWritten(const ir::Function& fn, DiagnosticSink& diags) {
   std::unordered_set<ir::ValueId> written;
   forEachOpWithDepth(fn.body, 0, [&](const ir::Op& op, int) {
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      ir::ValueId buffer = sharedBufferOf(fn, op.operands[i]);
+      ir::ValueId buffer = ir::sharedBufferOf(fn, op.operands[i]);
       if (buffer == ir::kNoValue) continue;
       Use use = useOf(op, i);
       if (use == Use::Write) written.insert(buffer);

@@ -70,13 +70,7 @@ class Collector {
   }
 
  private:
-  ir::ValueId bufferOf(ir::ValueId view) const {
-    if (view >= fn_.values.size()) return ir::kNoValue;
-    const Op* def = fn_.values[view].def;
-    if (!def || def->kind != OpKind::View || def->operands.empty()) return ir::kNoValue;
-    ir::ValueId base = def->operands[0];
-    return fn_.values[base].type.kind == ir::TypeKind::Shared ? base : ir::kNoValue;
-  }
+  ir::ValueId bufferOf(ir::ValueId view) const { return ir::sharedBufferOf(fn_, view); }
 
   void block(const Block& b, int loopDepth) {
     for (const auto& op : b.ops) visit(*op, loopDepth);

@@ -53,15 +53,7 @@ class Collector {
     if (id < out_.valueLoops.size()) out_.valueLoops[id] = stack_;
   }
 
-  // The shared buffer a view value looks into, or kNoValue for global views.
-  ir::ValueId bufferOf(ir::ValueId view) const {
-    if (view >= fn_.values.size()) return ir::kNoValue;
-    const Op* def = fn_.values[view].def;
-    if (!def || def->kind != OpKind::View || def->operands.empty()) return ir::kNoValue;
-    ir::ValueId base = def->operands[0];
-    if (base >= fn_.values.size() || fn_.values[base].type.kind != TypeKind::Shared) return ir::kNoValue;
-    return base;
-  }
+  ir::ValueId bufferOf(ir::ValueId view) const { return ir::sharedBufferOf(fn_, view); }
 
   void addAccess(const Op& op, AccessRole role, ir::ValueId view, const ir::Layout& layout) {
     ir::ValueId buffer = bufferOf(view);

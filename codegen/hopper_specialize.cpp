@@ -71,11 +71,8 @@ bool KernelLowering::producerComputes(const ir::Op& op) const {
     return !op.results.empty() && std::all_of(op.results.begin(), op.results.end(),
                                               [&](ir::ValueId r) { return fn_.typeOf(r).isScalar(); });
   };
+  if (ir::isArithmetic(op.kind)) return scalarResults();
   switch (op.kind) {
-    case ir::OpKind::Const: case ir::OpKind::ProgramId: case ir::OpKind::NumPrograms: case ir::OpKind::Binary:
-    case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
-    case ir::OpKind::Cast:
-      return scalarResults();
     case ir::OpKind::View: case ir::OpKind::AllocShared:
       return true;
     case ir::OpKind::Load:

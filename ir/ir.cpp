@@ -6,6 +6,24 @@ namespace argus::ir {
 
 // ---------------------------------------------------------------- names
 
+bool isArithmetic(OpKind kind) {
+  switch (kind) {
+    case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
+    case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+ValueId sharedBufferOf(const Function& fn, ValueId view) {
+  if (view >= fn.values.size()) return kNoValue;
+  const Op* def = fn.values[view].def;
+  if (!def || def->kind != OpKind::View || def->operands.empty()) return kNoValue;
+  const ValueId base = def->operands[0];
+  return base < fn.values.size() && fn.values[base].type.kind == TypeKind::Shared ? base : kNoValue;
+}
+
 const char* opKindName(OpKind k) {
   switch (k) {
     case OpKind::Const: return "const";

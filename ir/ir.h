@@ -261,6 +261,14 @@ struct Module {
   std::vector<std::unique_ptr<Function>> functions;
 };
 
+// Arithmetic with no memory access, synchronization or control flow (Const, ProgramId,
+// NumPrograms, Binary, Compare, Unary, Fma, Select, Cast): what the pipelining pass may
+// recompute ahead and a producer warpgroup may compute for itself, on scalars.
+bool isArithmetic(OpKind kind);
+// The shared buffer that the view `view` looks into (a View op on a buffer from
+// AllocShared), or kNoValue for any other value.
+ValueId sharedBufferOf(const Function& fn, ValueId view);
+
 // Appends ops at the end of a block of one function.
 class Builder {
  public:

@@ -215,9 +215,8 @@ class Rewriter {
   }
 
   bool producerMayRun(const Op& op) const {
+    if (isArithmetic(op.kind)) return true;
     switch (op.kind) {
-      case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
-      case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
       case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet: case OpKind::Assert:
         return true;
       case OpKind::Load:  // a scalar only from a tensor (one element)
@@ -498,19 +497,14 @@ bool isScalarIf(const Function& fn, const Op& op) {
     if (!fn.typeOf(r).isScalar()) return false;
   for (const Block& region : op.regions)
     for (const auto& inner : region.ops) {
-      switch (inner->kind) {
-        case OpKind::Yield: continue;
-        case OpKind::If:
-          if (!isScalarIf(fn, *inner)) return false;
-          continue;
-        case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
-        case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
-          for (ValueId r : inner->results)
-            if (!fn.typeOf(r).isScalar()) return false;
-          continue;
-        default:
-          return false;
+      if (inner->kind == OpKind::Yield) continue;
+      if (inner->kind == OpKind::If) {
+        if (!isScalarIf(fn, *inner)) return false;
+        continue;
       }
+      if (!isArithmetic(inner->kind)) return false;
+      for (ValueId r : inner->results)
+        if (!fn.typeOf(r).isScalar()) return false;
     }
   return true;
 }

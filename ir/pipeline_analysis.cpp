@@ -28,15 +28,8 @@ bool endsLeadingRun(OpKind k) {
 
 // Ops the pass may recompute for another iteration: no memory access, scalar results.
 bool isPureScalar(const Function& fn, const Op& op) {
-  switch (op.kind) {
-    case OpKind::View:
-      return true;
-    case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
-    case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
-      return op.results.size() == 1 && fn.typeOf(op.results[0]).isScalar();
-    default:
-      return false;
-  }
+  if (op.kind == OpKind::View) return true;
+  return isArithmetic(op.kind) && op.results.size() == 1 && fn.typeOf(op.results[0]).isScalar();
 }
 
 bool isConstInt(const Function& fn, ValueId v, int64_t want) {

@@ -96,4 +96,20 @@ bool isValidUtf8(std::string_view text, uint32_t* badOffset) {
   return true;
 }
 
+std::string declaredArch(std::string_view text) {
+  constexpr std::string_view kPrefix = "# arch: ";
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    if (line.substr(0, kPrefix.size()) == kPrefix) {
+      line.remove_prefix(kPrefix.size());
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+      return std::string(line);
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
 }  // namespace argus

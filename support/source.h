@@ -50,6 +50,12 @@ class SourceFile {
   std::vector<uint32_t> lineStarts_;
 };
 
+// The architecture a source names in a line `# arch: sm_90a` (the convention of
+// kernels that need another target than the default: argusc, the scripts and the
+// tests read it), or "" when it has none. Whether argusc supports it is the driver's
+// question (isSupportedArch).
+std::string declaredArch(std::string_view text);
+
 // Length of the well-formed UTF-8 sequence at `s[i]` (1 to 4), with its code
 // point in `*codePoint`; 0 when the bytes there are not one (truncated, overlong,
 // a surrogate, or beyond U+10FFFF).

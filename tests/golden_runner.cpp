@@ -233,7 +233,8 @@ TEST(DocsExamples, LanguageReferenceBlocksCompile) {
       inBlock = false;
       ++blocks;
       argus::CompileOptions options;
-      if (block.rfind("# arch: sm_90a", 0) == 0) options.arch = "sm_90a";  // a Hopper-only block says so
+      const std::string arch = argus::testing::exampleArch(block);  // a Hopper-only block says so
+      if (!arch.empty()) options.arch = arch;
       argus::Compilation c(argus::SourceFile("language.md", block), options);
       compileThroughCodegen(c);
       if (expectErrors) {

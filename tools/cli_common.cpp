@@ -63,19 +63,8 @@ int parseCommonOption(const std::vector<std::string>& args, size_t i, CommonOpti
 
 void applySourceArch(CommonOptions& options, const SourceFile& file) {
   if (options.archGiven) return;
-  const std::string& text = file.text();
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + at, end - at);
-    if (line.substr(0, 8) == "# arch: ") {
-      std::string arch(line.substr(8));
-      while (!arch.empty() && (arch.back() == '\r' || arch.back() == ' ')) arch.pop_back();
-      if (isSupportedArch(arch)) options.compile.arch = arch;
-      return;
-    }
-    at = end + 1;
-  }
+  const std::string arch = declaredArch(file.text());
+  if (isSupportedArch(arch)) options.compile.arch = arch;
 }
 
 void printDiagnostics(const std::vector<Diagnostic>& diags, const SourceFile& file,

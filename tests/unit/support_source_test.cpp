@@ -46,6 +46,13 @@ TEST(SourceFile, OffsetOfClampsIntoTheFile) {
   EXPECT_EQ(file.slice({100, 200}), "");
 }
 
+TEST(SourceFile, DeclaredArchIsTheFirstArchLine) {
+  EXPECT_EQ(declaredArch("@kernel(grid=(1,))\n# arch: sm_90a\n# arch: sm_80\n"), "sm_90a");
+  EXPECT_EQ(declaredArch("# arch: sm_80\r\n"), "sm_80");  // CRLF files too
+  EXPECT_EQ(declaredArch("x = 1  # arch: sm_90a\n"), "");     // only a line of its own
+  EXPECT_EQ(declaredArch(""), "");
+}
+
 TEST(SourceFile, EmptyFileHasOneEmptyLine) {
   SourceFile file("e.ag", "");
   EXPECT_EQ(file.lineCount(), 1u);

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/source.h"
+
 namespace argus::testing {
 
 inline std::string readSource(const std::filesystem::path& path) {
@@ -22,13 +24,7 @@ inline std::string readExample(const std::string& name) {
 
 // The architecture an example names in a line `# arch: sm_90a` (kernels with
 // Hopper-only instructions), or "" when any supported one will do.
-inline std::string exampleArch(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("# arch: ", 0) == 0) return line.substr(8);
-  return {};
-}
+inline std::string exampleArch(const std::string& text) { return declaredArch(text); }
 
 // Drops the `occurrence`-th line (counting from 0) whose text after its
 // indentation is `line`: how the tests plant a missing wait or barrier.
