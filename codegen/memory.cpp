@@ -319,10 +319,11 @@ void KernelLowering::emitPairStores(const Lowered& view, const ir::Type& tileTyp
   }
 }
 
-// Stores of 16-bit mma tiles to a rank-2 global view: the values v, v + 1 (e = 0, 1)
-// of an mma layout are adjacent columns of one row.
+// Stores of 16-bit mma tiles to a global view whose last two axes the tile spans (any
+// leading axes are one element): the values v, v + 1 (e = 0, 1) of an mma layout are
+// adjacent columns of one row.
 bool KernelLowering::storesInPairs(const Lowered& view, const ir::Type& tileType) const {
-  return view.space == ir::MemSpace::Global && tileType.layout.isMma() && view.offsets.size() == 2 &&
+  return view.space == ir::MemSpace::Global && tileType.layout.isMma() && view.offsets.size() >= 2 &&
          tileType.shape.size() == 2 && (tileType.dtype == DType::BF16 || tileType.dtype == DType::F16);
 }
 

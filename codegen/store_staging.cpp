@@ -153,18 +153,26 @@ void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileTy
         // The slice was written through the generic proxy; TMA reads it through the async one.
         inlinePtx(b_.getVoidTy(), "fence.proxy.async.shared::cta;", "~{memory}", {}, true);
         warpSync();
-        llvm::Value* row = b_.CreateAdd(view.offsets[0], b_.CreateAdd(row0, b_.getInt32(static_cast<uint32_t>(16 * m))));
-        llvm::Value* col = b_.CreateAdd(view.offsets[1],
+        const size_t rank = view.offsets.size();
+        llvm::Value* row =
+            b_.CreateAdd(view.offsets[rank - 2], b_.CreateAdd(row0, b_.getInt32(static_cast<uint32_t>(16 * m))));
+        llvm::Value* col = b_.CreateAdd(view.offsets[rank - 1],
                                         b_.CreateAdd(col0, b_.getInt32(static_cast<uint32_t>(kStagedCols * chunk))));
-        llvm::Value* sliceStart = sharedAddress32(b_.CreateGEP(b_.getInt8Ty(), storeStaging_, slice));
+        // TMA's coordinates run innermost first: the column, the row, then the leading axes.
+        std::vector<llvm::Value*> operands{b_.CreateZExt(leader, b_.getInt32Ty()),
+                                           b_.CreatePtrToInt(tensorMap, b_.getInt64Ty()), col, row};
+        for (size_t d = rank - 2; d-- > 0;) operands.push_back(view.offsets[d]);
+        std::string coords, constraints = "r,l";
+        for (size_t i = 0; i < rank; ++i) {
+          coords += (i ? ", $" : "$") + std::to_string(i + 2);
+          constraints += ",r";
+        }
+        operands.push_back(sharedAddress32(b_.CreateGEP(b_.getInt8Ty(), storeStaging_, slice)));
         inlinePtx(b_.getVoidTy(),
-                  "{ .reg .pred p; setp.ne.b32 p, $0, 0; "
-                  "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$2, $3}], [$4]; "
-                  "@p cp.async.bulk.commit_group; }",
-                  "r,l,r,r,r,~{memory}",
-                  {b_.CreateZExt(leader, b_.getInt32Ty()), b_.CreatePtrToInt(tensorMap, b_.getInt64Ty()), col, row,
-                   sliceStart},
-                  true);
+                  "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p cp.async.bulk.tensor." + std::to_string(rank) +
+                      "d.global.shared::cta.bulk_group [$1, {" + coords + "}], [$" + std::to_string(rank + 2) +
+                      "]; @p cp.async.bulk.commit_group; }",
+                  constraints + ",r,~{memory}", operands, true);
         sliceInFlight = true;
         continue;
       }

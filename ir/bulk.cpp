@@ -36,9 +36,11 @@ bool storesThroughSlices(const Function& fn, const Op& store) {
   if (!tile.isTile() || !tile.layout.isMma() || tile.layout.reducedMask != 0 || tile.shape.size() != 2) return false;
   if (tile.dtype != DType::BF16 && tile.dtype != DType::F16) return false;
   if (view.kind != TypeKind::View || view.space != MemSpace::Global) return false;
-  if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty() ||
-      fn.typeOf(viewOp->operands[0]).shape.size() != 2)
-    return false;
+  // The tile spans the tensor's last two axes; leading axes (an attention output's batch
+  // and head) are one element each. TMA addresses at most five axes.
+  if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty()) return false;
+  const size_t rank = fn.typeOf(viewOp->operands[0]).shape.size();
+  if (rank < 2 || rank > 5) return false;
   const Layout& layout = tile.layout;
   // Every warp holds a part of its own (no replicated values), in whole slices.
   if (layout.warpsM * layout.warpsN != fn.numWarps) return false;
@@ -69,7 +71,10 @@ bool tensorOnlyStoredTo(const Function& fn, size_t param) {
 TensorMapUse storeTensorMapUse(const Function& fn, const Op& store) {
   TensorMapUse use;
   use.param = store.operands.empty() ? fn.params.size() : viewedTensorParam(fn, store.operands[0]);
-  use.box = {kStoreSliceRows, kStoreSliceCols};
+  const size_t rank = use.param < fn.params.size() ? fn.params[use.param].dims.size() : 2;
+  use.box.assign(rank < 2 ? 2 : rank, 1);
+  use.box[use.box.size() - 2] = kStoreSliceRows;
+  use.box[use.box.size() - 1] = kStoreSliceCols;
   use.swizzleBytes = 128;
   use.store = true;
   return use;

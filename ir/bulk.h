@@ -37,10 +37,11 @@ std::vector<TensorMapUse> tensorMapsOf(const Function& fn);
 
 // Stores of 16-bit mma tiles go to global memory through per-warp shared
 // slices of kStoreSliceRows x kStoreSliceCols elements (codegen/store_staging.cpp)
-// when every warp holds whole slices of its own part of a 2-D tensor's tile.
+// when every warp holds whole slices of its own part of a tile that spans a tensor's
+// last two axes (rank 2 to 5; the leading axes of the view are one element each).
 inline constexpr int64_t kStoreSliceRows = 16, kStoreSliceCols = 64;
 bool storesThroughSlices(const Function& fn, const Op& store);
-// The map through which such a store's slices go by TMA: box 16 x 64, the
+// The map through which such a store's slices go by TMA: box 1 x ... x 16 x 64, the
 // slices' 128-byte swizzle; param = params.size() when the view is not of a
 // tensor parameter.
 TensorMapUse storeTensorMapUse(const Function& fn, const Op& store);

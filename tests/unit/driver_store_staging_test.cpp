@@ -5,6 +5,8 @@
 // H200 (bench/gpu_check.py and bench_gpu.py run these kernels against torch).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "codegen/codegen.h"
 #include "driver/compilation.h"
 #include "driver/metadata.h"
@@ -103,6 +105,40 @@ TEST(StoreStaging, HopperSlicesGoToGlobalMemoryByTmaStores) {
   ASSERT_FALSE(ampere->hasErrors());
   EXPECT_FALSE(has(ampere->ptx(), "cp.async.bulk"));
   EXPECT_TRUE(argus::codegen::kernelTensorMaps(*ampere->ir().functions.at(0), "sm_80").empty());
+}
+
+TEST(StoreStaging, AttentionOutputOfRankThreeGoesThroughSlicesAndTma) {
+  // o is (BH, S, 128) and each store a (BM, 64) tile of one head: the slices and the TMA
+  // store address the last two axes, with the head as TMA's outermost coordinate.
+  auto c = compileExample("attention_wgmma.ag", "sm_90a");
+  ASSERT_FALSE(c->hasErrors());
+  const std::string& ptx = c->ptx();
+  EXPECT_TRUE(has(ptx, "stmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  EXPECT_TRUE(has(ptx, "st.global.v4.u32"));
+  EXPECT_TRUE(has(ptx, "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"));
+  EXPECT_FALSE(has(ptx, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"));
+  const argus::ir::Function& fn = *c->ir().functions.at(0);
+  std::vector<argus::ir::TensorMapUse> maps = argus::codegen::kernelTensorMaps(fn, "sm_90a");
+  ASSERT_EQ(maps.size(), 3u);  // k and v (loads), o (store)
+  EXPECT_EQ(fn.params[maps[2].param].name, "o");
+  EXPECT_TRUE(maps[2].store);
+  EXPECT_EQ(maps[2].box, (std::vector<int64_t>{1, 16, 64}));
+  EXPECT_EQ(argus::codegen::storeStagingBytes(fn, "sm_90a", 0), 8 * 2048);
+  // The bulk store's coordinates, innermost first: column, row, head.
+  const size_t store = ptx.find("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [");
+  ASSERT_NE(store, std::string::npos);
+  const size_t open = ptx.find('{', store);
+  const std::string coordinates = ptx.substr(open, ptx.find('}', open) - open);
+  EXPECT_EQ(std::count(coordinates.begin(), coordinates.end(), ','), 2) << coordinates;
+}
+
+TEST(StoreStaging, RankThreeOutputsStoreInPairsWithoutStmatrix) {
+  // Before sm_90 there is no stmatrix: a tile inside the tensor goes out as 32-bit pairs,
+  // whatever the tensor's rank (the mma.sync attention's o is (BH, S, D)).
+  auto c = compileExample("attention.ag", "sm_80");
+  ASSERT_FALSE(c->hasErrors());
+  EXPECT_TRUE(has(c->ptx(), "st.global.u32"));
+  EXPECT_FALSE(has(c->ptx(), "stmatrix"));
 }
 
 TEST(StoreStaging, TmaStoresOnlyTensorsTheKernelNeverReads) {
