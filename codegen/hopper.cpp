@@ -470,23 +470,13 @@ void KernelLowering::retireWgmmaBefore(const ir::Op& op) {
     retireWgmmaThrough(wgmmaGroups_ - 1);
     return;
   }
-  if (useCounts_.empty()) {
-    useCounts_.assign(fn_.values.size(), 0);
-    std::function<void(const ir::Block&)> count = [&](const ir::Block& block) {
-      for (const auto& inner : block.ops) {
-        for (ir::ValueId v : inner->operands) ++useCounts_[v];
-        for (const ir::Block& region : inner->regions) count(region);
-      }
-    };
-    count(fn_.body);
-  }
   const bool wgmmaDot = op.kind == ir::OpKind::Dot && lowersToWgmma(op);
   int64_t through = -1;
   for (size_t i = 0; i < op.operands.size(); ++i) {
     for (const UnwaitedWgmma& u : unwaitedWgmma_) {
       if (u.id != op.operands[i]) continue;
       // The accumulator of a wgmma dot, used nowhere else, continues the chain in flight.
-      if (wgmmaDot && i == 2 && useCounts_[u.id] == 1) continue;
+      if (wgmmaDot && i == 2 && useCountOf(u.id) == 1) continue;
       through = std::max(through, u.group);
     }
   }

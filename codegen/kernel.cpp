@@ -450,8 +450,14 @@ void KernelLowering::clusterSync() {
 }
 
 bool KernelLowering::lowerBlock(const ir::Block& block) {
-  for (const auto& op : block.ops)
-    if (!lowerOp(*op)) return false;
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    const ir::Op& op = *block.ops[i];
+    if (i + 1 < block.ops.size() && fusesIntoSharedCopy(op, *block.ops[i + 1])) {
+      if (!lowerSharedCopy(op, *block.ops[++i])) return false;
+      continue;
+    }
+    if (!lowerOp(op)) return false;
+  }
   return true;
 }
 

@@ -213,6 +213,11 @@ class KernelLowering {
                        bool tileInside);
   void emitSyncFallback(const Lowered& dst, const Lowered& src, ir::DType t, const EmittedLayout& chunks, int64_t vec);
 
+  // ---- shared_copy.cpp (copy(shared, global): sema's load + store pair as one vectorized copy)
+  bool fusesIntoSharedCopy(const ir::Op& load, const ir::Op& store);
+  bool lowerSharedCopy(const ir::Op& load, const ir::Op& store);
+  int useCountOf(ir::ValueId id);  // uses of a value in the whole function, counted once
+
   // ---- hopper.cpp (sm_90a: mbarriers, TMA, wgmma)
   llvm::Value* inlinePtx(llvm::Type* result, const std::string& text, const std::string& constraints,
                          const std::vector<llvm::Value*>& args, bool sideEffects);
@@ -276,7 +281,7 @@ class KernelLowering {
   // first thread), whether the producer ifs are skipped (the block's loop), and whether only
   // the block's own warps run from here on (barriers become a named barrier of theirs).
   std::vector<bool> narrowedOnly_;  // onlyNarrowed(), per value, once computed
-  std::vector<int> useCounts_;  // uses of each value, once computed (retireWgmmaBefore)
+  std::vector<int> useCounts_;  // uses of each value, once computed (useCountOf)
   // wgmma dot results whose group is still in flight (hopper.cpp, "Lazy waits"), with the
   // group's number among the wgmma groups committed so far (wgmmaGroups_).
   struct UnwaitedWgmma {

@@ -1,0 +1,77 @@
+// copy(shared, global) lowers as one copy in 16-byte vectors when the tile sema
+// builds for it is used by nothing else (codegen/shared_copy.cpp): the vector
+// path, the per-element path beside it, and the cases that keep the plain load
+// and store. Whether the vectors put every element in its place is checked on
+// the H200 (bench/gpu_check.py runs examples/gemm.ag against torch at ragged sizes);
+// the interpreter runs the IR, which the fusion does not change.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hopper_test_util.h"
+#include "test_sources.h"
+
+namespace {
+
+using argus::testing::hopper::compile;
+using argus::testing::hopper::errorsOf;
+using argus::testing::hopper::ptxasReport;
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(SharedCopy, GemmTilesMoveInSixteenByteVectors) {
+  auto c = compile("gemm.ag", argus::testing::readExample("gemm.ag"), "sm_80");
+  ASSERT_EQ(errorsOf(*c), "");
+  const std::string& ptx = c->ptx();
+  // Two copies: (64, 16) f32 of A and (16, 64) of B, 256 four-element chunks each over 128 threads.
+  EXPECT_EQ(count(ptx, "ld.global.v4.u32"), 4);
+  EXPECT_EQ(count(ptx, "st.shared.v4.u32"), 4);
+  // Beside them, for tiles at the edge or unaligned, the per-element copy with bounds.
+  EXPECT_EQ(count(ptx, "ld.global.b32"), 16);
+  EXPECT_EQ(ptxasReport(compile("gemm.ag", argus::testing::readExample("gemm.ag"))->ptx()).find("error"),
+            std::string::npos);
+}
+
+constexpr const char* kCopySource = R"(@kernel(grid=(cdiv(M, 32),), warps=4)
+def k(x: Tensor[bf16, (M, 64)], y: Tensor[bf16, (M, 64)]):
+    buf = shared(bf16, (32, 64), swizzle=SWIZZLE)
+    BODY
+    barrier()
+    y.tile((32, 64))[program_id(0), 0] = load(buf)
+)";
+
+std::string copySource(const std::string& swizzle, const std::string& body) {
+  std::string text = kCopySource;
+  text.replace(text.find("SWIZZLE"), 7, swizzle);
+  text.replace(text.find("BODY"), 4, body);
+  return text;
+}
+
+TEST(SharedCopy, SwizzledBufferKeepsItsChunksWhole) {
+  // (3, 3, 3) moves 8-element groups, whole bf16 chunks: vectors. (2, 2, 3) moves 4-element
+  // groups and would split them: element by element only.
+  auto whole = compile("k.ag", copySource("(3, 3, 3)", "copy(buf, x.tile((32, 64))[program_id(0), 0])"));
+  ASSERT_EQ(errorsOf(*whole), "");
+  EXPECT_EQ(count(whole->ptx(), "ld.global.v4.u32"), 2);  // 256 chunks over 128 threads
+  EXPECT_EQ(ptxasReport(whole->ptx()).find("error"), std::string::npos);
+  auto split = compile("k.ag", copySource("(2, 2, 3)", "copy(buf, x.tile((32, 64))[program_id(0), 0])"));
+  ASSERT_EQ(errorsOf(*split), "");
+  EXPECT_EQ(count(split->ptx(), "ld.global.v4"), 0);
+  EXPECT_GT(count(split->ptx(), "ld.global.b16"), 0);
+}
+
+TEST(SharedCopy, ATileUsedTwiceKeepsThePlainLoadAndStore) {
+  auto c = compile("k.ag", copySource("(3, 3, 3)",
+                                      "t = load(x.tile((32, 64))[program_id(0), 0])\n"
+                                      "    store(buf, t)\n"
+                                      "    y.tile((32, 64))[program_id(0), 0] = t"));
+  ASSERT_EQ(errorsOf(*c), "");
+  EXPECT_EQ(count(c->ptx(), "ld.global.v4"), 0);
+  EXPECT_GT(count(c->ptx(), "ld.global.b16"), 0);
+}
+
+}  // namespace
