@@ -12,6 +12,7 @@
 #include "driver/metadata.h"
 #include "ir/bulk.h"
 #include "ir/ir.h"
+#include "hopper_test_util.h"
 #include "test_sources.h"
 
 namespace {
@@ -130,6 +131,36 @@ TEST(StoreStaging, AttentionOutputOfRankThreeGoesThroughSlicesAndTma) {
   const size_t open = ptx.find('{', store);
   const std::string coordinates = ptx.substr(open, ptx.find('}', open) - open);
   EXPECT_EQ(std::count(coordinates.begin(), coordinates.end(), ','), 2) << coordinates;
+  EXPECT_EQ(argus::testing::hopper::ptxasReport(ptx).find("error"), std::string::npos);
+}
+
+TEST(StoreStaging, RankFourOutputGoesByAFourDimensionalTmaStore) {
+  // y is (B, 2, M, 64) and the tile sits at [b, 1, i, 0]: the slices' TMA store takes four
+  // coordinates, innermost first (column, row, 1, b), and the map's box is 1 x 1 x 16 x 64.
+  const std::string text = R"(@kernel(grid=(cdiv(M, 64), B), warps=4)
+def k(a: Tensor[bf16, (B, M, 64)], w: Tensor[bf16, (64, 64)], y: Tensor[bf16, (B, 2, M, 64)]):
+    a_s = shared(bf16, (64, 64))
+    w_s = shared(bf16, (64, 64))
+    copy(a_s, a.tile((64, 64))[program_id(1), program_id(0), 0])
+    copy(w_s, w.tile((64, 64))[0, 0])
+    barrier()
+    acc = dot(a_s, w_s, zeros(f32, (64, 64), layout=mma(warps=(4, 1))))
+    y.tile((64, 64))[program_id(1), 1, program_id(0), 0] = cast(acc, bf16)
+)";
+  auto c = compileExample("k.ag", "sm_90a", text);
+  ASSERT_FALSE(c->hasErrors());
+  const std::string& ptx = c->ptx();
+  const size_t store = ptx.find("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [");
+  ASSERT_NE(store, std::string::npos);
+  const size_t open = ptx.find('{', store);
+  const std::string coordinates = ptx.substr(open, ptx.find('}', open) - open);
+  EXPECT_EQ(std::count(coordinates.begin(), coordinates.end(), ','), 3) << coordinates;
+  const argus::ir::Function& fn = *c->ir().functions.at(0);
+  std::vector<argus::ir::TensorMapUse> maps = argus::codegen::kernelTensorMaps(fn, "sm_90a");
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps[0].box, (std::vector<int64_t>{1, 1, 16, 64}));
+  EXPECT_TRUE(maps[0].store);
+  EXPECT_EQ(argus::testing::hopper::ptxasReport(ptx).find("error"), std::string::npos);
 }
 
 TEST(StoreStaging, RankThreeOutputsStoreInPairsWithoutStmatrix) {
