@@ -29,6 +29,26 @@ bool has(const std::string& ptx, const std::string& what) { return ptx.find(what
 
 int64_t buffersBytes(const argus::ir::Function& fn) { return argus::staticSharedBytes(fn); }
 
+// A map of the slices' TMA stores into tensor `name`: one box row of 16 x 64 (1 on leading axes), the
+// slices' 128-byte swizzle.
+void expectStoreMap(const argus::ir::Function& fn, const argus::ir::TensorMapUse& map, const std::string& name,
+                    const std::vector<int64_t>& box) {
+  EXPECT_EQ(fn.params[map.param].name, name);
+  EXPECT_TRUE(map.store);
+  EXPECT_EQ(map.box, box);
+  EXPECT_EQ(map.swizzleBytes, 128);
+}
+
+// How many coordinates the first rank-`rank` TMA store in `ptx` names (0 when there is none).
+int bulkStoreCoordinates(const std::string& ptx, int rank) {
+  const size_t store =
+      ptx.find("cp.async.bulk.tensor." + std::to_string(rank) + "d.global.shared::cta.bulk_group [");
+  if (store == std::string::npos) return 0;
+  const size_t open = ptx.find('{', store);
+  const std::string coordinates = ptx.substr(open, ptx.find('}', open) - open);
+  return 1 + static_cast<int>(std::count(coordinates.begin(), coordinates.end(), ','));
+}
+
 TEST(StoreStaging, HopperGemmEpilogueGoesThroughStmatrixAndSixteenByteRows) {
   auto c = compileExample("gemm_persistent.ag", "sm_90a");
   const std::string& ptx = c->ptx();
@@ -91,10 +111,7 @@ TEST(StoreStaging, HopperSlicesGoToGlobalMemoryByTmaStores) {
   std::vector<argus::ir::TensorMapUse> maps = argus::codegen::kernelTensorMaps(fn, "sm_90a");
   ASSERT_EQ(maps.size(), 3u);
   EXPECT_FALSE(maps[0].store);
-  EXPECT_EQ(fn.params[maps[2].param].name, "C");
-  EXPECT_TRUE(maps[2].store);
-  EXPECT_EQ(maps[2].box, (std::vector<int64_t>{16, 64}));
-  EXPECT_EQ(maps[2].swizzleBytes, 128);
+  expectStoreMap(fn, maps[2], "C", {16, 64});
   EXPECT_TRUE(has(argus::kernelMetadataJson(c->ir(), "sm_90a"), "\"store\": true"));
   // TMA's 128-byte swizzle is a function of the address: the slices start 1024-byte aligned.
   const int64_t staging = argus::codegen::storeStagingBytes(fn, "sm_90a", 0);
@@ -121,16 +138,9 @@ TEST(StoreStaging, AttentionOutputOfRankThreeGoesThroughSlicesAndTma) {
   const argus::ir::Function& fn = *c->ir().functions.at(0);
   std::vector<argus::ir::TensorMapUse> maps = argus::codegen::kernelTensorMaps(fn, "sm_90a");
   ASSERT_EQ(maps.size(), 3u);  // k and v (loads), o (store)
-  EXPECT_EQ(fn.params[maps[2].param].name, "o");
-  EXPECT_TRUE(maps[2].store);
-  EXPECT_EQ(maps[2].box, (std::vector<int64_t>{1, 16, 64}));
+  expectStoreMap(fn, maps[2], "o", {1, 16, 64});
   EXPECT_EQ(argus::codegen::storeStagingBytes(fn, "sm_90a", 0), 8 * 2048);
-  // The bulk store's coordinates, innermost first: column, row, head.
-  const size_t store = ptx.find("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [");
-  ASSERT_NE(store, std::string::npos);
-  const size_t open = ptx.find('{', store);
-  const std::string coordinates = ptx.substr(open, ptx.find('}', open) - open);
-  EXPECT_EQ(std::count(coordinates.begin(), coordinates.end(), ','), 2) << coordinates;
+  EXPECT_EQ(bulkStoreCoordinates(ptx, 3), 3);  // innermost first: column, row, head
   EXPECT_EQ(argus::testing::hopper::ptxasReport(ptx).find("error"), std::string::npos);
 }
 
@@ -150,16 +160,11 @@ def k(a: Tensor[bf16, (B, M, 64)], w: Tensor[bf16, (64, 64)], y: Tensor[bf16, (B
   auto c = compileExample("k.ag", "sm_90a", text);
   ASSERT_FALSE(c->hasErrors());
   const std::string& ptx = c->ptx();
-  const size_t store = ptx.find("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [");
-  ASSERT_NE(store, std::string::npos);
-  const size_t open = ptx.find('{', store);
-  const std::string coordinates = ptx.substr(open, ptx.find('}', open) - open);
-  EXPECT_EQ(std::count(coordinates.begin(), coordinates.end(), ','), 3) << coordinates;
+  EXPECT_EQ(bulkStoreCoordinates(ptx, 4), 4);
   const argus::ir::Function& fn = *c->ir().functions.at(0);
   std::vector<argus::ir::TensorMapUse> maps = argus::codegen::kernelTensorMaps(fn, "sm_90a");
   ASSERT_EQ(maps.size(), 1u);
-  EXPECT_EQ(maps[0].box, (std::vector<int64_t>{1, 1, 16, 64}));
-  EXPECT_TRUE(maps[0].store);
+  expectStoreMap(fn, maps[0], "y", {1, 1, 16, 64});
   EXPECT_EQ(argus::testing::hopper::ptxasReport(ptx).find("error"), std::string::npos);
 }
 
