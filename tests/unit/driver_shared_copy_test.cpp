@@ -64,6 +64,24 @@ TEST(SharedCopy, SwizzledBufferKeepsItsChunksWhole) {
   EXPECT_GT(count(split->ptx(), "ld.global.b16"), 0);
 }
 
+TEST(SharedCopy, FewerChunksThanThreadsStoreOncePerChunk) {
+  // (8, 64) bf16 is 64 chunks for 128 threads: the replicas' stores are left out (a branch on
+  // the thread id), and the vector path still assembles.
+  const std::string text = R"(@kernel(grid=(cdiv(M, 8),), warps=4)
+def k(x: Tensor[bf16, (M, 64)], y: Tensor[bf16, (M, 64)]):
+    buf = shared(bf16, (8, 64))
+    copy(buf, x.tile((8, 64))[program_id(0), 0])
+    barrier()
+    y.tile((8, 64))[program_id(0), 0] = load(buf)
+)";
+  auto c = compile("k.ag", text);
+  ASSERT_EQ(errorsOf(*c), "");
+  EXPECT_EQ(count(c->ptx(), "ld.global.v4.u32"), 1);
+  EXPECT_EQ(count(c->ptx(), "st.shared.v4.u32"), 1);
+  EXPECT_NE(c->ptx().find("setp.lt.u32"), std::string::npos);  // the owner test, tid < 64
+  EXPECT_EQ(ptxasReport(c->ptx()).find("error"), std::string::npos);
+}
+
 TEST(SharedCopy, ATileUsedTwiceKeepsThePlainLoadAndStore) {
   auto c = compile("k.ag", copySource("(3, 3, 3)",
                                       "t = load(x.tile((32, 64))[program_id(0), 0])\n"
