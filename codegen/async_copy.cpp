@@ -83,6 +83,10 @@ llvm::Value* isMultipleOf(llvm::IRBuilder<>& b, llvm::Value* x, int64_t power) {
 
 }  // namespace
 
+bool swizzleKeepsChunksWhole(const ir::Swizzle& swizzle, int64_t vec) {
+  return swizzle.isIdentity() || (int64_t{1} << swizzle.base) % vec == 0;
+}
+
 llvm::Value* KernelLowering::asyncCopyAligned(const Lowered& dst, const Lowered& src, DType t, int64_t chunkBytes) {
   int64_t vec = chunkBytes / dtypeBytes(t);
   std::vector<llvm::Value*> origin(src.tileShape.size(), b_.getInt32(0));
@@ -158,8 +162,7 @@ bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
   const int64_t chunkBytes = vec * dtypeBytes(type.dtype);
   const EmittedLayout* chunks = layoutFor(ir::asyncCopyChunkLayout(type.dtype, type.shape), op.range);
   if (!chunks) return false;
-  // The swizzle must keep a chunk's elements together (it moves groups of 2^M elements).
-  bool chunksStayWhole = dst.swizzle.isIdentity() || (int64_t{1} << dst.swizzle.base) % vec == 0;
+  bool chunksStayWhole = swizzleKeepsChunksWhole(dst.swizzle, vec);
   bool cpAsyncSize = chunkBytes == 4 || chunkBytes == 8 || chunkBytes == 16;
   if (!chunksStayWhole || !cpAsyncSize) {
     emitSyncFallback(dst, src, type.dtype, *chunks, vec);

@@ -8,6 +8,8 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include "ir/types.h"
+
 namespace argus::codegen {
 
 // "@$3 cp.async.cg.shared.global [$0], [$1], 16, $2;" for 16-byte chunks
@@ -28,5 +30,10 @@ void emitCpAsyncWholeChunk(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* 
 void emitCpAsyncCommitGroup(llvm::IRBuilder<>& b);
 // cp.async.wait_group n;  (n >= 0)
 void emitCpAsyncWaitGroup(llvm::IRBuilder<>& b, int64_t n);
+
+// True when a shared buffer's swizzle keeps every chunk of `vec` consecutive elements
+// contiguous (it moves groups of 2^M elements), so a chunk is one vector access; the
+// copies (copy_async, and copy into shared memory) copy element by element otherwise.
+bool swizzleKeepsChunksWhole(const ir::Swizzle& swizzle, int64_t vec);
 
 }  // namespace argus::codegen

@@ -12,6 +12,7 @@
 // values are in shared memory when the next statement runs.
 #include <functional>
 
+#include "codegen/async_copy.h"
 #include "codegen/lowering.h"
 #include "ir/async.h"
 
@@ -58,8 +59,7 @@ bool KernelLowering::lowerSharedCopy(const ir::Op& load, const ir::Op& store) {
   const int64_t vec = ir::asyncCopyVectorElements(t, shape);
   const EmittedLayout* chunks = layoutFor(ir::asyncCopyChunkLayout(t, shape), store.range);
   if (!chunks) return false;
-  // The swizzle must keep a chunk's elements together (it moves groups of 2^M elements).
-  if (!dst.swizzle.isIdentity() && (int64_t{1} << dst.swizzle.base) % vec != 0) {
+  if (!swizzleKeepsChunksWhole(dst.swizzle, vec)) {
     emitSyncFallback(dst, src, t, *chunks, vec);
     return true;
   }
