@@ -286,6 +286,35 @@ class Walker {
   std::set<const ir::Op*> countedAccumulators_;  // a dot's accumulator counts once, not per iteration
 };
 
+// Every loop in walk order, each body visited once with its index at the lower
+// bound (the first iteration of block 0); an explicit stack, not recursion.
+std::vector<std::optional<int64_t>> tripCounts(const ir::Function& fn, const Sizes& sizes) {
+  ScalarValues scalars(fn, sizes);
+  std::vector<std::optional<int64_t>> trips;
+  std::vector<std::pair<const ir::Block*, size_t>> stack{{&fn.body, 0}};
+  while (!stack.empty()) {
+    auto& [block, next] = stack.back();
+    if (next >= block->ops.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const ir::Op& op = *block->ops[next++];
+    scalars.evaluate(fn, op);
+    if (op.kind == OpKind::For) {
+      std::optional<int64_t> lb = scalars.get(op.operands.at(0)), ub = scalars.get(op.operands.at(1)),
+                             step = scalars.get(op.operands.at(2));
+      std::optional<int64_t> count;
+      if (lb && ub && step && *step > 0) count = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+      trips.push_back(count);
+      const ir::Block& body = op.regions.at(0);
+      for (size_t a = 0; a < body.args.size(); ++a) scalars.set(body.args[a], a == 0 ? lb : std::nullopt);
+    }
+    // Regions are pushed last-first so that they are visited in order.
+    for (size_t r = op.regions.size(); r-- > 0;) stack.push_back({&op.regions[r], 0});
+  }
+  return trips;
+}
+
 }  // namespace
 
 nlohmann::json CostEstimate::toJson() const {
@@ -375,6 +404,10 @@ CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double sca
   e.calibrationScale = scale;
   e.timeMs = e.uncalibratedMs * scale;
   return e;
+}
+
+std::vector<std::optional<int64_t>> loopTripCounts(const ir::Function& fn, const Sizes& sizes) {
+  return tripCounts(fn, sizes);
 }
 
 double fitCalibrationScale(const std::vector<std::pair<double, double>>& modelledMeasuredMs) {

@@ -50,6 +50,12 @@ struct MachineModel {
 CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double scale = 1.0,
                           const MachineModel& machine = {});
 
+// The trip count of every loop of `fn` at `sizes`, in program order, as block 0
+// runs its first iteration (nothing where a bound is not block-uniform or
+// depends on loaded values). The evaluator derives its validation shapes from
+// how these and the grid grow with each size.
+std::vector<std::optional<int64_t>> loopTripCounts(const ir::Function& fn, const Sizes& sizes);
+
 // The scale s minimising sum (log(measured) - log(s * modelled))^2 over the
 // pairs with both times positive: exp(mean(log(measured / modelled))); 1 when
 // there is no such pair.

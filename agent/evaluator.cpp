@@ -122,12 +122,23 @@ struct Evaluator::State {
   std::vector<detail::TensorUse> referenceUses;
   std::unique_ptr<detail::GpuMeasurer> gpu;
   std::string noGpuReason;
-  std::optional<KernelArguments> measureArgs;  // drawn once: timing needs no fresh inputs
+  std::string referencePtx, referenceMeta;  // for the measured-shape check on a GPU
+  uint64_t evaluations = 0;
 
+  // A new seed every evaluation: from std::random_device, or (options.seed != 0)
+  // the splitmix64 sequence of options.seed, so that a run can be repeated.
   uint64_t nextSeed() {
-    if (options.seed != 0) return options.seed;
-    std::random_device device;
-    return (static_cast<uint64_t>(device()) << 32) ^ device();
+    uint64_t x;
+    if (options.seed != 0) {
+      x = options.seed + 0x9e3779b97f4a7c15ull * ++evaluations;
+    } else {
+      std::random_device device;
+      x = (static_cast<uint64_t>(device()) << 32) ^ device();
+    }
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x == 0 ? 1 : x;
   }
 };
 
@@ -158,7 +169,7 @@ Evaluator::Evaluator(const Task& task, EvaluatorOptions options) : state_(std::m
           s.setupError = "the task's '" + field + "' sizes lack '" + name + "', a size of kernel '" + s.referenceFn->name + "'";
   }
   if (options.useGpu) {
-    s.gpu = detail::GpuMeasurer::open(s.noGpuReason);
+    s.gpu = options.gpuForTesting ? options.gpuForTesting() : detail::GpuMeasurer::open(s.noGpuReason);
     // Code for sm_90 does not run on an sm_80 device: model rather than fail every candidate.
     if (s.gpu && s.gpu->deviceArch() == "sm_80" && task.arch != "sm_80") {
       s.noGpuReason = s.gpu->deviceName() + " (sm_80) cannot run the task's " + task.arch + " code";
@@ -166,6 +177,14 @@ Evaluator::Evaluator(const Task& task, EvaluatorOptions options) : state_(std::m
     }
   } else {
     s.noGpuReason = "GPU measurement is off";
+  }
+  if (s.gpu && s.setupError.empty()) {
+    s.referencePtx = s.reference->ptx();
+    s.referenceMeta = kernelMetadataJson(module, task.arch);
+    if (s.referencePtx.empty()) {
+      s.noGpuReason = "the task's kernel produces no PTX for " + task.arch + ", so nothing checks a GPU result";
+      s.gpu.reset();
+    }
   }
 }
 
@@ -243,50 +262,66 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) {
   ev.estimate = estimateCost(*fn, s.task.measure, s.scale);
   ev.modelTimeMs = ev.estimate.uncalibratedMs;
 
-  // 3. Correctness on the CPU interpreter, fresh inputs at every validation shape.
-  uint64_t seed = s.nextSeed();
+  // 3. Correctness on the CPU interpreter, fresh inputs at every shape of the plan.
+  const uint64_t seed = s.nextSeed();
+  const std::string seedText = "seed " + std::to_string(seed);
   std::mt19937_64 rng(seed);
+  const int tripTarget = std::max(2, detail::pipelineDepth(*fn, ev.estimate.pipelineStages) + 1);
+  detail::ShapePlan plan =
+      detail::planValidationShapes(*s.referenceFn, *fn, s.task, tripTarget, s.options.interpreterBudget, rng);
+  nlohmann::json& evidence = ev.evidence;
+  evidence = {{"seed", std::to_string(seed)}, {"trip_target", tripTarget}, {"shapes", nlohmann::json::array()}};
+  if (!plan.skipped.empty()) evidence["skipped"] = plan.skipped;
+  if (plan.measureUnaffordable) evidence["measure_in_interpreter"] = "over the interpreter budget";
+  auto shapeRecord = [](const std::string& role, const Sizes& sizes, const char* engine) {
+    return nlohmann::json{{"role", role}, {"sizes", sizes}, {"engine", engine}};
+  };
+  auto failAt = [&](nlohmann::json record, Verdict verdict, const std::string& detail) {
+    record["failed"] = detail;
+    evidence["failed_at"] = record;
+    ev.verdict = verdict;
+    ev.detail = detail;
+    return ev;
+  };
   const Sizes* gpuShape = nullptr;
   KernelArguments gpuArgs;
   std::vector<interp::HostTensor> gpuExpected;
   double gpuShapeElements = 0;
   interp::RunOptions run;
   run.maxOpsPerBlock = kMaxOpsPerBlock;
-  for (const Sizes& sizes : s.task.validate) {
+  for (const detail::ValidationShape& shape : plan.shapes) {
+    const Sizes& sizes = shape.sizes;
+    const std::string where = "at " + detail::sizesText(sizes) + " (" + shape.role + " shape, " + seedText + ")";
+    nlohmann::json record = shapeRecord(shape.role, sizes, "interpreter");
     KernelArguments inputs;
     std::string error;
-    if (!detail::drawArguments(*s.referenceFn, sizes, rng, inputs, error)) {
-      ev.verdict = Verdict::RunFailed;
-      ev.detail = error;
-      return ev;
-    }
+    if (!detail::drawArguments(*s.referenceFn, sizes, rng, inputs, error)) return failAt(record, Verdict::RunFailed, error);
     for (size_t t = 0; t < inputs.tensors.size(); ++t)
       if (s.referenceUses[t] == detail::TensorUse::WriteOnly) detail::poison(inputs.tensors[t]);
     KernelArguments want = inputs, got = inputs;
     std::vector<interp::ArgValue> wantValues = want.interpreterValues(*s.referenceFn);
-    if (std::optional<interp::RunError> fault = interp::run(*s.referenceFn, wantValues, run)) {
-      ev.verdict = Verdict::RunFailed;
-      ev.detail = "the task's reference kernel faults at " + detail::sizesText(sizes) + ": " + fault->message;
-      return ev;
-    }
+    if (std::optional<interp::RunError> fault = interp::run(*s.referenceFn, wantValues, run))
+      return failAt(record, Verdict::RunFailed, "the task's reference kernel faults " + where + ": " + fault->message);
     std::vector<interp::ArgValue> gotValues = got.interpreterValues(*fn);
     if (std::optional<interp::RunError> fault = interp::run(*fn, gotValues, run)) {
       Diagnostic d = interp::toDiagnostic(*fault);
       ev.diagnostics.push_back(diagnosticToJson(d, c.source()));
       ev.diagnosticCodes.push_back(d.code());
       ++ev.errorCount;
-      ev.verdict = Verdict::RunFailed;
-      ev.detail = "at " + detail::sizesText(sizes) + " (seed " + std::to_string(seed) + "): " + describe(d, c.source());
-      return ev;
+      return failAt(record, Verdict::RunFailed, where + ": " + describe(d, c.source()));
     }
+    double maxError = 0, worstRatio = 0;
     for (size_t t = 0; t < got.tensors.size(); ++t) {
-      std::string mismatch = detail::compareTensors(got.tensorNames[t], got.tensors[t], want.tensors[t]);
-      if (!mismatch.empty()) {
-        ev.verdict = Verdict::Wrong;
-        ev.detail = mismatch + " at " + detail::sizesText(sizes) + " (seed " + std::to_string(seed) + ")";
-        return ev;
-      }
+      detail::TensorError error;
+      std::string mismatch = detail::compareTensors(got.tensorNames[t], got.tensors[t], want.tensors[t], &error);
+      if (!mismatch.empty()) return failAt(record, Verdict::Wrong, mismatch + " " + where);
+      maxError = std::max(maxError, error.maxError);
+      if (error.tolerance > 0) worstRatio = std::max(worstRatio, error.maxError / error.tolerance);
     }
+    record["max_error"] = maxError;
+    record["max_error_over_tolerance"] = worstRatio;
+    evidence["shapes"].push_back(std::move(record));
+    if (shape.role != "task") continue;
     double elements = 0;
     for (const interp::HostTensor& t : inputs.tensors) elements += static_cast<double>(t.size());
     if (!gpuShape || elements < gpuShapeElements) {
@@ -296,41 +331,56 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) {
       gpuExpected = std::move(got.tensors);
     }
   }
-  std::string validated = "matches the reference at " + std::to_string(s.task.validate.size()) + " shape" +
-                          (s.task.validate.size() == 1 ? "" : "s");
+  std::string validated = "matches the reference at " + std::to_string(plan.shapes.size()) + " shape" +
+                          (plan.shapes.size() == 1 ? "" : "s") + " in the interpreter (" + seedText + ")";
 
-  // 4. The time: measured on the GPU after its own check, or modelled.
+  // 4. On a GPU: the GPU result must match the interpreter's at the smallest task
+  // shape, and the task's kernel's GPU result at the measured shape (fresh
+  // inputs every evaluation); then the time. Without one: the model's time.
   std::optional<double> flops = taskFlops(s.task, s.task.measure);
   if (s.gpu) {
     std::vector<detail::TensorUse> uses = detail::tensorUses(*fn);
     std::string meta = kernelMetadataJson(module, s.task.arch), error;
     std::vector<interp::HostTensor> results;
-    if (!s.gpu->runOnce(ptx, meta, kernelName, *gpuShape, gpuArgs, uses, results, error)) {
-      ev.verdict = Verdict::RunFailed;
-      ev.detail = "on the GPU at " + detail::sizesText(*gpuShape) + ": " + error;
-      return ev;
-    }
-    for (size_t t = 0; t < results.size(); ++t) {
-      std::string mismatch = detail::compareTensors(gpuArgs.tensorNames[t], results[t], gpuExpected[t]);
-      if (!mismatch.empty()) {
-        ev.verdict = Verdict::Wrong;
-        ev.detail = "the GPU result differs from the interpreter's: " + mismatch + " at " +
-                    detail::sizesText(*gpuShape) + " (seed " + std::to_string(seed) + ")";
-        return ev;
+    if (gpuShape) {
+      nlohmann::json record = shapeRecord("task", *gpuShape, "gpu");
+      const std::string where = "at " + detail::sizesText(*gpuShape) + " (" + seedText + ")";
+      if (!s.gpu->runOnce(ptx, meta, kernelName, *gpuShape, gpuArgs, uses, results, error))
+        return failAt(record, Verdict::RunFailed, "on the GPU " + where + ": " + error);
+      double maxError = 0;
+      for (size_t t = 0; t < results.size(); ++t) {
+        detail::TensorError tensorError;
+        std::string mismatch = detail::compareTensors(gpuArgs.tensorNames[t], results[t], gpuExpected[t], &tensorError);
+        if (!mismatch.empty())
+          return failAt(record, Verdict::Wrong, "the GPU result differs from the interpreter's: " + mismatch + " " + where);
+        maxError = std::max(maxError, tensorError.maxError);
       }
+      record["max_error"] = maxError;
+      evidence["shapes"].push_back(std::move(record));
     }
-    if (!s.measureArgs) {
-      std::mt19937_64 measureRng(seed);
-      KernelArguments args;
-      if (!detail::drawArguments(*s.referenceFn, s.task.measure, measureRng, args, error)) {
-        ev.verdict = Verdict::RunFailed;
-        ev.detail = error;
-        return ev;
-      }
-      s.measureArgs = std::move(args);
+    KernelArguments measureArgs;
+    nlohmann::json record = shapeRecord("measure", s.task.measure, "gpu");
+    const std::string where = "at the measured shape " + detail::sizesText(s.task.measure) + " (" + seedText + ")";
+    if (!detail::drawArguments(*s.referenceFn, s.task.measure, rng, measureArgs, error))
+      return failAt(record, Verdict::RunFailed, error);
+    std::vector<interp::HostTensor> expected;
+    if (!s.gpu->runOnce(s.referencePtx, s.referenceMeta, kernelName, s.task.measure, measureArgs, s.referenceUses,
+                        expected, error))
+      return failAt(record, Verdict::RunFailed, "the task's kernel on the GPU " + where + ": " + error);
+    if (!s.gpu->runOnce(ptx, meta, kernelName, s.task.measure, measureArgs, uses, results, error))
+      return failAt(record, Verdict::RunFailed, "on the GPU " + where + ": " + error);
+    double maxError = 0;
+    for (size_t t = 0; t < results.size() && t < expected.size(); ++t) {
+      detail::TensorError tensorError;
+      std::string mismatch = detail::compareTensors(measureArgs.tensorNames[t], results[t], expected[t], &tensorError);
+      if (!mismatch.empty())
+        return failAt(record, Verdict::Wrong, "differs from the task's kernel on the GPU: " + mismatch + " " + where);
+      maxError = std::max(maxError, tensorError.maxError);
     }
+    record["max_error"] = maxError;
+    evidence["shapes"].push_back(std::move(record));
     double ms = 0;
-    if (!s.gpu->time(ptx, meta, kernelName, s.task.measure, *s.measureArgs, uses, kGpuWarmup, s.options.gpuRepeat, ms,
+    if (!s.gpu->time(ptx, meta, kernelName, s.task.measure, measureArgs, uses, kGpuWarmup, s.options.gpuRepeat, ms,
                      error)) {
       ev.verdict = Verdict::RunFailed;
       ev.detail = "timing on the GPU at " + detail::sizesText(s.task.measure) + ": " + error;
@@ -338,8 +388,8 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) {
     }
     ev.timeMs = ms;
     ev.timeSource = "gpu";
-    ev.detail = validated + " and on the GPU; median of " + std::to_string(std::max(1, s.options.gpuRepeat)) +
-                " runs on " + s.gpu->deviceName();
+    ev.detail = validated + ", on the GPU against the interpreter and against the task's kernel at the measured shape;"
+                " median of " + std::to_string(std::max(1, s.options.gpuRepeat)) + " runs on " + s.gpu->deviceName();
   } else {
     ev.timeMs = ev.estimate.timeMs;
     ev.timeSource = "model";

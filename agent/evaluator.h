@@ -5,6 +5,7 @@
 // candidate that keeps the task's signature.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include "agent/task.h"
 
 namespace argus::agent {
+
+namespace detail { class GpuMeasurer; }
 
 struct Candidate {
   std::string source;
@@ -42,12 +45,22 @@ struct Evaluation {
                                          // (estimate.timeMs is the calibrated one)
   std::optional<double> tflops;
   CostEstimate estimate;
+  // What validation ran (docs/agent/evaluation.md, "Evidence"): the seed, every
+  // shape with its role, largest error and tolerance, shapes skipped and why;
+  // for a failure, the shape it failed at. Empty for candidates that never ran.
+  nlohmann::json evidence = nlohmann::json::object();
 };
 
 struct EvaluatorOptions {
   bool useGpu = true;        // measure on a GPU when one is found
-  uint64_t seed = 0;         // 0: fresh random inputs every evaluation
+  uint64_t seed = 0;         // inputs differ every evaluation; nonzero: the sequence of seeds repeats
   int gpuRepeat = 30;
+  // Bound on each generated interpreter shape other than "tiles" (and on
+  // running the measured shape in the interpreter): the cost model's FLOPs +
+  // global bytes of the reference and the candidate together at that shape.
+  double interpreterBudget = 2e7;
+  // Test hook: the GPU side to use instead of opening a device.
+  std::function<std::unique_ptr<detail::GpuMeasurer>()> gpuForTesting;
 };
 
 class Evaluator {

@@ -147,7 +147,8 @@ std::string number(double v) {
 
 }  // namespace
 
-std::string compareTensors(const std::string& name, const interp::HostTensor& got, const interp::HostTensor& want) {
+std::string compareTensors(const std::string& name, const interp::HostTensor& got, const interp::HostTensor& want,
+                           TensorError* errorOut) {
   if (got.shape != want.shape || got.dtype != want.dtype) return name + ": shape or dtype differs from the reference";
   bool isFloat = ir::isFloat(want.dtype);
   double scale = 0;
@@ -159,7 +160,7 @@ std::string compareTensors(const std::string& name, const interp::HostTensor& go
   double tolerance = rtol * std::max(scale, 1e-6);
 
   size_t mismatches = 0, unwritten = 0, worst = 0;
-  double worstError = -1;
+  double worstError = -1, largestError = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     double error = 0;
     bool poisoned = false;
@@ -175,6 +176,7 @@ std::string compareTensors(const std::string& name, const interp::HostTensor& go
       std::memset(&poisonBits, 0xAB, got.elementBytes());
       poisoned = error > 0 && got.getBits(i) == poisonBits;
     }
+    largestError = std::max(largestError, error);
     if (error > tolerance) {
       ++mismatches;
       unwritten += poisoned ? 1 : 0;
@@ -184,6 +186,7 @@ std::string compareTensors(const std::string& name, const interp::HostTensor& go
       }
     }
   }
+  if (errorOut) *errorOut = {largestError, isFloat ? tolerance : 0.0};
   if (mismatches == 0) return "";
   std::ostringstream os;
   double g = isFloat ? got.get(worst) : static_cast<double>(got.getInt(worst));

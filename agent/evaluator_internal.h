@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -48,9 +49,53 @@ void poison(interp::HostTensor& tensor);
 // bf16, 2e-3 for f16, 1e-1 for 8-bit floats, 1e-4 for f32, 1e-10 for f64, 0 for integers.
 double relativeTolerance(ir::DType dtype);
 
+// The largest absolute difference of one comparison (infinite where NaN or
+// infinity meets a number) and the tolerance it was held to.
+struct TensorError {
+  double maxError = 0, tolerance = 0;
+};
+
 // Compares `got` with `want`; empty when they match, else one line naming the
 // worst element ("C[3, 17]: got nan (never written), want 0.4512; ...").
-std::string compareTensors(const std::string& name, const interp::HostTensor& got, const interp::HostTensor& want);
+std::string compareTensors(const std::string& name, const interp::HostTensor& got, const interp::HostTensor& want,
+                           TensorError* error = nullptr);
+
+// The values a size takes in the shapes derived from a candidate: `least`
+// gives every grid axis and loop that grows with the size at least 2 tiles
+// (grid) or the trip target (loops) -- or as many as the measured value
+// gives, if fewer --, `full` is the largest value with the same counts (whole
+// tiles). A size that nothing grows with (`tiled` false) takes its measured value.
+struct SizeCoverage {
+  int64_t least = 1, full = 1;
+  bool tiled = false;
+};
+
+// The pipeline depth of a kernel: the largest of `modelledStages` (the cost
+// model's reading of the main loop), any loop's requested stages and any
+// const parameter whose name contains STAGE.
+int pipelineDepth(const ir::Function& fn, int modelledStages);
+
+// Per size of `candidate`, derived by evaluating its grid and loop trip counts.
+std::map<std::string, SizeCoverage> coverageOf(const ir::Function& candidate, const Sizes& measure, int tripTarget);
+
+struct ValidationShape {
+  std::string role;  // "task", "tiles", "ragged", "stretched K", "measure"
+  Sizes sizes;
+};
+
+struct ShapePlan {
+  std::vector<ValidationShape> shapes;
+  std::vector<std::string> skipped;  // shapes a requirement of either kernel excludes, and why
+  std::map<std::string, SizeCoverage> coverage;
+  int tripTarget = 2;
+  bool measureUnaffordable = false;
+};
+
+// The interpreter shapes of one evaluation (random parts drawn from `rng`);
+// `workBudget` bounds the generated shapes other than "tiles" by the cost
+// model's FLOPs + global bytes of both kernels together.
+ShapePlan planValidationShapes(const ir::Function& reference, const ir::Function& candidate, const Task& task,
+                               int tripTarget, double workBudget, std::mt19937_64& rng);
 
 // "M=64 N=48 K=40"
 std::string sizesText(const Sizes& sizes);

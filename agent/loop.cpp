@@ -85,7 +85,11 @@ class AgentRun {
     if (options_.evaluate) {
       result_.timeSource = options_.useGpu ? "gpu" : "model";
     } else {
-      evaluator_ = std::make_unique<Evaluator>(task_, EvaluatorOptions{options_.useGpu, options_.seed, 30});
+      EvaluatorOptions evaluatorOptions;
+      evaluatorOptions.useGpu = options_.useGpu;
+      evaluatorOptions.seed = options_.seed;  // the seed of a sequence: inputs still differ per evaluation
+      if (options_.interpreterBudget > 0) evaluatorOptions.interpreterBudget = options_.interpreterBudget;
+      evaluator_ = std::make_unique<Evaluator>(task_, evaluatorOptions);
       result_.usedGpu = evaluator_->hasGpu();
       result_.gpuName = evaluator_->gpuName();
       result_.timeSource = result_.usedGpu ? "gpu" : "model";

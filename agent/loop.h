@@ -40,6 +40,7 @@ struct LoopOptions {
   int llmEvery = 2;              // with an LLM: every llmEvery-th step is an LLM rewrite
   TokenBudget tokenBudget;
   bool replay = true;            // replay the best lineage of a similar task first
+  double interpreterBudget = 0;  // EvaluatorOptions::interpreterBudget; 0: its default
   // Test hook: evaluates instead of an Evaluator built from the task.
   std::function<Evaluation(const Candidate&)> evaluate;
   // One line per candidate (and per step that produced none), as it happens.
