@@ -232,6 +232,16 @@ class AgentRun {
     c.confidence = !c.correct ? 1.0 : evaluation.timeSource == "gpu" ? 0.9 : 0.5;
     c.reward = record.reward;
     c.source = record.candidate.source;
+    c.verdict = verdictName(evaluation.verdict);
+    c.verdictDetail = evaluation.detail;
+    c.evidence = evaluation.evidence;
+    // A program stored as correct by an earlier run (a weaker check, other
+    // inputs) that this evaluation finds wrong: marked, never replayed again.
+    if (evaluation.verdict == Verdict::Wrong) {
+      int marked = memory_->markWrong(record.stateHash, "run " + result_.runId + ": " + evaluation.detail);
+      if (marked > 0)
+        note("memory: " + std::to_string(marked) + " stored case(s) of this program, once judged correct, are marked wrong");
+    }
     return memory_->record(std::move(c));
   }
 
@@ -283,6 +293,10 @@ class AgentRun {
     int parent = result_.incumbent.value_or(0);
     for (size_t i = 1; i < chain.size() && budgetLeft(); ++i) {
       const Case& step = chain[i];
+      if (!step.invalidated.empty()) {
+        note("replay: case " + std::to_string(step.id) + " was found wrong (" + step.invalidated + "); skipped");
+        continue;
+      }
       Candidate candidate;
       const KnowledgeEntry* entry = knowledge_.find(step.action);
       if (entry && !entry->rewrite.empty()) {

@@ -41,6 +41,13 @@ struct Case {
   double reward = 0;                  // the planner's reward r_v
   std::string source;                 // the program text
   std::string createdAt;              // ISO 8601, set by record()
+  std::string verdict;                // the evaluator's verdict ("ok", "wrong", ...; empty before schema 2)
+  std::string verdictDetail;          // its reason: the worst mismatch and shape of a `wrong`, ...
+  nlohmann::json evidence = nlohmann::json::object();  // Evaluation::evidence: seed, shapes, errors
+  // Why this Case, once stored as correct, was later found wrong (re-evaluated
+  // by a stronger check); empty when it never was. Such a Case is no longer
+  // correct, and never replayed.
+  std::string invalidated;
 };
 
 struct CaseFilter {
@@ -76,6 +83,9 @@ class ExperienceMemory {
   };
   virtual std::vector<ActionStats> actionStats(const CaseFilter& filter) = 0;
   virtual nlohmann::json exportJson(const CaseFilter& filter) = 0;
+  // Marks every correct Case of the program `stateHash` as found wrong, with
+  // `reason`: correct false, bucket "invalid", reward 0. Returns how many.
+  virtual int markWrong(const std::string& stateHash, const std::string& reason) = 0;
 };
 
 nlohmann::json caseToJson(const Case& c);

@@ -11,7 +11,7 @@
 
 namespace argus::agent::memory_detail {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;  // 2: verdict, verdict_detail, evidence, invalidated
 
 // The journal kept beside a file database.
 std::string journalPathFor(const std::string& databasePath);

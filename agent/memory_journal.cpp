@@ -89,6 +89,10 @@ nlohmann::json caseToJson(const Case& c) {
   j["reward"] = c.reward;
   j["source"] = c.source;
   j["createdAt"] = c.createdAt;
+  j["verdict"] = c.verdict;
+  j["verdictDetail"] = c.verdictDetail;
+  j["evidence"] = c.evidence;
+  j["invalidated"] = c.invalidated;
   return j;
 }
 
@@ -122,6 +126,13 @@ std::string formatMarkdownEntry(const Case& c, bool withSource) {
   entry += "- predecessor: " +
            (c.predecessor ? "case " + std::to_string(*c.predecessor) : std::string("none (a starting point)")) + "\n";
   entry += "- verdict: " + verdict(c) + "\n";
+  if (!c.verdictDetail.empty() && c.verdict != "ok") entry += "- reason: " + oneLine(c.verdictDetail) + "\n";
+  if (c.evidence.is_object() && c.evidence.contains("shapes") && c.evidence["shapes"].is_array()) {
+    entry += "- validated: " + std::to_string(c.evidence["shapes"].size()) + " shape(s)";
+    if (c.evidence.contains("seed")) entry += ", seed " + oneLine(dumpJson(c.evidence["seed"]));
+    entry += "\n";
+  }
+  if (!c.invalidated.empty()) entry += "- found wrong later: " + oneLine(c.invalidated) + "\n";
   entry += "- speed: " + speedLine(c) + "\n";
   entry += "- reward: " + formatNumber(c.reward) + "\n";
   entry += "- diagnostics: " + joinCodes(c.diagnosticCodes) + "\n";

@@ -34,7 +34,11 @@ constexpr const char* kSchemaStatements[] = {
     " confidence REAL,"
     " reward REAL,"
     " source TEXT NOT NULL,"
-    " created_at TEXT NOT NULL)",
+    " created_at TEXT NOT NULL,"
+    " verdict TEXT NOT NULL DEFAULT '',"
+    " verdict_detail TEXT NOT NULL DEFAULT '',"
+    " evidence TEXT NOT NULL DEFAULT '{}',"
+    " invalidated TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX IF NOT EXISTS cases_by_task ON cases (task)",
     "CREATE INDEX IF NOT EXISTS cases_by_action ON cases (action)",
     "CREATE INDEX IF NOT EXISTS cases_by_bucket ON cases (bucket)",
@@ -44,6 +48,15 @@ constexpr const char* kSchemaStatements[] = {
     " SELECT predecessor AS parent_id, id AS child_id FROM cases WHERE predecessor IS NOT NULL",
 };
 
+// Version 1 databases get the columns version 2 added (existing Cases keep
+// empty values: they were validated at the task's shapes only).
+constexpr const char* kUpgradeFrom1[] = {
+    "ALTER TABLE cases ADD COLUMN verdict TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE cases ADD COLUMN verdict_detail TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE cases ADD COLUMN evidence TEXT NOT NULL DEFAULT '{}'",
+    "ALTER TABLE cases ADD COLUMN invalidated TEXT NOT NULL DEFAULT ''",
+    "UPDATE schema_version SET version = 2",
+};
 
 bool exec(sqlite3* db, const char* sql) { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK; }
 
@@ -80,6 +93,10 @@ bool prepareSchema(sqlite3* db, const std::string& path, std::string& error) {
                   "give the agent its own file with --db");
   } else {
     const auto version = singleInteger(db, "SELECT MAX(version) FROM schema_version");
+    if (version && *version == 1)
+      for (const char* statement : kUpgradeFrom1)
+        if (!exec(db, statement))
+          return fail("cannot upgrade the experience memory '" + path + "' to schema version 2: " + sqlite3_errmsg(db));
     if (version && *version > kSchemaVersion)
       return fail("the experience memory '" + path + "' has schema version " + std::to_string(*version) +
                   ", newer than this argus-agent understands (" + std::to_string(kSchemaVersion) +

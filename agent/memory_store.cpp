@@ -22,7 +22,7 @@ using memory_detail::Statement;
 #define ARGUS_CASE_FIELD_COLUMNS \
   "predecessor, run_id, task, task_features, state_hash, action, action_args, diagnostic_codes," \
   " diagnostics, compiled, correct, time_ms, time_source, speed_ratio, speedup, bucket, confidence," \
-  " reward, source, created_at"
+  " reward, source, created_at, verdict, verdict_detail, evidence, invalidated"
 constexpr const char* kInsertColumns = ARGUS_CASE_FIELD_COLUMNS;
 constexpr const char* kCaseColumns = "id, " ARGUS_CASE_FIELD_COLUMNS;
 #undef ARGUS_CASE_FIELD_COLUMNS
@@ -56,6 +56,10 @@ Case caseFromRow(const Statement& row) {
   c.reward = row.real(18);
   c.source = row.text(19);
   c.createdAt = row.text(20);
+  c.verdict = row.text(21);
+  c.verdictDetail = row.text(22);
+  c.evidence = parseJsonOr(row.text(23), nlohmann::json::object());
+  c.invalidated = row.text(24);
   return c;
 }
 
@@ -154,7 +158,7 @@ class SqliteMemory final : public ExperienceMemory {
     if (c.bucket.empty()) c.bucket = outcomeBucket(c.speedRatio, c.compiled && c.correct);
     Statement insert(db_, std::string("INSERT INTO cases (") + kInsertColumns +
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-                              " ?17, ?18, ?19, ?20) RETURNING id");
+                              " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24) RETURNING id");
     if (!insert.ok()) return 0;
     insert.bind(1, c.predecessor);
     insert.bind(2, c.runId);
@@ -176,6 +180,10 @@ class SqliteMemory final : public ExperienceMemory {
     insert.bind(18, finite(c.reward).value_or(0));
     insert.bind(19, c.source);
     insert.bind(20, c.createdAt);
+    insert.bind(21, c.verdict);
+    insert.bind(22, c.verdictDetail);
+    insert.bind(23, memory_detail::dumpJson(c.evidence));
+    insert.bind(24, c.invalidated);
     if (insert.step() != SQLITE_ROW) return 0;
     c.id = insert.int64(0);
     insert.step();  // finishes the statement
@@ -251,6 +259,16 @@ class SqliteMemory final : public ExperienceMemory {
       result.push_back(stats);
     }
     return result;
+  }
+
+  int markWrong(const std::string& stateHash, const std::string& reason) override {
+    std::lock_guard lock(mutex_);
+    Statement update(db_, "UPDATE cases SET correct = 0, bucket = 'invalid', reward = 0, invalidated = ?1"
+                          " WHERE state_hash = ?2 AND correct = 1");
+    update.bind(1, reason.empty() ? std::string("found wrong") : reason);
+    update.bind(2, stateHash);
+    if (update.step() != SQLITE_DONE) return 0;
+    return sqlite3_changes(db_);
   }
 
   nlohmann::json exportJson(const CaseFilter& filter) override {

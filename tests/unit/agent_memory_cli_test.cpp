@@ -150,7 +150,7 @@ TEST_F(AgentMemoryCommand, ExportJsonHoldsEveryCase) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
-  EXPECT_EQ(doc["schemaVersion"], 1);
+  EXPECT_EQ(doc["schemaVersion"], 2);
   ASSERT_EQ(doc["cases"].size(), 4u);  // no default limit for an export
   EXPECT_EQ(doc["cases"][0]["id"], 4);
   const auto& tiled = doc["cases"][2];

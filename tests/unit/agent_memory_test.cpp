@@ -167,12 +167,76 @@ TEST(AgentMemoryStore, SchemaHasVersionIndexesAndEdgeView) {
     sqlite3_finalize(stmt);
     return out;
   };
-  EXPECT_EQ(names("SELECT version FROM schema_version"), std::vector<std::string>{"1"});
+  EXPECT_EQ(names("SELECT version FROM schema_version"), std::vector<std::string>{"2"});
   const auto indexes = names("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'cases' ORDER BY name");
   for (const char* expected : {"cases_by_action", "cases_by_bucket", "cases_by_run", "cases_by_task"})
     EXPECT_NE(std::find(indexes.begin(), indexes.end(), expected), indexes.end()) << expected;
   EXPECT_EQ(names("SELECT parent_id || '->' || child_id FROM case_edges"), std::vector<std::string>{"1->2"});
   sqlite3_close(db);
+}
+
+TEST(AgentMemoryStore, KeepsValidationEvidenceAndMarksCasesFoundWrong) {
+  TempDir dir;
+  auto memory = openOrFail(dir.file("memory.db"));
+  ASSERT_NE(memory, nullptr);
+  Case good = makeCase("t", "llm:tiling", 0.8);
+  good.stateHash = "00000000000000aa";
+  good.verdict = "ok";
+  good.evidence = {{"seed", "42"}, {"shapes", nlohmann::json::array({{{"role", "tiles"}, {"max_error", 0.01}}})}};
+  const int64_t id = memory->record(good);
+  Case wrong = makeCase("t", "llm:tiling", 0);
+  wrong.correct = false;
+  wrong.verdict = "wrong";
+  wrong.verdictDetail = "C[0, 0]: got 0, want 1 at K=300 M=65 N=65 (stretched K shape, seed 7)";
+  const int64_t wrongId = memory->record(wrong);
+  std::optional<Case> back = memory->get(id);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->verdict, "ok");
+  EXPECT_EQ(back->evidence["seed"], "42");
+  EXPECT_EQ(back->evidence["shapes"][0]["role"], "tiles");
+  EXPECT_EQ(back->invalidated, "");
+  EXPECT_EQ(memory->get(wrongId)->verdictDetail, wrong.verdictDetail);
+
+  EXPECT_EQ(memory->markWrong("00000000000000aa", "run 2: C[1, 0] differs at the tiles shape"), 1);
+  back = memory->get(id);
+  EXPECT_FALSE(back->correct);
+  EXPECT_EQ(back->bucket, "invalid");
+  EXPECT_EQ(back->reward, 0);
+  EXPECT_EQ(back->invalidated, "run 2: C[1, 0] differs at the tiles shape");
+  CaseFilter correct;
+  correct.correct = true;
+  EXPECT_TRUE(memory->find(correct).empty());  // replay and warm cases draw from correct ones only
+  EXPECT_EQ(memory->markWrong("00000000000000aa", "again"), 0);  // nothing correct left to mark
+  const nlohmann::json exported = caseToJson(*back);
+  EXPECT_EQ(exported["invalidated"], back->invalidated);
+  EXPECT_EQ(exported["evidence"]["seed"], "42");
+}
+
+TEST(AgentMemoryStore, UpgradesAVersionOneDatabase) {
+  TempDir dir;
+  const std::string path = dir.file("memory.db");
+  // The version 1 table, as argus-agent created it before validation evidence.
+  rawSql(path,
+         "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+         "INSERT INTO schema_version (version) VALUES (1);"
+         "CREATE TABLE cases (id INTEGER PRIMARY KEY AUTOINCREMENT, predecessor INTEGER, run_id TEXT NOT NULL,"
+         " task TEXT NOT NULL, task_features TEXT NOT NULL, state_hash TEXT NOT NULL, action TEXT NOT NULL,"
+         " action_args TEXT NOT NULL, diagnostic_codes TEXT NOT NULL, diagnostics TEXT NOT NULL,"
+         " compiled INTEGER NOT NULL, correct INTEGER NOT NULL, time_ms REAL, time_source TEXT NOT NULL,"
+         " speed_ratio REAL, speedup REAL, bucket TEXT NOT NULL, confidence REAL, reward REAL,"
+         " source TEXT NOT NULL, created_at TEXT NOT NULL);"
+         "INSERT INTO cases (run_id, task, task_features, state_hash, action, action_args, diagnostic_codes,"
+         " diagnostics, compiled, correct, time_source, bucket, source, created_at) VALUES ('r', 't', '{}', 'h',"
+         " 'baseline', '{}', '[]', '[]', 1, 1, 'model', 'baseline', 'src', 'then')");
+  auto memory = openOrFail(path);
+  ASSERT_NE(memory, nullptr);
+  std::optional<Case> old = memory->get(1);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->task, "t");
+  EXPECT_EQ(old->verdict, "");
+  EXPECT_TRUE(old->evidence.is_object() && old->evidence.empty());
+  EXPECT_GT(memory->record(makeCase("t", "tiling", 1, 1)), 1);
+  EXPECT_EQ(memory->exportJson({})["schemaVersion"], 2);
 }
 
 TEST(AgentMemoryStore, RefusesNewerSchemaAndForeignFiles) {
