@@ -18,13 +18,16 @@ struct LlmConfig {
   int retries = 2;       // extra attempts after a timeout, 429 or 5xx
   int retryDelayMs = 500;
   double temperature = 0.2;
-  int maxTokens = 4096;
+  int maxTokens = 4096;       // the generation allowance: asked of the server, kept free in the prompt
+  int contextWindow = 32768;  // the model's context window in tokens (prompt + generation)
 };
 
 // ARGUS_LLM_BASE_URL, ARGUS_LLM_MODEL, ARGUS_LLM_API_KEY (or OPENAI_API_KEY),
-// ARGUS_LLM_TIMEOUT_MS; nothing when no base URL/model is configured.
+// ARGUS_LLM_TIMEOUT_MS, ARGUS_LLM_CONTEXT_WINDOW, ARGUS_LLM_MAX_TOKENS;
+// nothing when no base URL/model is configured.
 std::optional<LlmConfig> llmConfigFromEnvironment();
-// A JSON file {"base_url", "model", "api_key" | "api_key_env", "timeout_ms", "retries", ...}.
+// A JSON file {"base_url", "model", "api_key" | "api_key_env", "timeout_ms", "retries",
+// "context_window", "max_tokens", ...}.
 std::optional<LlmConfig> llmConfigFromFile(const std::string& path, std::string& error);
 
 struct ChatMessage {
@@ -45,6 +48,9 @@ class LlmProvider {
   virtual ~LlmProvider() = default;
   virtual LlmReply complete(const std::vector<ChatMessage>& messages) = 0;
   virtual std::string name() const = 0;
+  // What the prompt may use: the model's window, and the tokens kept free for its reply.
+  virtual int contextWindow() const { return 32768; }
+  virtual int maxOutputTokens() const { return 4096; }
 };
 
 std::unique_ptr<LlmProvider> makeOpenAiCompatibleProvider(const LlmConfig& config);

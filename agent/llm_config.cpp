@@ -34,7 +34,7 @@ bool isHttpUrl(const std::string& url) {
 
 const char* const kKnownFileKeys[] = {"base_url",    "model",   "api_key",        "api_key_env",
                                       "timeout_ms",  "retries", "retry_delay_ms", "temperature",
-                                      "max_tokens"};
+                                      "max_tokens",  "context_window"};
 
 std::string knownKeysList() {
   std::string list;
@@ -128,8 +128,14 @@ std::optional<LlmConfig> configFromJson(const nlohmann::json& object, std::strin
   if (!readIntegerField(object, "timeout_ms", 1, config.timeoutMs, error) ||
       !readIntegerField(object, "retries", 0, config.retries, error) ||
       !readIntegerField(object, "retry_delay_ms", 0, config.retryDelayMs, error) ||
-      !readIntegerField(object, "max_tokens", 1, config.maxTokens, error))
+      !readIntegerField(object, "max_tokens", 1, config.maxTokens, error) ||
+      !readIntegerField(object, "context_window", 1024, config.contextWindow, error))
     return std::nullopt;
+  if (config.maxTokens >= config.contextWindow) {
+    error = "\"max_tokens\" (" + std::to_string(config.maxTokens) + ") leaves no room for a prompt in \"context_window\" (" +
+            std::to_string(config.contextWindow) + ")";
+    return std::nullopt;
+  }
   if (auto it = object.find("temperature"); it != object.end()) {
     if (!it->is_number() || it->get<double>() < 0 || it->get<double>() > 2) {
       error = "\"temperature\" must be a number between 0 and 2, got " + it->dump();
@@ -154,6 +160,11 @@ std::optional<LlmConfig> llmConfigFromEnvironment() {
   if (auto timeout = parseInteger(environmentValue("ARGUS_LLM_TIMEOUT_MS"));
       timeout && *timeout > 0 && *timeout <= INT_MAX)
     config.timeoutMs = static_cast<int>(*timeout);
+  if (auto window = parseInteger(environmentValue("ARGUS_LLM_CONTEXT_WINDOW")); window && *window >= 1024 && *window <= INT_MAX)
+    config.contextWindow = static_cast<int>(*window);
+  if (auto tokens = parseInteger(environmentValue("ARGUS_LLM_MAX_TOKENS"));
+      tokens && *tokens > 0 && *tokens < config.contextWindow)
+    config.maxTokens = static_cast<int>(*tokens);
   return config;
 }
 

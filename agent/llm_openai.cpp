@@ -174,6 +174,9 @@ class OpenAiCompatibleProvider : public LlmProvider {
     endpoint_ += "/chat/completions";
   }
 
+  int contextWindow() const override { return config_.contextWindow; }
+  int maxOutputTokens() const override { return config_.maxTokens; }
+
   std::string name() const override {
     return "openai-compatible (" + config_.model + " at " + hostOf(config_.baseUrl) + ")";
   }

@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kMaxIdleSteps = 400;          // planner picks that gave no new program
 constexpr int kMaxConsecutiveLlmFailures = 3;
+constexpr size_t kMaxTrajectory = 40;      // attempts an LLM prompt lists (the newest)
 constexpr double kGpuNoiseFraction = 0.003;  // repeated timings of one kernel differ by about this much
 
 std::string nowRunId(uint64_t seed) {
@@ -180,7 +181,12 @@ class AgentRun {
       record.speedup = *result_.candidates[0].evaluation.timeMs / *evaluation.timeMs;
     if (ok && record.index == 0) record.speedup = 1.0;
     record.reward = candidateReward(evaluation, record.speedRatio);
-    if (record.index > 0) planner_->update(record.candidate.action, record.candidate.actionArgs, record.reward);
+    // An LLM candidate's reward goes to the knowledge entry it applied ("llm:<entry>").
+    if (record.index > 0) {
+      const std::string& action = record.candidate.action;
+      if (action.starts_with("llm:")) planner_->update(action.substr(4), nlohmann::json::object(), record.reward);
+      else planner_->update(action, record.candidate.actionArgs, record.reward);
+    }
     if (ok) {
       auto incumbent = result_.incumbent;
       // A GPU time must beat the incumbent by more than timing noise.
@@ -439,6 +445,23 @@ class AgentRun {
     if (idle >= kMaxIdleSteps) note("stopped: the planner's picks stopped producing new programs");
   }
 
+  static AttemptSummary summary(const CandidateRecord& record) {
+    AttemptSummary a;
+    a.index = record.index;
+    a.parent = record.parent;
+    a.origin = record.origin;
+    a.action = record.candidate.action;
+    a.actionArgs = record.candidate.actionArgs;
+    a.verdict = verdictName(record.evaluation.verdict);
+    a.reason = record.evaluation.detail;
+    a.diagnosticCodes = record.evaluation.diagnosticCodes;
+    a.timeMs = record.evaluation.timeMs;
+    a.speedup = record.speedup;
+    a.reward = record.reward;
+    a.becameIncumbent = record.becameIncumbent;
+    return a;
+  }
+
   // One LLM rewrite of the incumbent; false when it produced no candidate.
   bool llmStep() {
     ++result_.llmSteps;
@@ -447,11 +470,31 @@ class AgentRun {
     LlmStepInput input;
     input.task = &task_;
     input.incumbentSource = result_.candidates[parent].candidate.source;
-    input.latestDiagnostics = latest.evaluation.diagnostics;
-    if (latest.evaluation.verdict != Verdict::Ok) input.latestSource = latest.candidate.source;
+    // The trajectory (the last kMaxTrajectory attempts) and the model's own last failure.
+    const size_t first = result_.candidates.size() > kMaxTrajectory ? result_.candidates.size() - kMaxTrajectory : 0;
+    for (size_t i = first; i < result_.candidates.size(); ++i) input.trajectory.push_back(summary(result_.candidates[i]));
+    std::optional<int> ownFailure;
+    for (const auto& record : result_.candidates)
+      if (record.origin == "llm" && record.evaluation.verdict != Verdict::Ok) ownFailure = record.index;
+    if (ownFailure) {
+      const auto& failed = result_.candidates[*ownFailure];
+      input.lastLlmFailure = summary(failed);
+      input.lastLlmFailureSource = failed.candidate.source;
+      input.lastLlmFailureDiagnostics = failed.evaluation.diagnostics;
+    }
+    if (!ownFailure || *ownFailure != latest.index) {  // else the hot tier already shows it
+      input.latestDiagnostics = latest.evaluation.diagnostics;
+      if (latest.evaluation.verdict != Verdict::Ok) input.latestSource = latest.candidate.source;
+    }
     CaseFilter filter = similarTasks(6);
     filter.correct = true;
     input.warmCases = memory_->retrieve(filter);
+    CaseFilter failures = similarTasks(60);
+    failures.correct = false;
+    for (Case& c : memory_->find(failures)) {
+      if (c.runId == result_.runId || c.action == "baseline" || input.failureCases.size() >= 6) continue;
+      input.failureCases.push_back(std::move(c));
+    }
     auto proposals = openProposals(parent, false, true);
     if (auto pick = planner_->sample(proposals)) std::swap(proposals[0], proposals[*pick]);
     std::set<std::string> named;
@@ -459,12 +502,12 @@ class AgentRun {
       if (named.insert(p.action).second) input.entries.push_back(knowledge_.find(p.action));
     }
     input.budget = options_.tokenBudget;
+    input.budget.window = options_.llm->contextWindow();
+    input.budget.generation = options_.llm->maxOutputTokens();
     LlmStepResult step = runLlmStep(*options_.llm, input);
-    if (!step.candidate) {
+    if (!step.candidate) {  // nothing was applied: no entry is credited
       ++result_.llmFailures;
       note("llm step: " + step.error);
-      if (!input.entries.empty() && input.entries.front())
-        planner_->update("llm:" + input.entries.front()->name, nlohmann::json::object(), 0.0);
       return false;
     }
     if (auto seen = evaluated_.find(stateHash(step.candidate->source)); seen != evaluated_.end()) {

@@ -38,7 +38,7 @@ struct LoopOptions {
   ExperienceMemory* memory = nullptr;  // nullptr: an in-memory database for this run
   LlmProvider* llm = nullptr;          // nullptr: offline (knowledge-base rewrites only)
   int llmEvery = 2;              // with an LLM: every llmEvery-th step is an LLM rewrite
-  TokenBudget tokenBudget;
+  TokenBudget tokenBudget;       // its window and generation come from the LLM provider
   bool replay = true;            // replay the best lineage of a similar task first
   double interpreterBudget = 0;  // EvaluatorOptions::interpreterBudget; 0: its default
   // Test hook: evaluates instead of an Evaluator built from the task.
@@ -97,14 +97,35 @@ nlohmann::json taskFeaturesFor(const Task& task, const KernelFeatures& baseline)
 
 // --- the LLM path (llm_step.cpp) -------------------------------------------------
 
+// One earlier attempt of this run, as the model sees it in its trajectory.
+struct AttemptSummary {
+  int index = 0;
+  std::optional<int> parent;
+  std::string origin;              // "baseline" | "planner" | "replay" | "llm"
+  std::string action;
+  nlohmann::json actionArgs = nlohmann::json::object();
+  std::string verdict;             // verdictName()
+  std::string reason;              // Evaluation::detail: why it failed, or what validated it
+  std::vector<std::string> diagnosticCodes;
+  std::optional<double> timeMs, speedup;
+  double reward = 0;
+  bool becameIncumbent = false;
+};
+
 struct LlmStepInput {
   const Task* task = nullptr;
   std::string incumbentSource;
   nlohmann::json latestDiagnostics = nlohmann::json::array();  // of the latest candidate
   std::string latestSource;        // the latest candidate when it failed (shown as a warm item)
-  std::vector<Case> warmCases;     // retrieved from memory
+  std::vector<AttemptSummary> trajectory;  // this run's attempts, oldest first
+  // The model's own most recent failed attempt, shown every step (hot tier).
+  std::optional<AttemptSummary> lastLlmFailure;
+  std::string lastLlmFailureSource;
+  nlohmann::json lastLlmFailureDiagnostics = nlohmann::json::array();
+  std::vector<Case> warmCases;     // retrieved from memory: what worked on similar tasks
+  std::vector<Case> failureCases;  // retrieved from memory: what failed there, and why
   std::vector<const KnowledgeEntry*> entries;  // applicable knowledge; the first is the focus
-  TokenBudget budget;
+  TokenBudget budget;              // window and generation from the provider
 };
 
 struct LlmStepResult {
@@ -116,8 +137,9 @@ struct LlmStepResult {
 
 // The system message every LLM step sends.
 std::string llmSystemPrompt();
-// The context items of one step (hot: task, incumbent, diagnostics; warm:
-// cases and the failed attempt; cold: the entries' prompt fragments).
+// The context items of one step (hot: task, incumbent, latest diagnostics, the
+// model's own last failure; warm: the trajectory, the failed attempt, cases
+// that worked and failure modes from memory; cold: the entries' prompt fragments).
 std::vector<ContextItem> llmContextItems(const LlmStepInput& input);
 // Builds the prompt, asks the provider, extracts the kernel. Never throws.
 LlmStepResult runLlmStep(LlmProvider& provider, const LlmStepInput& input);

@@ -234,18 +234,21 @@ void Planner::update(const std::string& action, const nlohmann::json& args, doub
 }
 
 void Planner::warmStart(const std::vector<ExperienceMemory::ActionStats>& stats, const std::vector<Case>& cases) {
+  // An LLM candidate ("llm:<entry>") counts for the entry it applied.
+  auto entryOf = [](const std::string& action) { return action.starts_with("llm:") ? action.substr(4) : action; };
   for (const auto& stat : stats) {
     if (stat.tries <= 0 || stat.action == "baseline") continue;
     // At most three observations' worth: another task's experience should
     // steer the first picks, not outvote this task's own rewards.
     double weight = std::min(3.0, 0.5 * stat.tries);
-    auto& estimate = byAction_[stat.action];
+    auto& estimate = byAction_[entryOf(stat.action)];
     estimate.sum += weight * std::clamp(stat.meanReward, 0.0, 1.0);
     estimate.count += weight;
   }
   for (const auto& c : cases) {
     if (c.action == "baseline") continue;
-    auto& alternative = byAlternative_[proposalKey(c.action, c.actionArgs)];
+    const bool llm = c.action.starts_with("llm:");
+    auto& alternative = byAlternative_[proposalKey(entryOf(c.action), llm ? nlohmann::json::object() : c.actionArgs)];
     alternative.sum += 0.5 * std::clamp(c.reward, 0.0, 1.0);
     alternative.count += 0.5;
   }

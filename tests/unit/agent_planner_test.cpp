@@ -104,6 +104,25 @@ TEST(AgentPlanner, WarmStartFromMemoryStatisticsAndCases) {
   EXPECT_EQ(planner.propose(gemmFeatures(), {})[0].action, "a");
 }
 
+TEST(AgentPlanner, LlmCandidatesInMemoryCountForTheEntryTheyApplied) {
+  KnowledgeBase kb;
+  kb.entries = {entry("a", 0.5), entry("b", 0.5)};
+  Planner planner(kb, PlannerOptions{});
+  // Before issue 23 these went to an "llm:a" key no proposal ever reads.
+  ExperienceMemory::ActionStats llm;
+  llm.action = "llm:a";
+  llm.tries = 4;
+  llm.meanReward = 0.95;
+  Case c;
+  c.action = "llm:a";
+  c.reward = 0.95;
+  planner.warmStart({llm}, {c});
+  EXPECT_GT(planner.actionValue("a"), 0.7);
+  EXPECT_DOUBLE_EQ(planner.actionValue("b"), 0.5);
+  EXPECT_EQ(planner.observations("llm:a"), 0);
+  EXPECT_EQ(planner.propose(gemmFeatures(), {})[0].action, "a");
+}
+
 TEST(AgentPlanner, SharedMemoryCouplingRejectsBeforeEvaluation) {
   KnowledgeBase kb;
   // bf16 operands: 4 stages * (256*64 + 64*256) * 2 bytes = 256 KiB > 227 KiB.
