@@ -23,7 +23,7 @@ namespace {
 const std::set<std::string>& knownFields() {
   static const std::set<std::string> fields = {"name", "kind", "summary", "requires", "forbids", "diagnostics",
                                                "rewrite", "alternatives", "prompt", "invariants", "expected_effect",
-                                               "prior", "constraints"};
+                                               "prior", "constraints", "alternatives_from"};
   return fields;
 }
 
@@ -131,6 +131,18 @@ bool parseEntry(const nlohmann::json& j, KnowledgeEntry& out, std::string& error
       error = "\"alternatives\" are arguments of a rewrite, but the entry has no \"rewrite\"";
       return false;
     }
+  }
+  if (j.contains("alternatives_from")) {
+    if (j["alternatives_from"] != "consts") {
+      error = "\"alternatives_from\" can only be \"consts\" (every const parameter doubled and halved), found " +
+              j["alternatives_from"].dump();
+      return false;
+    }
+    if (out.rewrite != "set_params") {
+      error = "\"alternatives_from\": \"consts\" needs \"rewrite\": \"set_params\"";
+      return false;
+    }
+    out.alternativesFrom = "consts";
   }
   if (j.contains("prior")) {
     if (!j["prior"].is_number() || j["prior"].get<double>() < 0 || j["prior"].get<double>() > 1) {

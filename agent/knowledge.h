@@ -49,6 +49,9 @@ struct KnowledgeEntry {
   // Parameter choices the planner samples among: each alternative is one
   // args object passed to the rewrite (e.g. {"BM":128,"BN":128}).
   std::vector<nlohmann::json> alternatives;
+  // "consts": alternatives made from the kernel at hand, each one const
+  // parameter doubled or halved (any kernel's parameter search).
+  std::string alternativesFrom;
   std::string prompt;           // guidance for an LLM applying the technique
   std::vector<std::string> invariants;  // what the checker must still prove
   std::string expectedEffect;   // e.g. "2-4x: global traffic / BK"

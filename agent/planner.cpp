@@ -269,6 +269,15 @@ std::vector<Proposal> Planner::propose(const KernelFeatures& features,
     }
     if (!matched.empty()) context += (context.empty() ? "" : "; ") + std::string("repairs ") + joined(matched);
     std::vector<nlohmann::json> alternatives = entry->alternatives;
+    if (entry->alternativesFrom == "consts") {
+      // Every const parameter, one at a time, doubled and halved (within 1 .. 4096).
+      for (const auto& [name, value] : features.constParams) {
+        if (value <= 0) continue;
+        if (value * 2 <= 4096) alternatives.push_back({{name, value * 2}});
+        if (value / 2 >= 1) alternatives.push_back({{name, value / 2}});
+      }
+      if (alternatives.empty()) continue;  // a kernel without const parameters has nothing to search
+    }
     if (alternatives.empty()) alternatives.push_back(nlohmann::json::object());
     for (const auto& args : alternatives) {
       Proposal p;

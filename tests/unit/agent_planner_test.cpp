@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "agent/planner.h"
 
@@ -121,6 +122,26 @@ TEST(AgentPlanner, LlmCandidatesInMemoryCountForTheEntryTheyApplied) {
   EXPECT_DOUBLE_EQ(planner.actionValue("b"), 0.5);
   EXPECT_EQ(planner.observations("llm:a"), 0);
   EXPECT_EQ(planner.propose(gemmFeatures(), {})[0].action, "a");
+}
+
+TEST(AgentPlanner, ConstSearchProposesEveryConstDoubledAndHalved) {
+  KnowledgeBase kb;
+  KnowledgeEntry search = entry("const_search", 0.3);
+  search.requires_ = {"parsed"};
+  search.alternativesFrom = "consts";
+  kb.entries = {search};
+  Planner planner(kb, PlannerOptions{});
+  KernelFeatures softmax;
+  softmax.kernelName = "softmax";
+  softmax.parsed = true;
+  softmax.constParams = {{"ROWS", 4}, {"BN", 1024}, {"ONE", 1}};
+  std::set<std::string> args;
+  for (const Proposal& p : planner.propose(softmax, {})) args.insert(p.args.dump());
+  EXPECT_EQ(args, (std::set<std::string>{R"({"ROWS":8})", R"({"ROWS":2})", R"({"BN":2048})", R"({"BN":512})",
+                                         R"({"ONE":2})"}));
+  KernelFeatures none = softmax;
+  none.constParams.clear();
+  EXPECT_TRUE(planner.propose(none, {}).empty());
 }
 
 TEST(AgentPlanner, SharedMemoryCouplingRejectsBeforeEvaluation) {
