@@ -1,5 +1,6 @@
 #include "lsp/scheduler.h"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 

@@ -1,6 +1,8 @@
 #include "lsp/server.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 
