@@ -184,12 +184,16 @@ void Scheduler::analyse(std::unique_lock<std::mutex>& lock, const std::shared_pt
         if (alignment.remap(d, /*exact=*/false)) first.push_back(std::move(d));
       }
     }
-    doc->checkGeneration = generation;
-    wake_.notify_all();
   }
   lock.unlock();
   publish_(doc->uri, version, snapshot->file(), first);
   lock.lock();
+  // The check starts only after the front end's publish, so that the editor
+  // always gets the quick answer first.
+  if (generation == doc->generation && doc->settledGeneration != generation) {
+    doc->checkGeneration = generation;
+    wake_.notify_all();
+  }
 }
 
 bool Scheduler::wantsCheck(const Document& doc) const {

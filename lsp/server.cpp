@@ -106,8 +106,8 @@ void Server::onResponse(const json& id, bool ok) {
     return;
   }
   std::string token = "argus-check-" + std::to_string(check);
-  send_(json{{"jsonrpc", "2.0"}, {"method", "$/progress"},
-             {"params", {{"token", token}, {"value", {{"kind", "begin"}, {"title", "Argus: checking"}, {"cancellable", false}}}}}}});
+  json begin = {{"kind", "begin"}, {"title", "Argus: checking"}, {"cancellable", false}};
+  send_(json{{"jsonrpc", "2.0"}, {"method", "$/progress"}, {"params", {{"token", token}, {"value", begin}}}});
   it->second.begun = true;
   if (it->second.ended) {
     send_(json{{"jsonrpc", "2.0"}, {"method", "$/progress"}, {"params", {{"token", token}, {"value", {{"kind", "end"}}}}}});
