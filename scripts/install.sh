@@ -7,9 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${1:-${PREFIX:-$HOME/.local}}
 BUILD_DIR=${BUILD_DIR:-build}
-if [ ! -x "$BUILD_DIR/argus-lsp" ] || [ ! -x "$BUILD_DIR/argusc" ]; then
-  BUILD_DIR="$BUILD_DIR" bash scripts/build.sh
-fi
+# Incremental: nothing is rebuilt when the build is up to date.
+BUILD_DIR="$BUILD_DIR" bash scripts/build.sh
 cmake --install "$BUILD_DIR" --prefix "$PREFIX"
 BIN=$(cd "$PREFIX/bin" && pwd)
 case ":$PATH:" in
