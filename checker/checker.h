@@ -3,6 +3,8 @@
 // and report a concrete counterexample when one fails. See docs/checker.md.
 #pragma once
 
+#include <functional>
+
 #include "ir/ir.h"
 #include "support/diagnostic.h"
 #include "support/source.h"
@@ -16,6 +18,12 @@ struct Options {
   // machine would make the result depend on the load.
   unsigned queryTimeoutMs = 10000;  // per Z3 query; a timeout is reported as "cannot prove"
   unsigned kernelBudgetMs = 60000;  // per kernel; the queries left then are "cannot prove" too
+  // Polled between functions and between checks: once it returns true the
+  // checker stops and its findings are incomplete (an editor's next keystroke).
+  std::function<bool()> cancelled;
+  // When set, only the functions it accepts are checked (an editor re-checks
+  // only the kernels whose text changed and reuses the others' findings).
+  std::function<bool(const ir::Function&)> accept;
 };
 
 // Runs every check on every function. `file` (optional) gives line:col in notes

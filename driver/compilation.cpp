@@ -64,6 +64,7 @@ struct Compilation::Stages {
   bool cubinDone = false;
   std::optional<std::vector<uint8_t>> cubin;
   std::vector<Diagnostic> promoted;
+  bool cancelled = false;
 };
 
 Compilation::Compilation(SourceFile file, CompileOptions options)
@@ -107,6 +108,7 @@ const sema::Result& Compilation::sema() {
     sema::Options options;
     options.defines = options_.defines;
     stages_->sema = sema::analyze(module, file_, options, diags_);
+    if (pollCancelled()) return *stages_->sema;
     // Policies rewrite the IR before anything reads it: the checker validates the compiler's own pipelines.
     // Multicast copies are proved cluster-uniform first, on the loops as the user wrote them.
     if (stages_->sema->module) {
@@ -134,7 +136,12 @@ bool Compilation::check() {
     const ir::Module& module = ir();
     stages_->checkDone = true;
     // The checker runs only on IR that sema accepted without errors.
-    if (!diags_.hasErrors() && !module.functions.empty()) checker::check(module, diags_, &file_);
+    if (!diags_.hasErrors() && !module.functions.empty() && !pollCancelled()) {
+      checker::Options checkerOptions;
+      checkerOptions.cancelled = options_.cancelled;
+      checker::check(module, diags_, &file_, checkerOptions);
+      pollCancelled();
+    }
   }
   return !diags_.hasErrors();
 }
@@ -145,7 +152,7 @@ const std::string& Compilation::ptx() {
     stages_->codegenDone = true;
     // Checker errors stop code generation: no PTX for a kernel with a proven race.
     check();
-    if (!diags_.hasErrors() && !module.functions.empty()) {
+    if (!diags_.hasErrors() && !module.functions.empty() && !pollCancelled()) {
       codegen::Options options;
       options.arch = options_.arch;
       if (!codegen::emitPTX(module, options, diags_, &stages_->ptx, &stages_->llvmIR)) {
@@ -173,6 +180,13 @@ const std::vector<Diagnostic>& Compilation::diagnostics() {
     if (d.severity == Severity::Warning) d.severity = Severity::Error;
   return stages_->promoted;
 }
+
+bool Compilation::pollCancelled() {
+  if (!stages_->cancelled && options_.cancelled && options_.cancelled()) stages_->cancelled = true;
+  return stages_->cancelled;
+}
+
+bool Compilation::cancelled() const { return stages_->cancelled; }
 
 bool Compilation::hasErrors() {
   for (const Diagnostic& d : diagnostics())

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ struct CompileOptions {
   std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE
   bool warningsAsErrors = false;
   std::string ptxasPath = "/usr/local/cuda/bin/ptxas";
+  // Polled between stages and, in the checker, between functions and passes:
+  // once it returns true the compilation stops early and its diagnostics are
+  // incomplete (Compilation::cancelled()). An editor sets it so that the next
+  // keystroke interrupts a long check. Called from the compiling thread.
+  std::function<bool()> cancelled;
 };
 
 bool isSupportedArch(const std::string& arch);
@@ -58,8 +64,12 @@ class Compilation {
   // Every diagnostic produced so far, in order, -Werror applied.
   const std::vector<Diagnostic>& diagnostics();
   bool hasErrors();
+  // True when `CompileOptions::cancelled` stopped a stage: later stages were
+  // skipped and the diagnostics are incomplete.
+  bool cancelled() const;
 
  private:
+  bool pollCancelled();
   struct Stages;
   SourceFile file_;
   CompileOptions options_;

@@ -7,7 +7,9 @@ namespace argus::lsp {
 
 namespace {
 
-// Collects every expression of the tree.
+// Collects every expression of the tree. Statements nest only as deep as the
+// indentation; expressions (a chain of ten thousand `*`) are walked with an
+// explicit stack, so no recursion grows with the input.
 class ExpressionCollector {
  public:
   explicit ExpressionCollector(std::vector<const ast::Expr*>& out) : out_(out) {}
@@ -34,99 +36,114 @@ class ExpressionCollector {
     for (const ast::Argument& a : args) expr(a.value.get());
   }
 
-  void block(const ast::Block& stmts) {
-    for (const auto& s : stmts)
-      if (s) stmt(*s);
-  }
-
-  void stmt(const ast::Stmt& s) {
-    switch (s.kind) {
-      case ast::StmtKind::Expr: expr(static_cast<const ast::ExprStmt&>(s).expr.get()); break;
-      case ast::StmtKind::Assign: {
-        const auto& a = static_cast<const ast::AssignStmt&>(s);
-        for (const auto& t : a.targets) expr(t.get());
-        expr(a.annotation.get());
-        expr(a.value.get());
-        break;
+  // Statements are walked with a stack of blocks too (nesting is bounded by
+  // the parser's indentation limit, but a stack costs nothing).
+  void block(const ast::Block& top) {
+    std::vector<const ast::Stmt*> pending;
+    auto pushBlock = [&](const ast::Block& stmts) {
+      for (auto it = stmts.rbegin(); it != stmts.rend(); ++it)
+        if (*it) pending.push_back(it->get());
+    };
+    pushBlock(top);
+    while (!pending.empty()) {
+      const ast::Stmt& s = *pending.back();
+      pending.pop_back();
+      switch (s.kind) {
+        case ast::StmtKind::Expr: expr(static_cast<const ast::ExprStmt&>(s).expr.get()); break;
+        case ast::StmtKind::Assign: {
+          const auto& a = static_cast<const ast::AssignStmt&>(s);
+          for (const auto& t : a.targets) expr(t.get());
+          expr(a.annotation.get());
+          expr(a.value.get());
+          break;
+        }
+        case ast::StmtKind::AugAssign: {
+          const auto& a = static_cast<const ast::AugAssignStmt&>(s);
+          expr(a.target.get());
+          expr(a.value.get());
+          break;
+        }
+        case ast::StmtKind::For: {
+          const auto& f = static_cast<const ast::ForStmt&>(s);
+          expr(f.target.get());
+          expr(f.iter.get());
+          pushBlock(f.body);
+          break;
+        }
+        case ast::StmtKind::While: {
+          const auto& w = static_cast<const ast::WhileStmt&>(s);
+          expr(w.cond.get());
+          pushBlock(w.body);
+          break;
+        }
+        case ast::StmtKind::If: {
+          const auto& i = static_cast<const ast::IfStmt&>(s);
+          expr(i.cond.get());
+          pushBlock(i.orelse);
+          pushBlock(i.then);
+          break;
+        }
+        case ast::StmtKind::Return: expr(static_cast<const ast::ReturnStmt&>(s).value.get()); break;
+        case ast::StmtKind::Assert: {
+          const auto& a = static_cast<const ast::AssertStmt&>(s);
+          expr(a.cond.get());
+          expr(a.message.get());
+          break;
+        }
+        case ast::StmtKind::Pass:
+        case ast::StmtKind::Break:
+        case ast::StmtKind::Continue:
+        case ast::StmtKind::Error: break;
       }
-      case ast::StmtKind::AugAssign: {
-        const auto& a = static_cast<const ast::AugAssignStmt&>(s);
-        expr(a.target.get());
-        expr(a.value.get());
-        break;
-      }
-      case ast::StmtKind::For: {
-        const auto& f = static_cast<const ast::ForStmt&>(s);
-        expr(f.target.get());
-        expr(f.iter.get());
-        block(f.body);
-        break;
-      }
-      case ast::StmtKind::While: {
-        const auto& w = static_cast<const ast::WhileStmt&>(s);
-        expr(w.cond.get());
-        block(w.body);
-        break;
-      }
-      case ast::StmtKind::If: {
-        const auto& i = static_cast<const ast::IfStmt&>(s);
-        expr(i.cond.get());
-        block(i.then);
-        block(i.orelse);
-        break;
-      }
-      case ast::StmtKind::Return: expr(static_cast<const ast::ReturnStmt&>(s).value.get()); break;
-      case ast::StmtKind::Assert: {
-        const auto& a = static_cast<const ast::AssertStmt&>(s);
-        expr(a.cond.get());
-        expr(a.message.get());
-        break;
-      }
-      case ast::StmtKind::Pass:
-      case ast::StmtKind::Break:
-      case ast::StmtKind::Continue:
-      case ast::StmtKind::Error: break;
     }
   }
 
-  void expr(const ast::Expr* e) {
-    if (!e) return;
-    out_.push_back(e);
-    switch (e->kind) {
-      case ast::ExprKind::Tuple:
-        for (const auto& x : static_cast<const ast::TupleExpr*>(e)->elements) expr(x.get());
-        break;
-      case ast::ExprKind::List:
-        for (const auto& x : static_cast<const ast::ListExpr*>(e)->elements) expr(x.get());
-        break;
-      case ast::ExprKind::Call: {
-        const auto* c = static_cast<const ast::CallExpr*>(e);
-        expr(c->callee.get());
-        arguments(c->args);
-        break;
+  void expr(const ast::Expr* root) {
+    std::vector<const ast::Expr*> pending;
+    if (root) pending.push_back(root);
+    auto push = [&](const ast::Expr* e) {
+      if (e) pending.push_back(e);
+    };
+    while (!pending.empty()) {
+      const ast::Expr* e = pending.back();
+      pending.pop_back();
+      out_.push_back(e);  // the order does not matter: the list is sorted afterwards
+      switch (e->kind) {
+        case ast::ExprKind::Tuple:
+          for (const auto& x : static_cast<const ast::TupleExpr*>(e)->elements) push(x.get());
+          break;
+        case ast::ExprKind::List:
+          for (const auto& x : static_cast<const ast::ListExpr*>(e)->elements) push(x.get());
+          break;
+        case ast::ExprKind::Call: {
+          const auto* c = static_cast<const ast::CallExpr*>(e);
+          push(c->callee.get());
+          for (const ast::Argument& a : c->args) push(a.value.get());
+          break;
+        }
+        case ast::ExprKind::Attribute: push(static_cast<const ast::AttributeExpr*>(e)->base.get()); break;
+        case ast::ExprKind::Subscript: {
+          const auto* s = static_cast<const ast::SubscriptExpr*>(e);
+          push(s->base.get());
+          for (const auto& x : s->indices) push(x.get());
+          break;
+        }
+        case ast::ExprKind::Slice: {
+          const auto* s = static_cast<const ast::SliceExpr*>(e);
+          push(s->lower.get());
+          push(s->upper.get());
+          push(s->step.get());
+          break;
+        }
+        case ast::ExprKind::Binary: {
+          const auto* b = static_cast<const ast::BinaryExpr*>(e);
+          push(b->lhs.get());
+          push(b->rhs.get());
+          break;
+        }
+        case ast::ExprKind::Unary: push(static_cast<const ast::UnaryExpr*>(e)->operand.get()); break;
+        default: break;
       }
-      case ast::ExprKind::Attribute: expr(static_cast<const ast::AttributeExpr*>(e)->base.get()); break;
-      case ast::ExprKind::Subscript: {
-        const auto* s = static_cast<const ast::SubscriptExpr*>(e);
-        expr(s->base.get());
-        for (const auto& x : s->indices) expr(x.get());
-        break;
-      }
-      case ast::ExprKind::Slice: {
-        const auto* s = static_cast<const ast::SliceExpr*>(e);
-        expr(s->lower.get());
-        expr(s->upper.get());
-        expr(s->step.get());
-        break;
-      }
-      case ast::ExprKind::Binary: {
-        const auto* b = static_cast<const ast::BinaryExpr*>(e);
-        expr(b->lhs.get());
-        expr(b->rhs.get());
-        break;
-      }
-      case ast::ExprKind::Unary: expr(static_cast<const ast::UnaryExpr*>(e)->operand.get()); break;
-      default: break;
     }
   }
 
@@ -137,24 +154,61 @@ bool contains(SourceRange range, uint32_t offset) { return range.begin <= offset
 
 }  // namespace
 
+CompileOptions effectiveOptions(const ConfiguredOptions& configured, const std::string& text) {
+  CompileOptions options;
+  options.defines = configured.defines;
+  if (configured.arch && isSupportedArch(*configured.arch)) {
+    options.arch = *configured.arch;
+  } else if (std::string declared = declaredArch(text); isSupportedArch(declared)) {
+    options.arch = declared;
+  }
+  return options;
+}
+
+std::string optionsKey(const CompileOptions& options) {
+  std::string key = options.arch;
+  for (const auto& [name, value] : options.defines) key += "\x1f" + name + "=" + value;
+  if (options.warningsAsErrors) key += "\x1f-Werror";
+  return key;
+}
+
+std::vector<Diagnostic> Snapshot::currentDiagnostics() const {
+  std::lock_guard<std::mutex> lock(checkedMutex_);
+  return checked_ ? *checked_ : diagnostics;
+}
+
+bool Snapshot::checked() const {
+  std::lock_guard<std::mutex> lock(checkedMutex_);
+  return checked_.has_value();
+}
+
+void Snapshot::setCheckedDiagnostics(std::vector<Diagnostic> all) const {
+  std::lock_guard<std::mutex> lock(checkedMutex_);
+  checked_ = std::move(all);
+}
+
 std::shared_ptr<const Snapshot> analyzeDocument(const std::string& uri, int64_t version,
                                                 uint64_t generation, std::string text,
-                                                const CompileOptions& options) {
+                                                const ConfiguredOptions& configured) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->uri = uri;
   snapshot->version = version;
   snapshot->generation = generation;
-  snapshot->compilation = std::make_unique<Compilation>(SourceFile(uri, std::move(text)), options);
+  CompileOptions options = effectiveOptions(configured, text);
+  snapshot->compilation = std::make_unique<Compilation>(SourceFile(uri, std::move(text)), std::move(options));
   Compilation& c = *snapshot->compilation;
   snapshot->tokens = c.tokens();
   snapshot->ast = &c.ast();
   snapshot->sema = &c.sema();
   snapshot->ir = &c.ir();
-  c.check();  // the editor shows the checker's findings (races, counterexamples) too
   snapshot->diagnostics = c.diagnostics();
   ExpressionCollector(snapshot->expressions).module(*snapshot->ast);
   std::stable_sort(snapshot->expressions.begin(), snapshot->expressions.end(),
-                   [](const ast::Expr* a, const ast::Expr* b) { return a->range.begin < b->range.begin; });
+                   [](const ast::Expr* a, const ast::Expr* b) {
+                     // Outer before inner on the same start (expressionAt relies on it).
+                     if (a->range.begin != b->range.begin) return a->range.begin < b->range.begin;
+                     return a->range.end > b->range.end;
+                   });
   return snapshot;
 }
 

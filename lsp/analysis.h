@@ -5,7 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "driver/compilation.h"
@@ -15,6 +18,19 @@
 #include "ir/ir.h"
 
 namespace argus::lsp {
+
+// What the editor configured (workspace/didChangeConfiguration or
+// initializationOptions). Unset fields fall back as argusc's do.
+struct ConfiguredOptions {
+  std::optional<std::string> arch;  // else the file's `# arch:` line, else sm_90
+  std::vector<std::pair<std::string, std::string>> defines;
+};
+
+// The options argusc would compile `text` with: a configured target wins (like
+// --arch), else the file's `# arch:` line when it names a supported target.
+CompileOptions effectiveOptions(const ConfiguredOptions& configured, const std::string& text);
+// A string that differs whenever two option sets could give different diagnostics.
+std::string optionsKey(const CompileOptions& options);
 
 struct Snapshot {
   std::string uri;
@@ -26,18 +42,32 @@ struct Snapshot {
   const sema::Result* sema = nullptr;
   const ir::Module* ir = nullptr;
   std::vector<TokenInfo> tokens;
+  // The front end's diagnostics (lexer, parser, sema, Tile IR policies).
   std::vector<Diagnostic> diagnostics;
   // Every expression of the AST, in source order of their beginnings.
   std::vector<const ast::Expr*> expressions;
 
   const SourceFile& file() const { return compilation->source(); }
+  const CompileOptions& options() const { return compilation->options(); }
+
+  // Every diagnostic argusc gives for this text: the front end's, then the
+  // checker's and code generation's once the background check of this
+  // snapshot is done (until then the front end's alone).
+  std::vector<Diagnostic> currentDiagnostics() const;
+  bool checked() const;
+  void setCheckedDiagnostics(std::vector<Diagnostic> all) const;
+
+ private:
+  mutable std::mutex checkedMutex_;
+  mutable std::optional<std::vector<Diagnostic>> checked_;
 };
 
-// Runs the front end (lex, parse, sema, Tile IR) on `text`. The source file is
-// named by the URI, so that diagnostics' related locations point back at it.
+// Runs the front end (lex, parse, sema, Tile IR) on `text` with the options
+// argusc would use; the checker runs separately (lsp/checking.h). The source
+// file is named by the URI, so that diagnostics' related locations point back at it.
 std::shared_ptr<const Snapshot> analyzeDocument(const std::string& uri, int64_t version,
                                                 uint64_t generation, std::string text,
-                                                const CompileOptions& options);
+                                                const ConfiguredOptions& configured);
 
 // The innermost expression whose range contains `offset` (end inclusive, so a
 // cursor just after a name still finds it) and that `accept` accepts.

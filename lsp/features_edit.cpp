@@ -127,7 +127,7 @@ json codeActions(const Snapshot& snapshot, Range range) {
   uint32_t begin = offsetOf(file, range.start), end = offsetOf(file, range.end);
   if (end < begin) std::swap(begin, end);
   json actions = json::array();
-  for (const Diagnostic& diag : snapshot.diagnostics) {
+  for (const Diagnostic& diag : snapshot.currentDiagnostics()) {
     if (diag.fixits.empty()) continue;
     uint32_t dEnd = std::max(diag.range.begin, diag.range.end);
     if (diag.range.begin > end || begin > dEnd) continue;
@@ -194,7 +194,7 @@ json signatureHelp(const Snapshot& snapshot, Position position) {
 
 json publishDiagnosticsParams(const Snapshot& snapshot) {
   json list = json::array();
-  for (const Diagnostic& diag : snapshot.diagnostics) list.push_back(diagnosticToJson(diag, snapshot.file()));
+  for (const Diagnostic& diag : snapshot.currentDiagnostics()) list.push_back(diagnosticToJson(diag, snapshot.file()));
   return json{{"uri", snapshot.uri}, {"version", snapshot.version}, {"diagnostics", list}};
 }
 

@@ -1,10 +1,18 @@
 // Per-document analysis off the main loop (in the spirit of clangd's
-// TUScheduler): edits only record the new text; worker threads analyse a
-// document once it has been quiet for the debounce delay, drop results that a
-// newer edit made stale, and run feature requests against the analysis of the
-// document's latest text. The main loop never waits for analysis.
+// TUScheduler), in three steps so that the editor never waits for the checker:
+//  1. screen (every edit, no debounce): lex the new text; when its tokens equal
+//     those of the last fully checked text (the edit touched only comments or
+//     whitespace), that text's diagnostics are carried over at once;
+//  2. front end (after the debounce, or at once for a waiting request): parse,
+//     sema, Tile IR; its diagnostics are published at once, with the checker's
+//     findings of the last check that still map onto the text;
+//  3. check (one thread of its own): the invariant checker and code
+//     generation's target checks, kernel by kernel, reusing unchanged kernels'
+//     findings; the next edit cancels it. Then every diagnostic is published.
+// Feature requests run on the workers against the front end of the latest text.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -18,24 +26,37 @@
 #include <vector>
 
 #include "lsp/analysis.h"
+#include "lsp/checking.h"
 
 namespace argus::lsp {
 
 struct SchedulerOptions {
   std::chrono::milliseconds debounce{200};
-  // Threads shared by all documents; one document is analysed by one at a time,
-  // so a large file does not hold up requests on the others.
+  // Threads for the front end and requests, shared by all documents; one
+  // document is analysed by one at a time, so a large file does not hold up
+  // requests on the others. The checker has a thread of its own besides.
   unsigned workers = 2;
+};
+
+// A background check's progress, for `$/progress`.
+struct CheckEvent {
+  enum class Kind { Begin, Report, End };
+  Kind kind = Kind::Begin;
+  uint64_t id = 0;  // one per check
+  std::string uri;
+  CheckProgress progress;
 };
 
 class Scheduler {
  public:
-  // Called on a worker thread with each analysis that is still current.
-  using Publish = std::function<void(const std::shared_ptr<const Snapshot>&)>;
+  // Diagnostics of one version of a document, called on a worker thread.
+  using Publish = std::function<void(const std::string& uri, int64_t version, const SourceFile& file,
+                                     const std::vector<Diagnostic>& diagnostics)>;
+  using Progress = std::function<void(const CheckEvent&)>;
   // Runs on a worker thread; the snapshot is null for a document that is not open.
   using Task = std::function<void(const std::shared_ptr<const Snapshot>&)>;
 
-  Scheduler(SchedulerOptions options, Publish publish);
+  Scheduler(SchedulerOptions options, Publish publish, Progress progress = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -47,38 +68,61 @@ class Scheduler {
   bool isOpen(const std::string& uri) const;
   // The current text and version of an open document.
   std::optional<std::pair<std::string, int64_t>> text(const std::string& uri) const;
-  // Runs `task` once the document's latest text is analysed (without waiting
-  // for the debounce delay).
+  // Runs `task` once the document's latest text has been through the front
+  // end (without waiting for the debounce delay or the checker).
   void schedule(const std::string& uri, Task task);
   // Affects analyses that start afterwards; open documents are re-analysed.
-  void setCompileOptions(CompileOptions options);
-  // Stops the workers; pending tasks are dropped. Idempotent.
+  void setCompileOptions(ConfiguredOptions options);
+  // Stops the threads; pending tasks are dropped. Idempotent.
   void stop();
 
  private:
+  // The last text whose diagnostics are complete (front end, checker, codegen).
+  struct Settled {
+    SourceFile file;
+    std::vector<TokenInfo> tokens;
+    std::string optionsKey;
+    std::vector<Diagnostic> diagnostics;
+    size_t frontEndCount = 0;  // the first diagnostics are the front end's
+  };
   struct Document {
     std::string uri;
     std::string text;
     int64_t version = 0;
     uint64_t generation = 0;
-    uint64_t analysedGeneration = 0;
+    std::atomic<uint64_t> latestGeneration{0};  // read without the lock by a running check
     std::chrono::steady_clock::time_point editedAt;
+    uint64_t screenedGeneration = 0;
+    uint64_t analysedGeneration = 0;
+    uint64_t settledGeneration = 0;  // complete diagnostics of this generation were published
+    uint64_t checkGeneration = 0;    // the front end of this generation wants a check
     std::shared_ptr<const Snapshot> snapshot;
+    std::shared_ptr<const Settled> settled;
+    CheckCache cache;  // only the checker thread touches it
     std::vector<Task> tasks;
     bool busy = false;
+    bool checking = false;
     bool closed = false;
   };
   void workerLoop();
+  void checkerLoop();
+  void screen(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
+  void analyse(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
+  void check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
+  bool wantsCheck(const Document& doc) const;
 
   SchedulerOptions options_;
   Publish publish_;
-  CompileOptions compileOptions_;
+  Progress progress_;
+  ConfiguredOptions compileOptions_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::map<std::string, std::shared_ptr<Document>> documents_;
   uint64_t nextGeneration_ = 1;
-  bool stopping_ = false;
+  uint64_t nextCheckId_ = 1;
+  std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
+  std::thread checker_;
 };
 
 }  // namespace argus::lsp

@@ -1,11 +1,14 @@
 #include "lsp/server.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 
 #include "lsp/document.h"
 #include "lsp/features.h"
+#include "support/render.h"
 
 #ifndef ARGUS_VERSION
 #define ARGUS_VERSION "0.0.0"
@@ -13,16 +16,103 @@
 
 namespace argus::lsp {
 
+namespace {
+// LSP messages nest a dozen levels; anything far deeper is refused before it
+// is built, so that nothing downstream (copies, dumps) recurses that deep.
+constexpr size_t kMaxJsonDepth = 64;
+const char* kProgressIdPrefix = "argus-progress-";
+
+bool isValidId(const json& id) { return id.is_number_integer() || id.is_string(); }
+}  // namespace
+
 // features_format.cpp: the canonical formatter as TextEdit[] (null when the
 // document has syntax errors).
 json formatting(const Snapshot& snapshot);
 json rangeFormatting(const Snapshot& snapshot, Range range);
 
-Server::Server(Send send, Log log, ServerOptions options) : send_(std::move(send)), log_(std::move(log)) {
-  scheduler_ = std::make_unique<Scheduler>(options.scheduler, [this](const std::shared_ptr<const Snapshot>& snapshot) {
-    send_(json{{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"},
-               {"params", publishDiagnosticsParams(*snapshot)}});
-  });
+Server::Server(Send send, Log log, ServerOptions options)
+    : send_(std::move(send)), log_(std::move(log)), shutdownGrace_(options.shutdownGrace) {
+  scheduler_ = std::make_unique<Scheduler>(
+      options.scheduler,
+      [this](const std::string& uri, int64_t version, const SourceFile& file, const std::vector<Diagnostic>& diags) {
+        publish(uri, version, file, diags);
+      },
+      [this](const CheckEvent& event) { onCheckEvent(event); });
+}
+
+std::optional<std::string> Server::documentText(const std::string& uri) const {
+  std::optional<std::pair<std::string, int64_t>> current = scheduler_->text(uri);
+  if (!current) return std::nullopt;
+  return current->first;
+}
+
+void Server::publish(const std::string& uri, int64_t version, const SourceFile& file,
+                     const std::vector<Diagnostic>& diagnostics) {
+  json list = json::array();
+  for (const Diagnostic& diag : diagnostics) list.push_back(diagnosticToJson(diag, file));
+  send_(json{{"jsonrpc", "2.0"},
+             {"method", "textDocument/publishDiagnostics"},
+             {"params", {{"uri", uri}, {"version", version}, {"diagnostics", std::move(list)}}}});
+}
+
+// A check's progress: create the token (the client must accept it before it
+// is used), then begin / report / end. A check that ends before the client
+// answered still gets its begin and end, so that the token is closed.
+void Server::onCheckEvent(const CheckEvent& event) {
+  if (!workDoneProgress_) return;
+  std::string token = "argus-check-" + std::to_string(event.id);
+  auto progress = [&](json value) {
+    send_(json{{"jsonrpc", "2.0"}, {"method", "$/progress"}, {"params", {{"token", token}, {"value", std::move(value)}}}});
+  };
+  std::lock_guard<std::mutex> lock(progressMutex_);
+  switch (event.kind) {
+    case CheckEvent::Kind::Begin:
+      progress_[event.id] = ProgressState{};
+      send_(json{{"jsonrpc", "2.0"}, {"id", kProgressIdPrefix + std::to_string(event.id)},
+                 {"method", "window/workDoneProgress/create"}, {"params", {{"token", token}}}});
+      break;
+    case CheckEvent::Kind::Report: {
+      auto it = progress_.find(event.id);
+      if (it == progress_.end() || !it->second.begun || event.progress.total == 0) break;
+      std::string what = event.progress.kernel.empty() ? "target checks" : "kernel '" + event.progress.kernel + "'";
+      progress(json{{"kind", "report"}, {"message", what},
+                    {"percentage", static_cast<unsigned>(100 * event.progress.done / event.progress.total)}});
+      break;
+    }
+    case CheckEvent::Kind::End: {
+      auto it = progress_.find(event.id);
+      if (it == progress_.end()) break;
+      if (it->second.begun) {
+        progress(json{{"kind", "end"}});
+        progress_.erase(it);
+      } else {
+        it->second.ended = true;
+      }
+      break;
+    }
+  }
+}
+
+void Server::onResponse(const json& id, bool ok) {
+  if (!id.is_string()) return;
+  std::string text = id.get<std::string>();
+  if (text.rfind(kProgressIdPrefix, 0) != 0) return;
+  uint64_t check = std::strtoull(text.c_str() + std::strlen(kProgressIdPrefix), nullptr, 10);
+  std::lock_guard<std::mutex> lock(progressMutex_);
+  auto it = progress_.find(check);
+  if (it == progress_.end()) return;
+  if (!ok) {
+    progress_.erase(it);
+    return;
+  }
+  std::string token = "argus-check-" + std::to_string(check);
+  json begin = {{"kind", "begin"}, {"title", "Argus: checking"}, {"cancellable", false}};
+  send_(json{{"jsonrpc", "2.0"}, {"method", "$/progress"}, {"params", {{"token", token}, {"value", begin}}}});
+  it->second.begun = true;
+  if (it->second.ended) {
+    send_(json{{"jsonrpc", "2.0"}, {"method", "$/progress"}, {"params", {{"token", token}, {"value", {{"kind", "end"}}}}}});
+    progress_.erase(it);
+  }
 }
 
 Server::~Server() { scheduler_->stop(); }
@@ -48,10 +138,21 @@ int Server::run(MessageReader& reader) {
 void Server::handleMalformed(const std::string& problem) { log_("ignoring a malformed message: " + problem); }
 
 void Server::handleBody(const std::string& body) {
-  json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  bool tooDeep = false;
+  json message = parseMessage(body, kMaxJsonDepth, tooDeep);
   if (message.is_discarded()) {
     log_("a message body is not valid JSON");
     replyError(nullptr, error_code::kParseError, "the message is not valid JSON");
+    return;
+  }
+  if (tooDeep) {
+    // Answer a request by its id when that is still readable.
+    const json* id = message.is_object() ? member(message, "id") : nullptr;
+    bool isRequest = id && isValidId(*id) && message.is_object() && member(message, "method");
+    log_("refused a message nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (isRequest || !message.is_object() || !member(message, "method"))
+      replyError(isRequest ? *id : json(nullptr), error_code::kInvalidRequest,
+                 "the message is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     return;
   }
   handle(message);
@@ -67,7 +168,8 @@ void Server::handle(const json& message) {
     const json* method = member(message, "method");
     bool validId = id && (id->is_number_integer() || id->is_string());
     if (!method) {
-      // A response to a request of ours (we send none) or nonsense.
+      // A response to a request of ours (window/workDoneProgress/create) or nonsense.
+      if (id && (member(message, "result") || member(message, "error"))) onResponse(*id, !member(message, "error"));
       if (!member(message, "result") && !member(message, "error"))
         replyError(validId ? *id : json(nullptr), error_code::kInvalidRequest, "a request needs a 'method'");
       return;
@@ -137,16 +239,32 @@ void Server::handleRequest(const json& id, const std::string& method, const json
       return;
     }
     state_ = State::Running;
+    if (const json* capabilities = member(params, "capabilities"))
+      if (const json* window = member(*capabilities, "window"))
+        if (const json* progress = member(*window, "workDoneProgress"))
+          workDoneProgress_ = progress->is_boolean() && progress->get<bool>();
     if (const json* options = member(params, "initializationOptions")) didChangeConfiguration(json{{"settings", *options}});
     reply(id, initializeResult());
     return;
   }
   if (method == "shutdown") {
-    // Answer what is still pending first, so that no request goes unanswered
-    // (bounded: a pathological analysis must not keep the editor waiting).
+    // Answer what is still pending first, so that no request goes unanswered;
+    // requests whose analysis takes longer are answered here (cancelled), and
+    // their late results are dropped.
+    std::vector<json> late;
     {
       std::unique_lock<std::mutex> lock(inFlightMutex_);
-      inFlightDone_.wait_for(lock, std::chrono::seconds(10), [this] { return inFlight_.empty(); });
+      inFlightDone_.wait_for(lock, shutdownGrace_, [this] { return inFlight_.empty() && running_ == 0; });
+      for (auto& [key, pending] : inFlight_) late.push_back(pending);
+      inFlight_.clear();
+      cancelled_.clear();
+    }
+    for (const json& pending : late)
+      replyError(pending, error_code::kRequestCancelled, "the server is shutting down");
+    {
+      // Features already running on a snapshot are quick: let them answer.
+      std::unique_lock<std::mutex> lock(inFlightMutex_);
+      inFlightDone_.wait(lock, [this] { return running_ == 0; });
     }
     state_ = State::ShutDown;
     shutdownReceived_ = true;
@@ -169,9 +287,10 @@ void Server::handleRequest(const json& id, const std::string& method, const json
   }
   {
     std::lock_guard<std::mutex> lock(inFlightMutex_);
-    inFlight_.insert(id.dump());
+    inFlight_[id.dump()] = id;
   }
   scheduler_->schedule(*uri, [this, id, method, params](const std::shared_ptr<const Snapshot>& snapshot) {
+    if (!startRequest(id)) return;  // answered at shutdown
     runFeature(id, method, params, snapshot);
     finishRequest(id);
   });
@@ -259,11 +378,18 @@ bool Server::isCancelled(const json& id) {
   return cancelled_.count(id.dump()) != 0;
 }
 
+bool Server::startRequest(const json& id) {
+  std::lock_guard<std::mutex> lock(inFlightMutex_);
+  if (inFlight_.erase(id.dump()) == 0) return false;
+  ++running_;
+  return true;
+}
+
 void Server::finishRequest(const json& id) {
   std::lock_guard<std::mutex> lock(inFlightMutex_);
-  inFlight_.erase(id.dump());
   cancelled_.erase(id.dump());
-  if (inFlight_.empty()) inFlightDone_.notify_all();
+  --running_;
+  inFlightDone_.notify_all();
 }
 void Server::handleNotification(const std::string& method, const json& params) {
   if (method == "exit") {
@@ -277,7 +403,7 @@ void Server::handleNotification(const std::string& method, const json& params) {
   else if (method == "workspace/didChangeConfiguration") didChangeConfiguration(params);
   else if (method == "$/cancelRequest") {
     const json* id = member(params, "id");
-    if (!id) return;
+    if (!id || !isValidId(*id)) return;
     std::lock_guard<std::mutex> lock(inFlightMutex_);
     if (inFlight_.count(id->dump())) cancelled_.insert(id->dump());
   }
@@ -343,15 +469,18 @@ void Server::didChangeConfiguration(const json& params) {
   if (!settings) return;
   const json* argus = member(*settings, "argus");
   const json& section = argus ? *argus : *settings;
-  CompileOptions options;
+  ConfiguredOptions options;
   bool changed = false;
-  if (std::optional<std::string> arch = stringMember(section, "arch")) {
-    if (isSupportedArch(*arch)) {
-      options.arch = *arch;
-      changed = true;
-    } else {
-      log_("unsupported target architecture '" + *arch + "' in the settings: keeping " + options.arch);
-    }
+  // `target` is the editor setting's name (argus.target), `arch` argusc's flag's.
+  // Empty or null: the file's `# arch:` line decides, as for argusc without --arch.
+  for (const char* key : {"target", "arch"}) {
+    const json* value = member(section, key);
+    if (!value) continue;
+    changed = true;
+    if (value->is_null() || (value->is_string() && value->get<std::string>().empty())) continue;
+    std::optional<std::string> arch = value->is_string() ? std::optional(value->get<std::string>()) : std::nullopt;
+    if (arch && isSupportedArch(*arch)) options.arch = *arch;
+    else log_("unsupported target architecture " + value->dump() + " in the settings: ignored");
   }
   if (const json* defines = member(section, "defines"); defines && defines->is_object()) {
     for (const auto& [name, value] : defines->items()) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -22,6 +24,9 @@ namespace argus::lsp {
 
 struct ServerOptions {
   SchedulerOptions scheduler;
+  // How long `shutdown` waits for pending requests before answering them
+  // itself (cancelled), so that the editor is never left without an answer.
+  std::chrono::milliseconds shutdownGrace{5000};
 };
 
 class Server {
@@ -44,6 +49,8 @@ class Server {
   int run(MessageReader& reader);
 
   bool exitRequested() const { return exited_; }
+  // The server's text of an open document (what every edit so far made of it).
+  std::optional<std::string> documentText(const std::string& uri) const;
   int exitCode() const { return shutdownReceived_ ? 0 : 1; }
 
  private:
@@ -64,16 +71,33 @@ class Server {
                   const std::shared_ptr<const Snapshot>& snapshot);
   // In-flight request ids (dumped JSON), for $/cancelRequest and shutdown.
   bool isCancelled(const json& id);
+  // Moves a request from pending to running; false when it was already
+  // answered (at shutdown): then it must not be answered again.
+  bool startRequest(const json& id);
   void finishRequest(const json& id);
+  void publish(const std::string& uri, int64_t version, const SourceFile& file,
+               const std::vector<Diagnostic>& diagnostics);
+  // `$/progress` for background checks, when the client supports it.
+  void onCheckEvent(const CheckEvent& event);
+  void onResponse(const json& id, bool ok);
 
   Send send_;
   Log log_;
+  std::chrono::milliseconds shutdownGrace_;
   State state_ = State::Uninitialized;
   bool shutdownReceived_ = false;
   bool exited_ = false;
   std::mutex inFlightMutex_;
   std::condition_variable inFlightDone_;
-  std::set<std::string> inFlight_, cancelled_;
+  std::map<std::string, json> inFlight_;  // dumped id -> id
+  size_t running_ = 0;  // requests whose feature is computing its answer
+  std::set<std::string> cancelled_;
+  bool workDoneProgress_ = false;  // the client can show server-initiated progress
+  struct ProgressState {
+    bool created = false, begun = false, ended = false;
+  };
+  std::mutex progressMutex_;
+  std::map<uint64_t, ProgressState> progress_;  // by check id
   // The last semantic tokens sent per document, for full/delta.
   struct TokensResult {
     std::string resultId;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <istream>
+#include <optional>
 #include <ostream>
 
 namespace argus::lsp {
@@ -137,6 +138,122 @@ ReadResult MessageReader::read() {
   result.kind = ReadResult::Kind::Message;
   if (!skipped.empty()) result.problem = skipped + (problem.empty() ? "" : problem);
   return result;
+}
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence at `at`, or of its maximal
+// ill-formed subpart (then `valid` is false): Unicode 15, table 3-7.
+size_t utf8Sequence(std::string_view text, size_t at, bool& valid) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char lead = byte(at);
+  valid = true;
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+  else if (lead == 0xE0) length = 3, low = 0xA0;
+  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) length = 3;
+  else if (lead == 0xED) length = 3, high = 0x9F;
+  else if (lead == 0xF0) length = 4, low = 0x90;
+  else if (lead >= 0xF1 && lead <= 0xF3) length = 4;
+  else if (lead == 0xF4) length = 4, high = 0x8F;
+  else {
+    valid = false;
+    return 1;
+  }
+  for (size_t k = 1; k < length; ++k) {
+    if (at + k >= text.size()) {
+      valid = false;
+      return k;
+    }
+    unsigned char c = byte(at + k);
+    bool ok = k == 1 ? (c >= low && c <= high) : (c >= 0x80 && c <= 0xBF);
+    if (!ok) {
+      valid = false;
+      return k;
+    }
+  }
+  return length;
+}
+
+std::optional<unsigned> hex4(std::string_view text, size_t at) {
+  if (at + 4 > text.size()) return std::nullopt;
+  unsigned value = 0;
+  for (size_t i = at; i < at + 4; ++i) {
+    char c = text[i];
+    value <<= 4;
+    if (c >= '0' && c <= '9') value |= static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f') value |= static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') value |= static_cast<unsigned>(c - 'A' + 10);
+    else return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string sanitizeJsonText(std::string_view body) {
+  std::string out;
+  out.reserve(body.size());
+  bool inString = false;
+  for (size_t i = 0; i < body.size();) {
+    unsigned char c = static_cast<unsigned char>(body[i]);
+    if (c >= 0x80) {
+      bool valid = false;
+      size_t length = utf8Sequence(body, i, valid);
+      if (valid) out.append(body.substr(i, length));
+      else out += "\xEF\xBF\xBD";
+      i += length;
+      continue;
+    }
+    if (c == '"') inString = !inString;
+    if (inString && c == '\\' && i + 1 < body.size()) {
+      if (body[i + 1] == 'u') {
+        std::optional<unsigned> unit = hex4(body, i + 2);
+        if (unit && *unit >= 0xD800 && *unit <= 0xDBFF) {
+          std::optional<unsigned> next =
+              i + 8 < body.size() && body[i + 6] == '\\' && body[i + 7] == 'u' ? hex4(body, i + 8) : std::nullopt;
+          if (next && *next >= 0xDC00 && *next <= 0xDFFF) {
+            out.append(body.substr(i, 12));  // a proper pair
+            i += 12;
+          } else {
+            out += "\\uFFFD";
+            i += 6;
+          }
+          continue;
+        }
+        if (unit && *unit >= 0xDC00 && *unit <= 0xDFFF) {
+          out += "\\uFFFD";
+          i += 6;
+          continue;
+        }
+      }
+      out.append(body.substr(i, 2));  // the escape and what it escapes, never a closing quote
+      i += 2;
+      continue;
+    }
+    out += static_cast<char>(c);
+    ++i;
+  }
+  return out;
+}
+
+nlohmann::json parseMessage(const std::string& body, size_t maxDepth, bool& tooDeep) {
+  tooDeep = false;
+  // The callback parser builds nothing below a value it declined, and keeps
+  // its own stack: deep nesting costs memory for one flag per level, no recursion.
+  nlohmann::json::parser_callback_t keepShallow = [&](int depth, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json&) {
+    if ((event == nlohmann::json::parse_event_t::object_start ||
+         event == nlohmann::json::parse_event_t::array_start) &&
+        static_cast<size_t>(depth) >= maxDepth) {
+      tooDeep = true;
+      return false;
+    }
+    return true;
+  };
+  return nlohmann::json::parse(sanitizeJsonText(body), keepShallow, /*allow_exceptions=*/false);
 }
 
 std::string dumpJson(const nlohmann::json& value) {

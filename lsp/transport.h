@@ -11,6 +11,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace argus::lsp {
 
@@ -51,5 +52,18 @@ class MessageWriter {
 std::string frameMessage(const nlohmann::json& message);
 // JSON text that never throws: invalid UTF-8 in strings becomes U+FFFD.
 std::string dumpJson(const nlohmann::json& value);
+
+// Makes a message body acceptable to a strict JSON parser without losing it:
+// every invalid UTF-8 sequence becomes U+FFFD (one per maximal ill-formed
+// subpart, as Unicode recommends and as JavaScript's and Python's decoders do,
+// so that the client's UTF-16 positions still fit), and so does a `\u` escape
+// of a lone surrogate. One linear pass, no recursion.
+std::string sanitizeJsonText(std::string_view body);
+
+// Parses a message body (sanitised first). Objects and arrays nested deeper
+// than `maxDepth` are not built; `tooDeep` then says so and the message's
+// shallow members (`id`, `method`) are still there to answer it. Never
+// recurses in proportion to the input; discarded on a syntax error.
+nlohmann::json parseMessage(const std::string& body, size_t maxDepth, bool& tooDeep);
 
 }  // namespace argus::lsp

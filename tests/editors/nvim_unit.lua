@@ -98,6 +98,14 @@ case('settings: defines normalized, empty defines encode as an object', function
   assert(encoded:find('"arch":%s*"sm_80"'), encoded)
 end)
 
+case('the default target is the file\'s # arch: line (empty), as argusc without --arch', function()
+  package.loaded['argus'] = nil
+  local fresh = require('argus')
+  eq(fresh.config.target, '', 'default target')
+  eq(fresh.server_settings().argus.target, '', 'sent as empty')
+  package.loaded['argus'] = argus
+end)
+
 case('set_target rejects unknown targets', function()
   local notify = vim.notify
   local messages = {}

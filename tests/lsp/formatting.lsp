@@ -4,6 +4,7 @@
 # A kernel written carelessly.
 >>> {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///work/messy.ag","languageId":"argus","version":1,"text":"@kernel(grid = (cdiv(N, BLOCK),), warps=4)\ndef vadd(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)], out: Tensor[f32, (N,)],\n      BLOCK:const=1024):\n  i=program_id(0)   #the block\n  a = load(x.tile((BLOCK,))[i])\n\n\n\n\n  out.tile((BLOCK,))[i]=a+load(y.tile((BLOCK,))[i])\n"}}}
 <<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":"<any>"}
+<<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":"<any>"}
 # The whole document: one edit per line that changes (the extra blank lines go).
 >>> {"jsonrpc":"2.0","id":2,"method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///work/messy.ag"},"options":{"tabSize":4,"insertSpaces":true}}}
 <<< {
@@ -74,6 +75,7 @@
 }
 # An example is already canonical: no edits.
 >>> {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///work/softmax.ag","languageId":"argus","version":1,"text":"@file:examples/softmax.ag"}}}
+<<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":"<any>"}
 <<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":"<any>"}
 >>> {"jsonrpc":"2.0","id":4,"method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///work/softmax.ag"},"options":{"tabSize":4,"insertSpaces":true}}}
 <<< {

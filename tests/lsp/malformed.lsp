@@ -65,6 +65,7 @@
     "version": 1
   }
 }
+<<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"diagnostics":[],"uri":"file:///m.ag","version":1}}
 # A position that is not a position, and one far outside the document.
 >>> {"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///m.ag"},"position":{"line":"one","character":0}}}
 <<< {

@@ -11,6 +11,7 @@
     "version": 1
   }
 }
+<<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"diagnostics":[],"uri":"file:///work/softmax.ag","version":1}}
 # Hover on the row maximum `m`: a reduced register tile, replicated over a warp.
 >>> {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///work/softmax.ag"},"position":{"line":9,"character":4}}}
 <<< {

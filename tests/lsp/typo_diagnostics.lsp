@@ -126,6 +126,7 @@
     "version": 2
   }
 }
+<<< {"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"diagnostics":[],"uri":"file:///work/typo.ag","version":2}}
 # No code actions are left.
 >>> {"jsonrpc":"2.0","id":3,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"file:///work/typo.ag"},"range":{"start":{"line":0,"character":0},"end":{"line":9,"character":0}},"context":{"diagnostics":[]}}}
 <<< {

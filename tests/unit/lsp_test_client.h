@@ -20,6 +20,8 @@ class TestClient {
   explicit TestClient(std::chrono::milliseconds debounce = std::chrono::milliseconds(20), unsigned workers = 1)
       : server_([this](const json& m) { push(m); }, [this](const std::string& line) { log(line); },
                 ServerOptions{SchedulerOptions{debounce, workers}}) {}
+  explicit TestClient(ServerOptions options)
+      : server_([this](const json& m) { push(m); }, [this](const std::string& line) { log(line); }, options) {}
 
   Server& server() { return server_; }
 
@@ -36,6 +38,21 @@ class TestClient {
     return reply ? *reply : json{{"timeout", true}};
   }
   void initialize() { request("initialize", json{{"capabilities", json::object()}}); }
+  // As an editor that shows server-initiated progress (window.workDoneProgress).
+  void initializeWithProgress() {
+    request("initialize", json{{"capabilities", {{"window", {{"workDoneProgress", true}}}}}});
+  }
+  // The next publishDiagnostics for `uri` of `version` that `accept` accepts
+  // (a valid file's first publish is the front end's, the checker's follows).
+  std::optional<json> diagnosticsWhere(const std::string& uri, int version, const std::function<bool(const json&)>& accept,
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
+    return waitFor(
+        [&](const json& m) {
+          return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri &&
+                 m["params"].contains("version") && m["params"]["version"] == version && accept(m["params"]["diagnostics"]);
+        },
+        timeout);
+  }
   void open(const std::string& uri, const std::string& text, int version = 1) {
     notify("textDocument/didOpen",
            {{"textDocument", {{"uri", uri}, {"languageId", "argus"}, {"version", version}, {"text", text}}}});

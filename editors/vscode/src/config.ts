@@ -4,8 +4,12 @@
 import { isAbsolute, join } from "path";
 
 export const TARGETS = ["sm_80", "sm_90", "sm_90a"] as const;
-export type Target = (typeof TARGETS)[number];
-export const DEFAULT_TARGET: Target = "sm_90";
+/** "" is "as argusc without --arch": the file's `# arch:` line, else sm_90. */
+export type Target = (typeof TARGETS)[number] | "";
+export const DEFAULT_TARGET: Target = "";
+
+/** Where a default `argus.server.path` is looked for, besides PATH (relative to the workspace folder). */
+export const WORKSPACE_BUILDS = ["build/argus-lsp", "build-release/argus-lsp", "build-lsp/argus-lsp"];
 
 /** The `argus.*` settings, as read from the workspace configuration. */
 export interface ArgusSettings {
@@ -25,7 +29,7 @@ export interface ServerCommand {
 /** What the server reads from `workspace/didChangeConfiguration` (`settings.argus`). */
 export interface ServerSettings {
   argus: {
-    /** The architecture; argus-lsp reads `arch`, `target` is kept for clarity. */
+    /** The architecture ("" = the file's `# arch:` line, else sm_90); argus-lsp reads both names. */
     arch: Target;
     target: Target;
     /** `-D NAME=VALUE` values, as strings. */
@@ -50,6 +54,59 @@ export function serverCommand(settings: ArgusSettings): ServerCommand {
     ? settings.serverArgs.filter((a): a is string => typeof a === "string" && a !== "")
     : [];
   return { command: path, args };
+}
+
+/** What `locateServer` needs from the machine (a stand-in in tests). */
+export interface Finder {
+  isExecutable(path: string): boolean;
+  /** The directories of PATH, in order. */
+  pathDirs: string[];
+  /** The user's home, for ~/.local/bin (where scripts/install.sh puts the tools). */
+  home?: string;
+}
+
+export type ServerLocation =
+  | { command: string; args: string[]; foundIn: "setting" | "PATH" | "home" | "workspace" }
+  | { command: undefined; looked: string[] };
+
+/**
+ * The server to start: an explicit `argus.server.path` as given; the default
+ * (`argus-lsp`) is looked for on PATH, then in ~/.local/bin, then in the
+ * workspace's build folders. Nothing found: where it looked, for the message.
+ */
+export function locateServer(settings: ArgusSettings, finder: Finder): ServerLocation {
+  const { command, args } = serverCommand(settings);
+  if (command !== "argus-lsp") return { command, args, foundIn: "setting" };
+  const looked: string[] = [];
+  for (const dir of finder.pathDirs) {
+    if (!dir) continue;
+    const candidate = join(dir, "argus-lsp");
+    if (finder.isExecutable(candidate)) return { command: candidate, args, foundIn: "PATH" };
+  }
+  looked.push("PATH");
+  if (finder.home) {
+    const candidate = join(finder.home, ".local", "bin", "argus-lsp");
+    if (finder.isExecutable(candidate)) return { command: candidate, args, foundIn: "home" };
+    looked.push(candidate);
+  }
+  if (settings.workspaceFolder) {
+    for (const relative of WORKSPACE_BUILDS) {
+      const candidate = join(settings.workspaceFolder, relative);
+      if (finder.isExecutable(candidate)) return { command: candidate, args, foundIn: "workspace" };
+      looked.push(candidate);
+    }
+  }
+  return { command: undefined, looked };
+}
+
+/** What to tell the user when no server was found: where we looked and exactly how to fix it. */
+export function notFoundMessage(looked: string[]): string {
+  return (
+    `Argus: the language server argus-lsp was not found (looked in: ${looked.join(", ")}). ` +
+    "In the Argus checkout run `scripts/install.sh` (builds, then installs argusc and argus-lsp into ~/.local/bin), " +
+    "or build it with `cmake --build build --target argus-lsp` in this workspace, " +
+    'or set "argus.server.path" to the argus-lsp executable; then run "Argus: Restart Language Server".'
+  );
 }
 
 export function normalizeTarget(value: unknown): Target {
@@ -88,7 +145,7 @@ export function serverSettings(settings: ArgusSettings): ServerSettings {
 /** The same options as `argusc` flags, for display and logs: `--arch=sm_90 -D BM=64`. */
 export function compilerFlags(settings: ArgusSettings): string[] {
   const s = serverSettings(settings).argus;
-  const flags = [`--arch=${s.arch}`];
+  const flags = s.arch ? [`--arch=${s.arch}`] : [];
   for (const [name, value] of Object.entries(s.defines)) flags.push("-D", `${name}=${value}`);
   return flags;
 }

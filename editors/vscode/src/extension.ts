@@ -1,5 +1,8 @@
 // The VS Code side of Argus: starts argus-lsp over stdio and keeps the
 // server's target architecture and -D values in step with the settings.
+import { accessSync, constants } from "fs";
+import { homedir } from "os";
+import { delimiter } from "path";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -7,7 +10,7 @@ import {
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { ArgusSettings, serverCommand, serverSettings } from "./config";
+import { ArgusSettings, Finder, locateServer, notFoundMessage, serverCommand, serverSettings } from "./config";
 
 let client: LanguageClient | undefined;
 
@@ -22,9 +25,21 @@ function readSettings(): ArgusSettings {
   };
 }
 
-function createClient(output: vscode.OutputChannel): LanguageClient {
+const finder: Finder = {
+  isExecutable(path: string): boolean {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  pathDirs: (process.env.PATH ?? "").split(delimiter),
+  home: homedir(),
+};
+
+function createClient(output: vscode.OutputChannel, command: string, args: string[]): LanguageClient {
   const settings = readSettings();
-  const { command, args } = serverCommand(settings);
   const executable = { command, args, transport: TransportKind.stdio };
   const serverOptions: ServerOptions = { run: executable, debug: executable };
   const clientOptions: LanguageClientOptions = {
@@ -41,7 +56,13 @@ async function pushConfiguration(): Promise<void> {
 }
 
 async function start(output: vscode.OutputChannel): Promise<void> {
-  client = createClient(output);
+  const location = locateServer(readSettings(), finder);
+  if (location.command === undefined) {
+    void vscode.window.showErrorMessage(notFoundMessage(location.looked));
+    return;
+  }
+  output.appendLine(`Argus: starting ${location.command} (${location.foundIn})`);
+  client = createClient(output, location.command, location.args);
   try {
     await client.start();
     await pushConfiguration();

@@ -22,7 +22,28 @@ test("target is validated and sent as arch", () => {
   assert.deepEqual(config.serverSettings({ target: "sm_80" }), { argus: { arch: "sm_80", target: "sm_80", defines: {} } });
   assert.equal(config.serverSettings({ target: "sm_90a" }).argus.arch, "sm_90a");
   assert.equal(config.serverSettings({ target: "sm_75" }).argus.arch, config.DEFAULT_TARGET);
-  assert.equal(config.serverSettings({}).argus.arch, "sm_90");
+  // Unset: the server uses the file's `# arch:` line, like argusc without --arch.
+  assert.equal(config.serverSettings({}).argus.arch, "");
+  assert.deepEqual(config.compilerFlags({}), []);
+});
+
+test("the default server is found on PATH, in ~/.local/bin or in the workspace build folder", () => {
+  const finder = (existing) => ({ isExecutable: (p) => existing.includes(p), pathDirs: ["/usr/bin", "/opt/x/bin"], home: "/home/me" });
+  const ws = "/home/me/argus";
+  assert.deepEqual(config.locateServer({ workspaceFolder: ws }, finder(["/opt/x/bin/argus-lsp", "/home/me/argus/build/argus-lsp"])),
+    { command: "/opt/x/bin/argus-lsp", args: [], foundIn: "PATH" });
+  assert.equal(config.locateServer({ workspaceFolder: ws }, finder(["/home/me/.local/bin/argus-lsp"])).foundIn, "home");
+  assert.deepEqual(config.locateServer({ workspaceFolder: ws }, finder(["/home/me/argus/build/argus-lsp"])),
+    { command: "/home/me/argus/build/argus-lsp", args: [], foundIn: "workspace" });
+  // An explicit setting is used as given.
+  assert.equal(config.locateServer({ serverPath: "/opt/argus-lsp" }, finder([])).foundIn, "setting");
+  const missing = config.locateServer({ workspaceFolder: ws }, finder([]));
+  assert.equal(missing.command, undefined);
+  assert.ok(missing.looked.includes("/home/me/argus/build/argus-lsp"));
+  const message = config.notFoundMessage(missing.looked);
+  assert.match(message, /scripts\/install\.sh/);
+  assert.match(message, /argus\.server\.path/);
+  assert.match(message, /cmake --build build --target argus-lsp/);
 });
 
 test("defines from an object or from -D style strings", () => {

@@ -58,8 +58,10 @@ test("snippets: kernel, pipelined loop, dot/mma step, device function", () => {
 test("settings: path, args, target, defines", () => {
   const props = pkg.contributes.configuration.properties;
   assert.deepEqual(Object.keys(props).sort(), ["argus.defines", "argus.server.args", "argus.server.path", "argus.target"]);
-  assert.deepEqual(props["argus.target"].enum, [...config.TARGETS]);
-  assert.ok(config.TARGETS.includes(props["argus.target"].default));
+  // "" first: the file's `# arch:` line, as argusc without --arch (the default).
+  assert.deepEqual(props["argus.target"].enum, ["", ...config.TARGETS]);
+  assert.equal(props["argus.target"].default, config.DEFAULT_TARGET);
+  assert.equal(props["argus.target"].enumDescriptions.length, props["argus.target"].enum.length);
   assert.equal(props["argus.server.path"].default, "argus-lsp");
   assert.equal(props["argus.defines"].type, "object");
 });

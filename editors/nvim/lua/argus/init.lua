@@ -5,11 +5,12 @@
 --   require('argus').setup({ cmd = { 'argus-lsp' }, target = 'sm_90', defines = { BM = 64 } })
 local M = {}
 
-M.targets = { sm_80 = true, sm_90 = true, sm_90a = true }
+-- '' is "as argusc without --arch": the file's `# arch:` line, else sm_90.
+M.targets = { [''] = true, sm_80 = true, sm_90 = true, sm_90a = true }
 
 local defaults = {
   cmd = { 'argus-lsp' },
-  target = 'sm_90',
+  target = '',
   defines = {},
   on_attach = nil,
   on_error = nil,
@@ -46,7 +47,7 @@ function M.normalize_defines(defines)
   return out
 end
 
---- The payload of workspace/didChangeConfiguration; argus-lsp reads settings.argus.arch.
+--- The payload of workspace/didChangeConfiguration; argus-lsp reads settings.argus.target (or arch).
 function M.server_settings()
   local target = M.config.target
   local defines = M.normalize_defines(M.config.defines)
@@ -152,8 +153,8 @@ function M.setup(opts)
   if opts.defines then M.config.defines = opts.defines end
   if type(M.config.cmd) == 'string' then M.config.cmd = { M.config.cmd } end
   if not M.targets[M.config.target] then
-    notify_error("unknown target '" .. tostring(M.config.target) .. "'; using sm_90")
-    M.config.target = 'sm_90'
+    notify_error("unknown target '" .. tostring(M.config.target) .. "'; using the file's # arch: line")
+    M.config.target = ''
   end
 
   local group = vim.api.nvim_create_augroup('argus_lsp', { clear = true })

@@ -1,0 +1,150 @@
+#include "lsp/checking.h"
+
+#include <algorithm>
+#include <iterator>
+#include <mutex>
+
+#include "checker/checker.h"
+#include "codegen/codegen.h"
+#include "lsp/remap.h"
+
+namespace argus::lsp {
+
+namespace {
+
+bool hasErrors(const std::vector<Diagnostic>& diags) {
+  for (const Diagnostic& d : diags)
+    if (d.severity == Severity::Error) return true;
+  return false;
+}
+
+void appendToken(std::string& key, const TokenInfo& token) {
+  key += token.kind;
+  key += '\x1f';
+  key += token.text;
+  key += '\x1e';
+}
+
+// Reuses `entry` for the snapshot when its key matches and every diagnostic
+// maps onto the new text at the same line:column.
+std::optional<std::vector<Diagnostic>> reuse(const CheckCache::Entry& entry, const std::string& key,
+                                             const Snapshot& snapshot) {
+  if (entry.key != key || !entry.base) return std::nullopt;
+  TokenAlignment alignment(entry.base->file, entry.base->tokens, snapshot.file(), snapshot.tokens);
+  std::vector<Diagnostic> moved = entry.diagnostics;
+  for (Diagnostic& d : moved)
+    if (!alignment.remap(d, /*exact=*/true)) return std::nullopt;
+  return moved;
+}
+
+// LLVM's target set-up is shared by the whole process: one code generation at a time.
+std::mutex& codegenMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+}  // namespace
+
+bool needsCheck(const Snapshot& snapshot) {
+  return snapshot.ir && !snapshot.ir->functions.empty() && !hasErrors(snapshot.diagnostics);
+}
+
+std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, CheckCache& cache,
+                                                     const std::function<bool()>& cancelled,
+                                                     const std::function<void(const CheckProgress&)>& progress,
+                                                     CheckStats* stats) {
+  CheckStats localStats;
+  CheckStats& counts = stats ? *stats : localStats;
+  std::vector<Diagnostic> all = snapshot.diagnostics;
+  if (!needsCheck(snapshot)) return all;
+  const ir::Module& module = *snapshot.ir;
+  auto base = std::make_shared<CheckCache::Base>(CheckCache::Base{snapshot.file(), snapshot.tokens});
+  const std::string options = optionsKey(snapshot.options());
+
+  // A kernel's findings depend on its own tokens and on everything outside the
+  // kernels (device functions, constants, imports), never on another kernel.
+  std::vector<const ir::Function*> byStart;
+  for (const auto& fn : module.functions)
+    if (fn && !fn->range.empty()) byStart.push_back(fn.get());
+  std::sort(byStart.begin(), byStart.end(),
+            [](const ir::Function* a, const ir::Function* b) { return a->range.begin < b->range.begin; });
+  auto insideKernel = [&](const TokenInfo& token) -> const ir::Function* {
+    // The last kernel starting at or before the token (kernels do not nest).
+    auto after = std::upper_bound(byStart.begin(), byStart.end(), token.range.begin,
+                                  [](uint32_t o, const ir::Function* f) { return o < f->range.begin; });
+    if (after == byStart.begin()) return nullptr;
+    const ir::Function* fn = *(after - 1);
+    return token.range.end <= fn->range.end ? fn : nullptr;
+  };
+  std::string outside, whole = options + '\x1d';
+  std::map<const ir::Function*, std::string> kernelTokens;
+  for (const TokenInfo& token : snapshot.tokens) {
+    appendToken(whole, token);
+    if (const ir::Function* fn = insideKernel(token)) appendToken(kernelTokens[fn], token);
+    else appendToken(outside, token);
+  }
+
+  checker::Options checkerOptions;
+  checkerOptions.cancelled = cancelled;
+  CheckProgress step;
+  step.total = module.functions.size();
+  for (const auto& fn : module.functions) {
+    if (!fn) continue;
+    if (cancelled && cancelled()) return std::nullopt;
+    std::string key = options + '\x1d' + outside + '\x1d' + kernelTokens[fn.get()];
+    auto cached = cache.kernels.find(fn->name);
+    if (cached != cache.kernels.end()) {
+      if (std::optional<std::vector<Diagnostic>> reused = reuse(cached->second, key, snapshot)) {
+        all.insert(all.end(), reused->begin(), reused->end());
+        ++counts.kernelsReused;
+        ++step.done;
+        continue;
+      }
+    }
+    step.kernel = fn->name;
+    if (progress) progress(step);
+    DiagnosticSink sink;
+    const ir::Function* only = fn.get();
+    checkerOptions.accept = [only](const ir::Function& f) { return &f == only; };
+    checker::check(module, sink, &snapshot.file(), checkerOptions);
+    if (cancelled && cancelled()) return std::nullopt;
+    cache.kernels[fn->name] = CheckCache::Entry{key, base, sink.diagnostics()};
+    all.insert(all.end(), sink.diagnostics().begin(), sink.diagnostics().end());
+    ++counts.kernelsChecked;
+    ++step.done;
+  }
+  // Forget kernels that no longer exist (renamed or deleted).
+  for (auto it = cache.kernels.begin(); it != cache.kernels.end();) {
+    bool present = false;
+    for (const auto& fn : module.functions) present = present || (fn && fn->name == it->first);
+    it = present ? std::next(it) : cache.kernels.erase(it);
+  }
+  if (hasErrors(all)) return all;
+
+  // Code generation's diagnostics are about the target (shared memory per
+  // block, instructions only sm_90a has): argusc reports them, so does the editor.
+  if (cache.codegen) {
+    if (std::optional<std::vector<Diagnostic>> reused = reuse(*cache.codegen, whole, snapshot)) {
+      all.insert(all.end(), reused->begin(), reused->end());
+      counts.codegenReused = true;
+      return all;
+    }
+  }
+  if (cancelled && cancelled()) return std::nullopt;
+  step.kernel.clear();
+  if (progress) progress(step);
+  DiagnosticSink sink;
+  {
+    std::lock_guard<std::mutex> lock(codegenMutex());
+    codegen::Options codegenOptions;
+    codegenOptions.arch = snapshot.options().arch;
+    std::string ptx;
+    codegen::emitPTX(module, codegenOptions, sink, &ptx);
+  }
+  counts.codegenRan = true;
+  cache.codegen = CheckCache::Entry{whole, base, sink.diagnostics()};
+  all.insert(all.end(), sink.diagnostics().begin(), sink.diagnostics().end());
+  return all;
+}
+
+}  // namespace argus::lsp

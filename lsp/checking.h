@@ -1,0 +1,58 @@
+// The slow half of an analysis: the invariant checker and code generation's
+// target checks (shared memory per block, sm_90a-only instructions), run on a
+// snapshot's Tile IR off the editor's critical path, interruptible, and reusing
+// the findings of every kernel whose text did not change since it was last checked.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lsp/analysis.h"
+
+namespace argus::lsp {
+
+// What earlier checks of one document found, per kernel and for code
+// generation, with the text they refer to. Used by one thread at a time.
+class CheckCache {
+ public:
+  struct Base {  // the text the cached diagnostics' ranges refer to
+    SourceFile file;
+    std::vector<TokenInfo> tokens;
+  };
+  struct Entry {
+    std::string key;  // the tokens the result depends on, and the options
+    std::shared_ptr<const Base> base;
+    std::vector<Diagnostic> diagnostics;
+  };
+  std::map<std::string, Entry> kernels;  // by kernel name
+  std::optional<Entry> codegen;
+};
+
+struct CheckProgress {
+  size_t done = 0, total = 0;
+  std::string kernel;  // the kernel being checked now
+};
+
+struct CheckStats {
+  size_t kernelsChecked = 0, kernelsReused = 0;
+  bool codegenRan = false, codegenReused = false;
+};
+
+// Every diagnostic argusc gives for the snapshot's text (front end, checker,
+// code generation; the checker runs only when the front end found no error, code
+// generation only when the checker found none either), or nothing when
+// `cancelled` returned true before it finished.
+std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, CheckCache& cache,
+                                                     const std::function<bool()>& cancelled,
+                                                     const std::function<void(const CheckProgress&)>& progress = {},
+                                                     CheckStats* stats = nullptr);
+
+// True when the checker would run on the snapshot (the front end found no
+// error and there is at least one kernel).
+bool needsCheck(const Snapshot& snapshot);
+
+}  // namespace argus::lsp
