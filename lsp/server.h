@@ -71,6 +71,7 @@ class Server {
   State state_ = State::Uninitialized;
   bool shutdownReceived_ = false;
   bool exited_ = false;
+  bool snippetSupport_ = false;  // the client takes completion snippets (insertTextFormat 2)
   std::mutex inFlightMutex_;
   std::condition_variable inFlightDone_;
   std::set<std::string> inFlight_, cancelled_;
