@@ -27,6 +27,8 @@ json extraCapabilities(const json& initializeParams) {
       {"selectionRangeProvider", true},
       {"callHierarchyProvider", true},
       {"workspaceSymbolProvider", true},
+      // Fix-its (features_edit.cpp) and the refactorings (features_refactor.cpp).
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.extract", "refactor.inline"}}}},
   };
   // Pull diagnostics are answered for any client, but advertised only to one
   // that asks for them (initializationOptions.pullDiagnostics): the server also

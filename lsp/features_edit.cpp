@@ -5,6 +5,7 @@
 
 #include "lsp/builtins.h"
 #include "lsp/features.h"
+#include "lsp/features_extra.h"
 #include "support/render.h"
 
 namespace argus::lsp {
@@ -156,6 +157,7 @@ json codeActions(const Snapshot& snapshot, Range range) {
                          {"edit", {{"changes", {{snapshot.uri, edit}}}}}});
     }
   }
+  for (json& action : refactorActions(snapshot, range)) actions.push_back(std::move(action));
   return actions;
 }
 

@@ -379,3 +379,44 @@ test("the new features answer sensibly on a file with errors", async () => {
   }
   await connection.sendRequest(InlayHintRequest.type, { ...doc, range: { start: { line: 0, character: 0 }, end: { line: 40, character: 0 } } });
 });
+
+// Applies a refactoring's edits and checks that the server accepts the result.
+async function applyAndCheck(action, name) {
+  const edits = action.edit.changes[callsUri];
+  const result = applyEdits(callsText, edits);
+  const resultUri = callsUri.replace("calls.ag", `${name}.ag`);
+  const published = await openAndWait(resultUri, result);
+  const errors = published.diagnostics.filter((d) => d.severity === 1);
+  assert.deepEqual(errors.map((d) => `${d.code} ${d.message}`), [], `${name}:\n${result}`);
+  return result;
+}
+
+test("refactor: extract the if/else into a device function, and inline scale at its call", async () => {
+  const ifLine = callsLine("if BM > 32:");
+  const endLine = callsLine("acc = scale(acc, 0.5)");
+  const actions = await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: callsUri },
+    range: { start: { line: ifLine, character: 4 }, end: { line: endLine, character: callsText.split("\n")[endLine].length } },
+    context: { diagnostics: [] },
+  });
+  const extract = actions.find((a) => a.kind === "refactor.extract.function");
+  assert.ok(extract, JSON.stringify(actions));
+  const extracted = await applyAndCheck(extract, "extracted");
+  assert.match(extracted, /@device\ndef extracted\(BM, acc\):\n    if BM > 32:\n        acc = scale\(acc, 2\.0\)\n/);
+  assert.match(extracted, /\n    acc = extracted\(BM, acc\)\n/);
+  assert.match(extracted, /    return acc\n/);
+
+  // A selection that cuts a statement in half offers no extraction.
+  const partial = await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: callsUri },
+    range: { start: { line: ifLine, character: 4 }, end: { line: ifLine + 1, character: 12 } }, context: { diagnostics: [] },
+  });
+  assert.ok(!partial.some((a) => a.kind === "refactor.extract.function"), JSON.stringify(partial));
+
+  const inline = (await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: callsUri }, range: { start: at("scale(acc, 2.0)", 2), end: at("scale(acc, 2.0)", 2) }, context: { diagnostics: [] },
+  })).find((a) => a.kind === "refactor.inline");
+  assert.ok(inline, "no inline action at the call of scale");
+  const inlined = await applyAndCheck(inline, "inlined");
+  assert.match(inlined, /\n        acc = acc \* 2\.0\n/);
+});

@@ -248,7 +248,20 @@ local function run()
   else
     check(copy_bulk.insertTextFormat ~= 2, 'a snippet sent to a client without snippet support: ' .. vim.inspect(copy_bulk))
   end
-  log('declaration, type definition, call hierarchy, workspace symbols, folding, selection, pull diagnostics, inlay hints')
+  -- Refactoring: inline scale at its call, applied as Neovim applies a workspace edit.
+  local actions = request(calls, 'textDocument/codeAction', {
+    textDocument = doc, range = { start = { line = call_line, character = call_col + 2 }, ['end'] = { line = call_line, character = call_col + 2 } },
+    context = { diagnostics = {} },
+  })
+  local inline
+  for _, action in ipairs(actions) do
+    if action.kind == 'refactor.inline' then inline = action end
+  end
+  check(inline, 'no inline action at the call of scale: ' .. vim.inspect(actions))
+  vim.lsp.util.apply_workspace_edit(inline.edit, 'utf-16')
+  local inlined = vim.api.nvim_buf_get_lines(calls, call_line, call_line + 1, true)[1]
+  check(inlined == '        acc = acc * 2.0', 'inlined line: ' .. inlined)
+  log('declaration, type definition, call hierarchy, workspace symbols, folding, selection, pull diagnostics, inlay hints, completion, inline')
 
   if #protocol_errors > 0 then
     local message = 'protocol errors seen by the client: ' .. table.concat(protocol_errors, '; ')
