@@ -190,6 +190,8 @@ std::optional<json> inlineDeviceFunction(const Snapshot& snapshot, uint32_t offs
   for (const auto& f : snapshot.ast->functions)
     if (f && f->name == calleeName) callee = f.get();
   if (!callee || callee == caller || callee->hasSyntaxErrors || callee->body.empty()) return std::nullopt;
+  for (const auto& s : callee->body)
+    if (!s) return std::nullopt;
   bool device = false;
   for (const ast::Decorator& d : callee->decorators) device = device || d.name == "device";
   if (!device) return std::nullopt;
