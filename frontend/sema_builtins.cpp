@@ -1,64 +1,23 @@
-// Builtins: the table, argument binding, and the memory and grid builtins
+// Builtins: sema's view of the table (frontend/builtins.def), argument binding, and the memory and grid builtins
 // (program_id, num_programs, cdiv, load, store, copy, shared, barrier) and the
 // asynchronous copies (copy_async, commit_group, wait_group).
 #include <algorithm>
 
+#include "frontend/builtins.h"
 #include "frontend/sema_internal.h"
 
 namespace argus::sema::detail {
 
 const std::vector<BuiltinInfo>& builtinTable() {
-  static const std::vector<BuiltinInfo> table = {
-      {Builtin::ProgramId, "program_id", {"axis"}, 1, "program_id(axis) -> i32: index of this block in the grid"},
-      {Builtin::NumPrograms, "num_programs", {"axis"}, 1, "num_programs(axis) -> i32: grid extent"},
-      {Builtin::Cdiv, "cdiv", {"a", "b"}, 2, "cdiv(a, b): (a + b - 1) // b"},
-      {Builtin::Load, "load", {"view", "other"}, 1, "load(view, other=0) -> tile"},
-      {Builtin::Store, "store", {"view", "value"}, 2, "store(view, value)"},
-      {Builtin::Copy, "copy", {"dst", "src"}, 2, "copy(dst, src): store(dst, load(src))"},
-      {Builtin::Shared, "shared", {"dtype", "shape", "swizzle"}, 2,
-       "shared(dtype, shape, swizzle=(B, M, S)) -> shared buffer"},
-      {Builtin::Zeros, "zeros", {"dtype", "shape", "layout"}, 2, "zeros(dtype, shape, layout=None) -> tile"},
-      {Builtin::Full, "full", {"shape", "value", "dtype"}, 2, "full(shape, value, dtype) -> tile"},
-      {Builtin::Arange, "arange", {"n"}, 1, "arange(n) -> i32 tile (n,)"},
-      {Builtin::Iota, "iota", {"shape", "axis"}, 2, "iota(shape, axis) -> i32 tile"},
-      {Builtin::Sum, "sum", {"x", "axis"}, 1, "sum(x, axis=None): reduce along axis (kept, extent 1) or all"},
-      {Builtin::Max, "max", {"x", "axis"}, 1, "max(x, axis=None): reduce along axis (kept, extent 1) or all"},
-      {Builtin::Min, "min", {"x", "axis"}, 1, "min(x, axis=None): reduce along axis (kept, extent 1) or all"},
-      {Builtin::Prod, "prod", {"x", "axis"}, 1, "prod(x, axis=None): reduce along axis (kept, extent 1) or all"},
-      {Builtin::Maximum, "maximum", {"a", "b"}, 2, "maximum(a, b): elementwise maximum"},
-      {Builtin::Minimum, "minimum", {"a", "b"}, 2, "minimum(a, b): elementwise minimum"},
-      {Builtin::Exp, "exp", {"x"}, 1, "exp(x): elementwise, float"},
-      {Builtin::Exp2, "exp2", {"x"}, 1, "exp2(x): elementwise, float"},
-      {Builtin::Log, "log", {"x"}, 1, "log(x): elementwise, float"},
-      {Builtin::Log2, "log2", {"x"}, 1, "log2(x): elementwise, float"},
-      {Builtin::Sqrt, "sqrt", {"x"}, 1, "sqrt(x): elementwise, float"},
-      {Builtin::Rsqrt, "rsqrt", {"x"}, 1, "rsqrt(x): elementwise, float"},
-      {Builtin::Tanh, "tanh", {"x"}, 1, "tanh(x): elementwise, float"},
-      {Builtin::Erf, "erf", {"x"}, 1, "erf(x): elementwise, float"},
-      {Builtin::Sin, "sin", {"x"}, 1, "sin(x): elementwise, float"},
-      {Builtin::Cos, "cos", {"x"}, 1, "cos(x): elementwise, float"},
-      {Builtin::Abs, "abs", {"x"}, 1, "abs(x): elementwise"},
-      {Builtin::Floor, "floor", {"x"}, 1, "floor(x): elementwise, float"},
-      {Builtin::Ceil, "ceil", {"x"}, 1, "ceil(x): elementwise, float"},
-      {Builtin::Fma, "fma", {"a", "b", "c"}, 3, "fma(a, b, c): a*b+c with one rounding"},
-      {Builtin::Where, "where", {"cond", "a", "b"}, 3, "where(cond, a, b): a where cond, else b"},
-      {Builtin::Cast, "cast", {"x", "dtype"}, 2, "cast(x, dtype): convert"},
-      {Builtin::Dot, "dot", {"a", "b", "acc", "trans_b"}, 3,
-       "dot(a, b, acc, trans_b=False) -> acc + a @ b (b, and a unless it is an mma-layout tile, in shared memory)"},
-      {Builtin::Barrier, "barrier", {}, 0, "barrier(): wait for all threads of the block"},
-      {Builtin::Require, "require", {"cond", "message"}, 1, "require(cond, message): launch-time requirement"},
-      {Builtin::Range, "range", {"start", "stop", "step"}, 1, "range(stop), range(start, stop[, step])"},
-      {Builtin::Tag, "tag", {}, 0, "tag(x, name=value): x with the user tag name set to a scalar value on every element (for assertions)"},
-      {Builtin::CopyAsync, "copy_async", {"dst", "src"}, 2,
-       "copy_async(dst, src): start copying a global view into a shared view (cp.async)"},
-      {Builtin::CommitGroup, "commit_group", {}, 0, "commit_group(): close this thread's group of copy_async"},
-      {Builtin::WaitGroup, "wait_group", {"n"}, 1, "wait_group(n): wait until at most n committed groups are pending"},
-      {Builtin::CopyBulk, "copy_bulk", {"dst", "src", "multicast"}, 2,
-       "copy_bulk(dst, src, multicast=False): a TMA copy of a global view into a whole shared buffer, at the start of a "
-       "pipelined loop (sm_90a); multicast=True: one copy of the tile into every block of the kernel's cluster"},
-      {Builtin::Pipelined, "pipelined", {"n", "stages"}, 2,
-       "pipelined(n, stages=S): 0..n-1 with the loop's leading copy_async calls run S-1 iterations ahead"},
-  };
+  static const std::vector<BuiltinInfo> table = [] {
+    std::vector<BuiltinInfo> rows;
+    for (const BuiltinSpec& spec : builtinSpecs()) {
+      if (spec.kind == BuiltinKind::Layout) continue;  // only inside `layout=` (sema_mma.cpp)
+      rows.push_back(BuiltinInfo{static_cast<Builtin>(rows.size()), spec.name.data(), spec.paramNames(),
+                                 spec.requiredCount(), spec.signature()});
+    }
+    return rows;
+  }();
   return table;
 }
 

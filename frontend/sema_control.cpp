@@ -158,11 +158,10 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
 // `pipelined(n, stages=S)`: a loop from 0 to n with step 1 whose leading
 // copy_async statements the policy pass (ir/pipeline.h) overlaps with the rest.
 std::optional<Analyzer::PipelinedIterator> Analyzer::analyzePipelinedIterator(const ast::CallExpr& call) {
-  addReference(builtinSymbol("pipelined", "pipelined(n, stages): a loop over range(n) whose leading copy_async "
-                                          "statements run stages-1 iterations ahead"),
-               call.callee->range);
+  const BuiltinInfo& info = builtinTable()[static_cast<size_t>(Builtin::Pipelined)];
+  addReference(builtinSymbol(info.name, info.signature), call.callee->range);
   std::vector<const ast::Argument*> slots;
-  if (!bindArguments(call, "pipelined", {"n", "stages", "specialize"}, 2, slots)) return std::nullopt;
+  if (!bindArguments(call, info.name, info.params, info.required, slots)) return std::nullopt;
   bool specialize = false;
   if (slots.size() > 2 && slots[2]) {
     Val flag = eval(*slots[2]->value);

@@ -88,21 +88,19 @@ struct Frame {
   SourceRange callRange;  // device functions: the call being inlined
 };
 
+// One enumerator per row of frontend/builtins.def, in its order.
 enum class Builtin : int {
-  ProgramId, NumPrograms, Cdiv, Load, Store, Copy, Shared, Zeros, Full, Arange, Iota,
-  Sum, Max, Min, Prod, Maximum, Minimum,
-  Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Tanh, Erf, Sin, Cos, Abs, Floor, Ceil,
-  Fma, Where, Cast, Dot, Barrier, Require, Range, Tag,
-  CopyAsync, CommitGroup, WaitGroup, CopyBulk,  // asynchronous copies (sema_builtins.cpp)
-  Pipelined,                          // only as a for loop's iterator (sema_control.cpp)
+#define ARGUS_BUILTIN(Id, ...) Id,
+#include "frontend/builtins.def"
   Count_
 };
+// A builtin as sema binds its arguments (from its row of builtins.def).
 struct BuiltinInfo {
   Builtin id;
   const char* name;
-  std::vector<const char*> params;
+  std::vector<std::string> params;  // names, defaults stripped
   size_t required;
-  const char* signature;  // for hover: "load(view, other=0)"
+  std::string signature;  // for hover: "load(view, other=0) -> tile"
 };
 const std::vector<BuiltinInfo>& builtinTable();
 const BuiltinInfo* findBuiltin(std::string_view name);

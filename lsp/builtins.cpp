@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "frontend/builtins.h"
+
 namespace argus::lsp {
 
 std::string BuiltinDoc::signature() const {
@@ -13,45 +15,20 @@ std::string BuiltinDoc::signature() const {
 }
 
 const std::vector<BuiltinDoc>& builtinDocs() {
-  static const std::vector<BuiltinDoc> docs = {
-      {"program_id", {"axis"}, "i32", "Index of this block in the grid along `axis`."},
-      {"num_programs", {"axis"}, "i32", "Extent of the grid along `axis`."},
-      {"cdiv", {"a", "b"}, "int", "Ceiling division: `(a + b - 1) // b`."},
-      {"load", {"view", "other=0"}, "tile", "Read a view into registers; elements past the edge read `other`."},
-      {"store", {"view", "value"}, "", "Write a tile (or scalar) into a view; elements past the edge are skipped."},
-      {"copy", {"dst", "src"}, "", "`store(dst, load(src))`."},
-      {"shared", {"dtype", "shape"}, "shared buffer", "Allocate a buffer in the block's shared memory."},
-      {"zeros", {"dtype", "shape"}, "tile", "A tile of zeros."},
-      {"full", {"shape", "value", "dtype"}, "tile", "A tile filled with `value`."},
-      {"arange", {"n"}, "i32 tile (n,)", "`0, 1, ..., n-1`."},
-      {"iota", {"shape", "axis"}, "i32 tile", "Each element's coordinate on `axis`."},
-      {"sum", {"x", "axis=None"}, "tile | scalar", "Sum along `axis` (kept with extent 1), or of everything."},
-      {"max", {"x", "axis=None"}, "tile | scalar", "Maximum along `axis` (kept with extent 1), or of everything."},
-      {"min", {"x", "axis=None"}, "tile | scalar", "Minimum along `axis` (kept with extent 1), or of everything."},
-      {"prod", {"x", "axis=None"}, "tile | scalar", "Product along `axis` (kept with extent 1), or of everything."},
-      {"maximum", {"a", "b"}, "tile", "Elementwise maximum."},
-      {"minimum", {"a", "b"}, "tile", "Elementwise minimum."},
-      {"exp", {"x"}, "tile", "Elementwise e^x (float)."},
-      {"exp2", {"x"}, "tile", "Elementwise 2^x (float)."},
-      {"log", {"x"}, "tile", "Elementwise natural logarithm (float)."},
-      {"log2", {"x"}, "tile", "Elementwise base-2 logarithm (float)."},
-      {"sqrt", {"x"}, "tile", "Elementwise square root (float)."},
-      {"rsqrt", {"x"}, "tile", "Elementwise reciprocal square root (float)."},
-      {"tanh", {"x"}, "tile", "Elementwise hyperbolic tangent (float)."},
-      {"erf", {"x"}, "tile", "Elementwise error function (float)."},
-      {"sin", {"x"}, "tile", "Elementwise sine (float)."},
-      {"cos", {"x"}, "tile", "Elementwise cosine (float)."},
-      {"abs", {"x"}, "tile", "Elementwise absolute value."},
-      {"floor", {"x"}, "tile", "Elementwise floor (float)."},
-      {"ceil", {"x"}, "tile", "Elementwise ceiling (float)."},
-      {"fma", {"a", "b", "c"}, "tile", "`a*b+c` with one rounding (float)."},
-      {"where", {"cond", "a", "b"}, "tile", "`a` where `cond`, else `b`."},
-      {"cast", {"x", "dtype"}, "tile", "Convert to `dtype`."},
-      {"dot", {"a", "b", "acc"}, "tile (M, N)", "`acc + a @ b`; `a` (M, K) and `b` (K, N) are views in shared memory."},
-      {"barrier", {}, "", "All threads of the block wait; shared-memory writes before it are visible after it."},
-      {"require", {"cond", "message"}, "", "A launch-time requirement over runtime sizes and constants."},
-      {"range", {"start", "stop", "step"}, "", "`range(stop)`, `range(start, stop[, step])`: a loop over scalars."},
-  };
+  static const std::vector<BuiltinDoc> docs = [] {
+    std::vector<BuiltinDoc> list;
+    for (const BuiltinSpec& spec : builtinSpecs()) {
+      BuiltinDoc doc;
+      doc.name = spec.name;
+      for (std::string_view p : spec.params) doc.params.emplace_back(p);
+      doc.result = spec.result;
+      doc.summary = spec.summary;
+      doc.snippet = spec.snippet();
+      doc.kind = builtinKindName(spec.kind);
+      list.push_back(std::move(doc));
+    }
+    return list;
+  }();
   return docs;
 }
 
@@ -76,9 +53,9 @@ const std::vector<std::string>& dtypeNames() {
 
 const std::vector<BuiltinDoc>& memberDocs() {
   static const std::vector<BuiltinDoc> docs = {
-      {"tile", {"shape"}, "tiling", "Split a tensor, shared buffer or view into tiles of `shape`; index it to pick one: `x.tile((B0, B1))[i, j]`."},
-      {"shape", {}, "", "The extents, a tuple (runtime sizes for tensor extents written as names)."},
-      {"dtype", {}, "", "The element type."},
+      {"tile", {"shape"}, "tiling", "Split a tensor, shared buffer or view into tiles of `shape`; index it to pick one: `x.tile((B0, B1))[i, j]`.", "", "member"},
+      {"shape", {}, "", "The extents, a tuple (runtime sizes for tensor extents written as names).", "", "member"},
+      {"dtype", {}, "", "The element type.", "", "member"},
   };
   return docs;
 }
@@ -89,7 +66,9 @@ bool isReservedName(std::string_view name) {
   };
   static const std::vector<std::string> reserved = {"import", "class", "lambda", "with", "try", "yield",
                                                     "global", "tag", "inf", "Tensor", "const", "kernel", "device"};
-  return in(keywords()) || in(dtypeNames()) || in(reserved) || findBuiltinDoc(name) != nullptr;
+  const BuiltinSpec* builtin = findBuiltinSpec(name);
+  // Layout constructors (mma, wgmma) are only names inside `layout=`: a variable may take them.
+  return in(keywords()) || in(dtypeNames()) || in(reserved) || (builtin && builtin->kind != BuiltinKind::Layout);
 }
 
 bool isIdentifier(std::string_view name) {

@@ -1,6 +1,6 @@
 // What the editor shows about the language's fixed vocabulary: keywords,
-// builtins with their signatures, dtypes and the methods of tensors and tiles.
-// Mirrors docs/language.md §1 and §6.
+// builtins with their signatures (from the library's table,
+// frontend/builtins.def), dtypes and the methods of tensors and tiles.
 #pragma once
 
 #include <string>
@@ -14,6 +14,8 @@ struct BuiltinDoc {
   std::vector<std::string> params;  // as written in the signature, e.g. "other=0"
   std::string result;               // e.g. "tile", empty when nothing is returned
   std::string summary;
+  std::string snippet;              // LSP snippet syntax; empty: insert the name
+  std::string kind;                 // "elementwise", "layout", ... (builtins only)
   std::string signature() const;    // "load(view, other=0) -> tile"
 };
 

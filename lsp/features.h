@@ -26,7 +26,11 @@ json documentHighlights(const Snapshot& snapshot, Position position);
 json prepareRename(const Snapshot& snapshot, Position position);
 FeatureResult rename(const Snapshot& snapshot, Position position, const std::string& newName);
 json documentSymbols(const Snapshot& snapshot);
-json completion(const Snapshot& snapshot, Position position);
+// With `snippets`, builtins insert a call with their required parameters as
+// tab stops (insertTextFormat 2).
+json completion(const Snapshot& snapshot, Position position, bool snippets = false);
+// Whether initialize's params say the client takes completion snippets.
+bool clientSupportsSnippets(const json& initializeParams);
 json codeActions(const Snapshot& snapshot, Range range);
 json signatureHelp(const Snapshot& snapshot, Position position);
 json inlayHints(const Snapshot& snapshot, Range range);

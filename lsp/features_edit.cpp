@@ -5,6 +5,7 @@
 
 #include "lsp/builtins.h"
 #include "lsp/features.h"
+#include "lsp/features_extra.h"
 #include "support/render.h"
 
 namespace argus::lsp {
@@ -72,7 +73,16 @@ bool memberApplies(const std::string& member, const ir::Type& type) {
 
 }  // namespace
 
-json completion(const Snapshot& snapshot, Position position) {
+bool clientSupportsSnippets(const json& initializeParams) {
+  const json* node = &initializeParams;
+  for (const char* key : {"capabilities", "textDocument", "completion", "completionItem", "snippetSupport"}) {
+    node = member(*node, key);
+    if (!node) return false;
+  }
+  return node->is_boolean() && node->get<bool>();
+}
+
+json completion(const Snapshot& snapshot, Position position, bool snippets) {
   const SourceFile& file = snapshot.file();
   const std::string& text = file.text();
   uint32_t offset = offsetOf(file, position);
@@ -108,9 +118,15 @@ json completion(const Snapshot& snapshot, Position position) {
     }
   }
   // Names in scope sort first, then builtins, dtypes and keywords.
+  // No snippet where the name is already followed by its '(' (changing a call's callee).
+  bool callContext = !(offset < text.size() && text[offset] == '(');
   for (const BuiltinDoc& doc : builtinDocs()) {
     json item = builtinItem(doc, kItemFunction);
     item["sortText"] = "2" + doc.name;
+    if (snippets && callContext && !doc.snippet.empty()) {
+      item["insertText"] = doc.snippet;
+      item["insertTextFormat"] = 2;
+    }
     add(std::move(item));
   }
   for (const std::string& name : dtypeNames())
@@ -141,6 +157,7 @@ json codeActions(const Snapshot& snapshot, Range range) {
                          {"edit", {{"changes", {{snapshot.uri, edit}}}}}});
     }
   }
+  for (json& action : refactorActions(snapshot, range)) actions.push_back(std::move(action));
   return actions;
 }
 

@@ -5,6 +5,7 @@
 
 #include "lsp/builtins.h"
 #include "lsp/features.h"
+#include "lsp/features_extra.h"
 
 namespace argus::lsp {
 
@@ -135,7 +136,8 @@ json inlayHints(const Snapshot& snapshot, Range range) {
     if (type->isTile()) hint["tooltip"] = ir::layoutStr(type->layout);
     hints.push_back(std::move(hint));
   }
-  std::sort(hints.begin(), hints.end(), [](const json& a, const json& b) {
+  for (json& hint : memoryInlayHints(snapshot, range)) hints.push_back(std::move(hint));
+  std::stable_sort(hints.begin(), hints.end(), [](const json& a, const json& b) {
     return std::make_pair(a["position"]["line"].get<uint32_t>(), a["position"]["character"].get<uint32_t>()) <
            std::make_pair(b["position"]["line"].get<uint32_t>(), b["position"]["character"].get<uint32_t>());
   });

@@ -68,6 +68,13 @@ bool Scheduler::isOpen(const std::string& uri) const {
   return documents_.count(uri) != 0;
 }
 
+std::vector<std::string> Scheduler::openUris() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> uris;
+  for (const auto& [uri, document] : documents_) uris.push_back(uri);
+  return uris;
+}
+
 std::optional<std::pair<std::string, int64_t>> Scheduler::text(const std::string& uri) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = documents_.find(uri);

@@ -66,6 +66,7 @@ class Scheduler {
   // Pending tasks of the document then run with a null snapshot.
   void close(const std::string& uri);
   bool isOpen(const std::string& uri) const;
+  std::vector<std::string> openUris() const;
   // The current text and version of an open document.
   std::optional<std::pair<std::string, int64_t>> text(const std::string& uri) const;
   // Runs `task` once the document's latest text has been through the front

@@ -8,6 +8,7 @@
 
 #include "lsp/document.h"
 #include "lsp/features.h"
+#include "lsp/features_extra.h"
 #include "support/render.h"
 
 #ifndef ARGUS_VERSION
@@ -244,7 +245,10 @@ void Server::handleRequest(const json& id, const std::string& method, const json
         if (const json* progress = member(*window, "workDoneProgress"))
           workDoneProgress_ = progress->is_boolean() && progress->get<bool>();
     if (const json* options = member(params, "initializationOptions")) didChangeConfiguration(json{{"settings", *options}});
-    reply(id, initializeResult());
+    snippetSupport_ = clientSupportsSnippets(params);
+    json result = initializeResult();
+    result["capabilities"].update(extraCapabilities(params));
+    reply(id, std::move(result));
     return;
   }
   if (method == "shutdown") {
@@ -276,11 +280,18 @@ void Server::handleRequest(const json& id, const std::string& method, const json
       "textDocument/rename", "textDocument/documentSymbol", "textDocument/completion", "textDocument/codeAction",
       "textDocument/signatureHelp", "textDocument/semanticTokens/full", "textDocument/semanticTokens/full/delta",
       "textDocument/inlayHint", "textDocument/formatting", "textDocument/rangeFormatting"};
-  if (!documentRequests.count(method)) {
+  if (method == "workspace/symbol") {
+    std::vector<std::pair<std::string, std::string>> documents;
+    for (const std::string& open : scheduler_->openUris())
+      if (auto text = scheduler_->text(open)) documents.emplace_back(open, std::move(text->first));
+    return reply(id, workspaceSymbols(documents, stringMember(params, "query").value_or("")));
+  }
+  bool extra = isExtraDocumentRequest(method);
+  if (!documentRequests.count(method) && !extra) {
     replyError(id, error_code::kMethodNotFound, "unsupported method '" + method + "'");
     return;
   }
-  std::optional<std::string> uri = documentUri(params);
+  std::optional<std::string> uri = extra ? extraRequestUri(method, params) : documentUri(params);
   if (!uri) {
     replyError(id, error_code::kInvalidParams, "'params.textDocument.uri' is missing");
     return;
@@ -317,6 +328,10 @@ void Server::runFeature(const json& id, const std::string& method, const json& p
       return p;
     };
     const Snapshot& s = *snapshot;
+    if (std::optional<FeatureResult> result = dispatchExtra(method, params, s)) {
+      if (result->error) return replyError(id, result->error->first, result->error->second);
+      return reply(id, std::move(result->result));
+    }
     if (method == "textDocument/documentSymbol") return reply(id, documentSymbols(s));
     if (method == "textDocument/semanticTokens/full") return reply(id, semanticTokensFor(s, nullptr));
     if (method == "textDocument/semanticTokens/full/delta") {
@@ -337,7 +352,7 @@ void Server::runFeature(const json& id, const std::string& method, const json& p
     if (method == "textDocument/hover") return reply(id, hover(s, *p));
     if (method == "textDocument/definition") return reply(id, definition(s, *p));
     if (method == "textDocument/documentHighlight") return reply(id, documentHighlights(s, *p));
-    if (method == "textDocument/completion") return reply(id, completion(s, *p));
+    if (method == "textDocument/completion") return reply(id, completion(s, *p, snippetSupport_));
     if (method == "textDocument/signatureHelp") return reply(id, signatureHelp(s, *p));
     if (method == "textDocument/prepareRename") return reply(id, prepareRename(s, *p));
     if (method == "textDocument/references") {

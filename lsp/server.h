@@ -87,6 +87,7 @@ class Server {
   State state_ = State::Uninitialized;
   bool shutdownReceived_ = false;
   bool exited_ = false;
+  bool snippetSupport_ = false;  // the client takes completion snippets (insertTextFormat 2)
   std::mutex inFlightMutex_;
   std::condition_variable inFlightDone_;
   std::map<std::string, json> inFlight_;  // dumped id -> id

@@ -15,6 +15,9 @@ import {
   InitializeRequest, InitializedNotification, DidOpenTextDocumentNotification,
   DidChangeTextDocumentNotification, DidChangeConfigurationNotification, PublishDiagnosticsNotification,
   HoverRequest, CodeActionRequest, ShutdownRequest, ExitNotification,
+  WorkspaceSymbolRequest, FoldingRangeRequest, SelectionRangeRequest, DeclarationRequest, TypeDefinitionRequest,
+  CallHierarchyPrepareRequest, CallHierarchyIncomingCallsRequest, CallHierarchyOutgoingCallsRequest,
+  DocumentDiagnosticRequest, CompletionRequest, InlayHintRequest,
 } from "vscode-languageserver-protocol";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,6 +29,7 @@ const TIMEOUT_MS = 30000;
 
 let child;
 let connection;
+let capabilities;
 let stderr = "";
 const published = []; // every publishDiagnostics for `uri`, in order
 const waiters = [];
@@ -72,8 +76,11 @@ before(async () => {
   });
   connection.listen();
   const result = await connection.sendRequest(InitializeRequest.type, {
-    processId: process.pid, rootUri: null, capabilities: {}, clientInfo: { name: "argus-node-test" },
+    processId: process.pid, rootUri: null, clientInfo: { name: "argus-node-test" },
+    capabilities: { textDocument: { completion: { completionItem: { snippetSupport: true } } } },
+    initializationOptions: { pullDiagnostics: true },
   });
+  capabilities = result.capabilities;
   assert.ok(result.capabilities.hoverProvider, "server must advertise hover");
   assert.ok(result.capabilities.codeActionProvider, "server must advertise code actions");
   await connection.sendNotification(InitializedNotification.type, {});
@@ -242,4 +249,174 @@ test("the VS Code snippets expand to programs the server accepts", async () => {
     const errors = params.diagnostics.filter((d) => d.severity === 1);
     assert.deepEqual(errors.map((d) => `${d.code} ${d.message}`), [], `${name} snippet:\n${program}`);
   }
+});
+
+// The features clangd and rust-analyzer users expect, on a kernel with a device
+// function and a pipelined loop (tests/lsp/calls.ag), then on a broken copy.
+const callsText = readFileSync(path.join(repo, "tests", "lsp", "calls.ag"), "utf8");
+const callsUri = pathToFileURL(path.join(tmpdir(), "argus-node-client", "calls.ag")).href;
+const callsLine = (needle) => callsText.split("\n").findIndex((l) => l.includes(needle));
+const at = (needle, offset = 0) => {
+  const line = callsLine(needle);
+  return { line, character: callsText.split("\n")[line].indexOf(needle) + offset };
+};
+
+async function openAndWait(docUri, docText, version = 1) {
+  const published = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no diagnostics for ${docUri}`)), TIMEOUT_MS);
+    const listener = (p) => {
+      if (p.uri !== docUri) return;
+      clearTimeout(timer);
+      otherDocumentListeners.delete(listener);
+      resolve(p);
+    };
+    otherDocumentListeners.add(listener);
+  });
+  await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri: docUri, languageId: "argus", version, text: docText },
+  });
+  return published;
+}
+
+test("the new features are advertised", () => {
+  for (const key of ["workspaceSymbolProvider", "foldingRangeProvider", "selectionRangeProvider", "declarationProvider",
+    "typeDefinitionProvider", "callHierarchyProvider", "diagnosticProvider", "inlayHintProvider"])
+    assert.ok(capabilities[key], `${key} is not advertised: ${JSON.stringify(capabilities)}`);
+});
+
+test("workspace symbols, folding, selection, declaration and type definition", async () => {
+  await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { argus: { arch: "sm_80", defines: {} } } });
+  const published = await openAndWait(callsUri, callsText);
+  assert.deepEqual(published.diagnostics.filter((d) => d.severity === 1), []);
+
+  const symbols = await connection.sendRequest(WorkspaceSymbolRequest.type, { query: "scl" });
+  const scale = symbols.find((s) => s.name === "scale" && s.location.uri === callsUri);
+  assert.ok(scale, JSON.stringify(symbols));
+  assert.equal(scale.location.range.start.line, callsLine("def scale"));
+  assert.ok(!symbols.some((s) => s.name === "gemm"), "'scl' must not match gemm");
+
+  const folds = await connection.sendRequest(FoldingRangeRequest.type, { textDocument: { uri: callsUri } });
+  const fold = (a, b) => folds.some((f) => f.startLine === callsLine(a) && f.endLine === callsLine(b));
+  assert.ok(fold("def gemm", "C.tile((BM, BN))[program_id(0)"), JSON.stringify(folds));
+  assert.ok(fold("for kt in pipelined", "acc = dot("), JSON.stringify(folds));
+  assert.ok(fold("else:", "scale(acc, 0.5)"), JSON.stringify(folds));
+
+  const [selection] = await connection.sendRequest(SelectionRangeRequest.type, {
+    textDocument: { uri: callsUri }, positions: [at("acc, 2.0", 1)],
+  });
+  const chain = [];
+  for (let s = selection; s; s = s.parent) chain.push(s.range);
+  assert.equal(chain[0].end.character - chain[0].start.character, 3, "innermost is the name acc");
+  assert.ok(chain.length >= 5, JSON.stringify(chain));
+  for (let i = 1; i < chain.length; i++) {
+    const inner = chain[i - 1], outer = chain[i];
+    const le = (a, b) => a.line < b.line || (a.line === b.line && a.character <= b.character);
+    assert.ok(le(outer.start, inner.start) && le(inner.end, outer.end), `range ${i} does not contain ${i - 1}`);
+  }
+
+  const declaration = await connection.sendRequest(DeclarationRequest.type, { textDocument: { uri: callsUri }, position: at("scale(acc, 2.0)", 1) });
+  const declared = Array.isArray(declaration) ? declaration[0] : declaration;
+  assert.equal(declared.range.start.line, callsLine("def scale"));
+
+  const typeDef = await connection.sendRequest(TypeDefinitionRequest.type, { textDocument: { uri: callsUri }, position: at("acc = scale(acc, 2.0)") });
+  const typed = Array.isArray(typeDef) ? typeDef[0] : typeDef;
+  assert.equal(typed.range.start.line, callsLine("acc = zeros("), "acc's type comes from zeros(...)");
+});
+
+test("call hierarchy over the device function and the kernel", async () => {
+  const [item] = await connection.sendRequest(CallHierarchyPrepareRequest.type, { textDocument: { uri: callsUri }, position: at("def scale", 5) });
+  assert.equal(item.name, "scale");
+  assert.equal(item.detail, "@device");
+  const incoming = await connection.sendRequest(CallHierarchyIncomingCallsRequest.type, { item });
+  assert.equal(incoming.length, 1);
+  assert.equal(incoming[0].from.name, "gemm");
+  assert.deepEqual(incoming[0].fromRanges.map((r) => r.start.line), [callsLine("scale(acc, 2.0)"), callsLine("scale(acc, 0.5)")]);
+  const [kernel] = await connection.sendRequest(CallHierarchyPrepareRequest.type, { textDocument: { uri: callsUri }, position: at("def gemm", 5) });
+  const outgoing = await connection.sendRequest(CallHierarchyOutgoingCallsRequest.type, { item: kernel });
+  assert.deepEqual(outgoing.map((c) => c.to.name), ["scale"]);
+});
+
+test("pull diagnostics, snippets and memory inlay hints", async () => {
+  const report = await connection.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri } });
+  assert.equal(report.kind, "full");
+  assert.ok(report.items.some((d) => d.code === "AG4003"), JSON.stringify(report.items));
+  const again = await connection.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri }, previousResultId: report.resultId });
+  assert.equal(again.kind, "unchanged");
+
+  const completion = await connection.sendRequest(CompletionRequest.type, { textDocument: { uri: callsUri }, position: { line: callsLine("acc = dot("), character: 8 } });
+  const items = Array.isArray(completion) ? completion : completion.items;
+  const copyBulk = items.find((i) => i.label === "copy_bulk");
+  assert.ok(copyBulk, "copy_bulk is completed");
+  assert.equal(copyBulk.insertTextFormat, 2);
+  assert.equal(copyBulk.insertText, "copy_bulk(${1:dst}, ${2:src})");
+  assert.match(items.find((i) => i.label === "pipelined").insertText, /stages=\$\{2:/);
+
+  const hints = await connection.sendRequest(InlayHintRequest.type, {
+    textDocument: { uri: callsUri }, range: { start: { line: 0, character: 0 }, end: { line: callsText.split("\n").length, character: 0 } },
+  });
+  const labels = hints.map((h) => (typeof h.label === "string" ? h.label : h.label.map((p) => p.value).join("")));
+  assert.ok(labels.includes("4 KiB × 3 stages = 12 KiB"), JSON.stringify(labels));
+  assert.ok(labels.includes("for kt + 2, stage (kt + 2) % 3"), JSON.stringify(labels));
+  assert.ok(labels.some((l) => l.startsWith("layout #blocked")), JSON.stringify(labels));
+});
+
+test("the new features answer sensibly on a file with errors", async () => {
+  const brokenUri = callsUri.replace("calls.ag", "calls_broken.ag");
+  const broken = callsText.replace("acc = dot(a_s, b_s, acc)", "acc = dot(a_s, b_s,").replace("return t * factor", "return t *");
+  await openAndWait(brokenUri, broken);
+  const doc = { textDocument: { uri: brokenUri } };
+  const folds = await connection.sendRequest(FoldingRangeRequest.type, doc);
+  assert.ok(Array.isArray(folds));
+  const [item] = await connection.sendRequest(CallHierarchyPrepareRequest.type, { ...doc, position: at("def scale", 5) });
+  assert.equal(item.name, "scale");
+  await connection.sendRequest(CallHierarchyIncomingCallsRequest.type, { item });
+  const report = await connection.sendRequest(DocumentDiagnosticRequest.type, doc);
+  assert.ok(report.items.length > 0, "the syntax errors are reported");
+  for (const line of [0, callsLine("acc = dot("), callsLine("return t")]) {
+    await connection.sendRequest(SelectionRangeRequest.type, { ...doc, positions: [{ line, character: 10 }] });
+    await connection.sendRequest(TypeDefinitionRequest.type, { ...doc, position: { line, character: 8 } });
+    await connection.sendRequest(CodeActionRequest.type, { ...doc, range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, context: { diagnostics: [] } });
+  }
+  await connection.sendRequest(InlayHintRequest.type, { ...doc, range: { start: { line: 0, character: 0 }, end: { line: 40, character: 0 } } });
+});
+
+// Applies a refactoring's edits and checks that the server accepts the result.
+async function applyAndCheck(action, name) {
+  const edits = action.edit.changes[callsUri];
+  const result = applyEdits(callsText, edits);
+  const resultUri = callsUri.replace("calls.ag", `${name}.ag`);
+  const published = await openAndWait(resultUri, result);
+  const errors = published.diagnostics.filter((d) => d.severity === 1);
+  assert.deepEqual(errors.map((d) => `${d.code} ${d.message}`), [], `${name}:\n${result}`);
+  return result;
+}
+
+test("refactor: extract the if/else into a device function, and inline scale at its call", async () => {
+  const ifLine = callsLine("if BM > 32:");
+  const endLine = callsLine("acc = scale(acc, 0.5)");
+  const actions = await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: callsUri },
+    range: { start: { line: ifLine, character: 4 }, end: { line: endLine, character: callsText.split("\n")[endLine].length } },
+    context: { diagnostics: [] },
+  });
+  const extract = actions.find((a) => a.kind === "refactor.extract.function");
+  assert.ok(extract, JSON.stringify(actions));
+  const extracted = await applyAndCheck(extract, "extracted");
+  assert.match(extracted, /@device\ndef extracted\(BM, acc\):\n    if BM > 32:\n        acc = scale\(acc, 2\.0\)\n/);
+  assert.match(extracted, /\n    acc = extracted\(BM, acc\)\n/);
+  assert.match(extracted, /    return acc\n/);
+
+  // A selection that cuts a statement in half offers no extraction.
+  const partial = await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: callsUri },
+    range: { start: { line: ifLine, character: 4 }, end: { line: ifLine + 1, character: 12 } }, context: { diagnostics: [] },
+  });
+  assert.ok(!partial.some((a) => a.kind === "refactor.extract.function"), JSON.stringify(partial));
+
+  const inline = (await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: callsUri }, range: { start: at("scale(acc, 2.0)", 2), end: at("scale(acc, 2.0)", 2) }, context: { diagnostics: [] },
+  })).find((a) => a.kind === "refactor.inline");
+  assert.ok(inline, "no inline action at the call of scale");
+  const inlined = await applyAndCheck(inline, "inlined");
+  assert.match(inlined, /\n        acc = acc \* 2\.0\n/);
 });

@@ -157,13 +157,119 @@ local function run()
   check(ok, 'diagnostics remain after -D BLOCK=1024: ' .. codes(bufnr))
   log('-D BLOCK=1024 cleared AG4003')
 
+  -- 5. The features beyond the first set, on tests/lsp/calls.ag (a kernel with a
+  -- device function and a pipelined loop), through Neovim's own commands where it has them.
+  local calls_path = dir .. '/calls.ag'
+  vim.fn.writefile(vim.fn.readfile(repo .. '/tests/lsp/calls.ag'), calls_path)
+  vim.cmd('edit ' .. vim.fn.fnameescape(calls_path))
+  local calls = vim.api.nvim_get_current_buf()
+  local calls_uri = vim.uri_from_bufnr(calls)
+  ok = vim.wait(TIMEOUT, function() return #vim.lsp.buf_get_clients(calls) > 0 end, 50)
+  check(ok, 'the argus client did not attach to calls.ag')
+  local lines = vim.api.nvim_buf_get_lines(calls, 0, -1, true)
+  local function line_of(needle)
+    for i, l in ipairs(lines) do
+      local col = l:find(needle, 1, true)
+      if col then return i - 1, col - 1 end
+    end
+    error('no line with ' .. needle)
+  end
+  local doc = { uri = calls_uri }
+
+  -- Declaration through vim.lsp.buf.declaration(): the cursor jumps to `def scale`.
+  local call_line, call_col = line_of('scale(acc, 2.0)')
+  vim.api.nvim_win_set_cursor(0, { call_line + 1, call_col + 1 })
+  vim.lsp.buf.declaration()
+  local def_line = line_of('def scale')
+  ok = vim.wait(TIMEOUT, function() return vim.api.nvim_win_get_cursor(0)[1] == def_line + 1 end, 50)
+  check(ok, 'vim.lsp.buf.declaration() did not jump to def scale; cursor at ' .. vim.inspect(vim.api.nvim_win_get_cursor(0)))
+
+  -- Type definition of acc: the zeros(...) it was made by.
+  local acc_line, acc_col = line_of('acc = scale(acc, 2.0)')
+  vim.api.nvim_win_set_cursor(0, { acc_line + 1, acc_col })
+  vim.lsp.buf.type_definition()
+  local zeros_line = line_of('acc = zeros(')
+  ok = vim.wait(TIMEOUT, function() return vim.api.nvim_win_get_cursor(0)[1] == zeros_line + 1 end, 50)
+  check(ok, 'vim.lsp.buf.type_definition() did not jump to zeros(...); cursor at ' .. vim.inspect(vim.api.nvim_win_get_cursor(0)))
+
+  -- Incoming calls of scale into the quickfix list (vim.lsp.buf.incoming_calls()).
+  vim.fn.setqflist({}, 'r')
+  vim.api.nvim_win_set_cursor(0, { def_line + 1, 5 })
+  vim.lsp.buf.incoming_calls()
+  ok = vim.wait(TIMEOUT, function() return #vim.fn.getqflist() >= 2 end, 50)
+  check(ok, 'incoming_calls() filled no quickfix list: ' .. vim.inspect(vim.fn.getqflist()))
+  vim.cmd('cclose')
+  local outgoing = request(calls, 'callHierarchy/outgoingCalls', {
+    item = request(calls, 'textDocument/prepareCallHierarchy', { textDocument = doc, position = { line = line_of('def gemm'), character = 5 } })[1],
+  })
+  check(#outgoing == 1 and outgoing[1].to.name == 'scale', 'outgoing calls of gemm: ' .. vim.inspect(outgoing))
+
+  -- Workspace symbols (vim.lsp.buf.workspace_symbol fills the quickfix list).
+  vim.fn.setqflist({}, 'r')
+  vim.lsp.buf.workspace_symbol('scl')
+  ok = vim.wait(TIMEOUT, function() return #vim.fn.getqflist() >= 1 end, 50)
+  check(ok and vim.fn.getqflist()[1].text:find('scale', 1, true), 'workspace_symbol: ' .. vim.inspect(vim.fn.getqflist()))
+  vim.cmd('cclose')
+
+  local folds = request(calls, 'textDocument/foldingRange', { textDocument = doc })
+  local loop_line = line_of('for kt in pipelined')
+  local folded = false
+  for _, f in ipairs(folds) do
+    if f.startLine == loop_line and f.endLine == line_of('acc = dot(') then folded = true end
+  end
+  check(folded, 'no folding range for the pipelined loop: ' .. vim.inspect(folds))
+  local selection = request(calls, 'textDocument/selectionRange', { textDocument = doc, positions = { { line = call_line, character = call_col + 7 } } })
+  check(selection[1].range and selection[1].parent, 'selection range without parents: ' .. vim.inspect(selection))
+  local report = request(calls, 'textDocument/diagnostic', { textDocument = doc })
+  -- Only the warning that -D BLOCK (set above) names no parameter of this file's kernel.
+  local errors = 0
+  for _, d in ipairs(report.items or {}) do
+    if d.severity == 1 then errors = errors + 1 end
+  end
+  check(report.kind == 'full' and #report.items >= 1 and errors == 0, 'pull diagnostics: ' .. vim.inspect(report))
+  local hints = request(calls, 'textDocument/inlayHint', { textDocument = doc, range = { start = { line = 0, character = 0 }, ['end'] = { line = #lines, character = 0 } } })
+  local stage_hint = false
+  for _, h in ipairs(hints) do
+    if h.label == '4 KiB × 3 stages = 12 KiB' then stage_hint = true end
+  end
+  check(stage_hint, 'no shared-bytes hint with stages: ' .. vim.inspect(hints))
+  -- Completion: snippets only for a client that says it takes them.
+  local snippets = vim.lsp.protocol.make_client_capabilities().textDocument.completion.completionItem.snippetSupport
+  local dot_line = line_of('acc = dot(')
+  local completion = request(calls, 'textDocument/completion', { textDocument = doc, position = { line = dot_line, character = 8 } })
+  local items = completion.items or completion
+  local copy_bulk
+  for _, item in ipairs(items) do
+    if item.label == 'copy_bulk' then copy_bulk = item end
+  end
+  check(copy_bulk, 'copy_bulk is not completed')
+  if snippets then
+    check(copy_bulk.insertTextFormat == 2 and copy_bulk.insertText == 'copy_bulk(${1:dst}, ${2:src})', vim.inspect(copy_bulk))
+  else
+    check(copy_bulk.insertTextFormat ~= 2, 'a snippet sent to a client without snippet support: ' .. vim.inspect(copy_bulk))
+  end
+  -- Refactoring: inline scale at its call, applied as Neovim applies a workspace edit.
+  local actions = request(calls, 'textDocument/codeAction', {
+    textDocument = doc, range = { start = { line = call_line, character = call_col + 2 }, ['end'] = { line = call_line, character = call_col + 2 } },
+    context = { diagnostics = {} },
+  })
+  local inline
+  for _, action in ipairs(actions) do
+    if action.kind == 'refactor.inline' then inline = action end
+  end
+  check(inline, 'no inline action at the call of scale: ' .. vim.inspect(actions))
+  vim.lsp.util.apply_workspace_edit(inline.edit, 'utf-16')
+  local inlined = vim.api.nvim_buf_get_lines(calls, call_line, call_line + 1, true)[1]
+  check(inlined == '        acc = acc * 2.0', 'inlined line: ' .. inlined)
+  log('declaration, type definition, call hierarchy, workspace symbols, folding, selection, pull diagnostics, inlay hints, completion, inline')
+
   if #protocol_errors > 0 then
     local message = 'protocol errors seen by the client: ' .. table.concat(protocol_errors, '; ')
     check(os.getenv('ARGUS_E2E_LENIENT') == '1', message)
     log('WARNING: ' .. message)
   end
 
-  -- 5. Shut the server down cleanly.
+  -- 6. Shut the server down cleanly.
   local client = argus.clients()[1]
   vim.lsp.stop_client(client.id)
   ok = vim.wait(5000, function() return vim.lsp.get_client_by_id(client.id) == nil end, 50)

@@ -341,6 +341,15 @@
       "tooltip": "#blocked<[4, 1024]>"
     },
     {
+      "label": "layout #blocked<[4, 1024]>",
+      "paddingLeft": true,
+      "position": {
+        "character": 50,
+        "line": 8
+      },
+      "tooltip": "How the tile's elements are spread over threads (hover the name for the full map)."
+    },
+    {
       "kind": 1,
       "label": ": f32 (4, 1)",
       "paddingLeft": false,
@@ -349,6 +358,15 @@
         "line": 9
       },
       "tooltip": "#blocked<[4, 1024], reduced=[1]>"
+    },
+    {
+      "label": "layout #blocked<[4, 1024], reduced=[1]>",
+      "paddingLeft": true,
+      "position": {
+        "character": 22,
+        "line": 9
+      },
+      "tooltip": "How the tile's elements are spread over threads (hover the name for the full map)."
     },
     {
       "kind": 1,
@@ -361,6 +379,15 @@
       "tooltip": "#blocked<[4, 1024]>"
     },
     {
+      "label": "layout #blocked<[4, 1024]>",
+      "paddingLeft": true,
+      "position": {
+        "character": 18,
+        "line": 10
+      },
+      "tooltip": "How the tile's elements are spread over threads (hover the name for the full map)."
+    },
+    {
       "kind": 1,
       "label": ": f32 (4, 1)",
       "paddingLeft": false,
@@ -369,6 +396,15 @@
         "line": 11
       },
       "tooltip": "#blocked<[4, 1024], reduced=[1]>"
+    },
+    {
+      "label": "layout #blocked<[4, 1024], reduced=[1]>",
+      "paddingLeft": true,
+      "position": {
+        "character": 22,
+        "line": 11
+      },
+      "tooltip": "How the tile's elements are spread over threads (hover the name for the full map)."
     }
   ]
 }

@@ -15,7 +15,7 @@ syn keyword argusType        Tensor
 syn keyword argusBuiltin     program_id num_programs cdiv load store copy shared zeros full arange iota
 syn keyword argusBuiltin     sum max min prod maximum minimum exp exp2 log log2 sqrt rsqrt tanh erf
 syn keyword argusBuiltin     sin cos floor ceil abs fma where cast dot barrier require range tag
-syn keyword argusBuiltin     copy_async commit_group wait_group pipelined mma
+syn keyword argusBuiltin     copy_async commit_group wait_group copy_bulk pipelined mma wgmma
 syn match   argusFunction    '\h\w*' contained
 syn match   argusDecorator   '@\s*\(kernel\|device\)\>'
 

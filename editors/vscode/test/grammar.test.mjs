@@ -76,6 +76,8 @@ test("builtins only when called; names stay plain", async () => {
   assert.equal(await scopeOf("    barrier()", "barrier"), "support.function.builtin.argus");
   assert.equal(await scopeOf("    copy_async(a_s, v)", "copy_async"), "support.function.builtin.argus");
   assert.equal(await scopeOf("for kt in pipelined(n, stages=3):", "pipelined"), "support.function.builtin.argus");
+  assert.equal(await scopeOf("        copy_bulk(a_s, v)", "copy_bulk"), "support.function.builtin.argus");
+  assert.equal(await scopeOf("    acc = zeros(f32, (64, 64), layout=wgmma(warpgroups=1))", "wgmma"), "support.function.builtin.argus");
   assert.equal(await scopeOf("y = gelu(x)", "gelu"), "entity.name.function.call.argus");
   // `sum` as a plain variable name is not a call.
   assert.equal(await scopeOf("s = sum", "sum"), "source.argus");

@@ -1,0 +1,26 @@
+// Iterative walks over the AST for the language features (no recursion: a
+// deeply nested file must not overflow the server's stack).
+#pragma once
+
+#include <vector>
+
+#include "frontend/ast.h"
+
+namespace argus::lsp {
+
+struct StatementVisit {
+  const ast::Stmt* stmt = nullptr;
+  const ast::FunctionDef* function = nullptr;  // null for a top-level stray statement
+  const ast::Block* block = nullptr;           // the block holding it
+  size_t index = 0;                            // its position in `block`
+  size_t depth = 0;                            // 0 for a function body's own statements
+};
+
+// The bodies of a compound statement (for, while, if: then and else), in order.
+std::vector<const ast::Block*> childBlocks(const ast::Stmt& stmt);
+// Every statement of the module in source order (pre-order).
+std::vector<StatementVisit> allStatements(const ast::Module& module);
+// The statements of one function, in source order.
+std::vector<StatementVisit> statementsOf(const ast::FunctionDef& function);
+
+}  // namespace argus::lsp
