@@ -14,7 +14,8 @@
 // Each row address covers 8 consecutive 16-bit elements (16 bytes), so the
 // path needs 16-byte aligned rows: the buffer's last extent a multiple of 8,
 // the view's column offset a known multiple of 8, and a swizzle that moves
-// whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs.
+// whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs, and a
+// 16-bit one says why (AG5021, tensorCoreProblem).
 #include <numeric>
 #include <optional>
 
@@ -73,12 +74,6 @@ std::string KernelLowering::tensorCoreProblem(const ir::Op& op) const {
   if (aType.shape.size() != 2 || aType.shape[1] % 16 != 0)
     return "K = " + std::to_string(aType.shape.size() == 2 ? aType.shape[1] : 0) +
            " is not a multiple of 16, the K of one tensor-core step";
-  if (!accType.layout.isMma())
-    return "no tensor-core layout fits this accumulator of shape (" + std::to_string(accType.shape[0]) + ", " +
-           std::to_string(accType.shape.size() > 1 ? accType.shape[1] : 0) + ") over " +
-           std::to_string(fn_.numWarps) +
-           " warps (mma needs rows a multiple of 16 and columns of 8 per warp), or the accumulator also flows "
-           "into a reduction, broadcast or load that keeps its layout; give it layout=mma(warps=(WM, WN)) yourself";
   for (const ir::Type* t : {&aType, &bType}) {
     const char* name = t == &aType ? "a" : "b";
     if (t->swizzle.hasPanels())
@@ -88,6 +83,12 @@ std::string KernelLowering::tensorCoreProblem(const ir::Op& op) const {
              std::to_string(t->swizzle.base) + ", " + std::to_string(t->swizzle.shift) +
              "), which splits the 8-element rows ldmatrix reads; use M >= 3";
   }
+  if (!accType.layout.isMma())
+    return "no tensor-core layout fits this accumulator of shape (" + std::to_string(accType.shape[0]) + ", " +
+           std::to_string(accType.shape.size() > 1 ? accType.shape[1] : 0) + ") over " +
+           std::to_string(fn_.numWarps) +
+           " warps (mma needs rows a multiple of 16 and columns of 8 per warp), or the accumulator also flows "
+           "into a reduction, broadcast or load that keeps its layout; give it layout=mma(warps=(WM, WN)) yourself";
   const char* unaligned = "the rows ldmatrix reads from operand '{0}' are not known to start 16 bytes apart: its "
                           "buffer's rows must be a multiple of 8 elements and its column offset a constant multiple "
                           "of 8";

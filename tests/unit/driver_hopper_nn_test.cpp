@@ -127,8 +127,8 @@ TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsWgmmaOnSm90a) {
   EXPECT_EQ(ptx.find("fma.rn.f32"), std::string::npos);
 }
 
-// A cp.async GEMM without a layout: mma.sync on sm_80 and sm_90 (and on sm_90a, where
-// its B buffer's 128-column rows are no swizzle span and its 4 warps no warpgroup per 64 rows).
+// A cp.async GEMM without a layout: mma.sync on sm_80 and sm_90, and on sm_90a too, where
+// B's swizzle (3, 3, 4) is none of TMA's patterns, the only ones wgmma reads.
 const char* kAsyncGemm = R"(
 @kernel(grid=(cdiv(M, 64), cdiv(N, 128)), warps=4)
 def g(A: Tensor[bf16, (M, K)], B: Tensor[bf16, (K, N)], C: Tensor[f32, (M, N)]):
