@@ -39,7 +39,9 @@ std::string warningsOf(argus::Compilation& c) {
 TEST(HopperNn, BStoredKByNTakesWgmmaThroughPanels) {
   for (const char* dtype : {"bf16", "f16"}) {
     std::string text = argus::testing::readExample("gemm_nn.ag");
-    for (size_t at = text.find("bf16"); at != std::string::npos; at = text.find("bf16", at)) text.replace(at, 4, dtype);
+    const std::string to = dtype;
+    for (size_t at = text.find("bf16"); at != std::string::npos; at = text.find("bf16", at + to.size()))
+      text.replace(at, 4, to);
     auto c = compile("gemm_nn.ag", text);
     const std::string& ptx = c->ptx();
     ASSERT_EQ(errorsOf(*c), "") << dtype;
