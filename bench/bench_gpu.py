@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Argus against its peers on the GPU, side by side in one run.
 
-    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|gemm_nt|moe|attention]
+    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|gemm_nt|gemm_nn|moe|attention]
     python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR --dry-run     # no GPU, no torch needed
 
 Workloads (DESIGN.md section 10):
@@ -15,6 +15,11 @@ Workloads (DESIGN.md section 10):
     the strided view W.t() as B). Same data for all three; K must be a multiple of 8 for TMA
     (16-byte rows), so the ragged sizes have M, N off the tiles and K = 8 mod 64, and one
     K = 300 size shows the n/a;
+  - "gemm_nn", bf16 GEMM on the Hopper path with B stored (K, N) as torch.matmul stores it,
+    C = A @ B written the natural way: Argus `gemm_nn` (DIR/gemm_nn.ptx; sm_90a: wgmma with
+    B read N-major, TMA boxes in 64-column panels), cuBLAS (torch.matmul(A, B)), Triton (the
+    same kernel as "gemm"). TMA needs 16-byte rows of A and B: K and N multiples of 8 (one
+    ragged size with N = 1003 shows the n/a);
   - "moe", the bf16 grouped GEMM of a mixture-of-experts layer: tokens routed to their top-k
     experts (random, fixed seed), the token-expert pairs sorted by expert and each expert's
     rows padded to a multiple of BM (vLLM's moe_align_block_size layout: X (T_pad, K),
@@ -69,18 +74,20 @@ ATTN_IMPLS = ["argus", "flash", "cudnn"]
 MOE_IMPLS = ["argus", "torch_loop", "triton"]
 LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
           "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
-WORKLOADS = ["gemm", "gemm_nt", "moe", "attention"]
+WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "moe", "attention"]
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
+          "gemm_nn": "bf16 GEMM, Hopper path (C = A @ B, B stored (K, N))",
           "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward"}
 ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_persistent.ptx", "gemm_persistent"), ("gemm_wgmma.ptx", "gemm_wgmma")],
+               "gemm_nn": [("gemm_nn.ptx", "gemm_nn")],
                "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_persistent.ptx", "moe_gemm"),
                        ("moe_gemm_bm128.ptx", "moe_gemm")],
                "attention": [("attention.ptx", "attention")]}
 
 
 def is_gemm(workload):
-    """gemm: C = A @ B; gemm_nt: C = A @ W^T. Both are (M, N, K) sized."""
-    return workload in ("gemm", "gemm_nt")
+    """gemm, gemm_nn: C = A @ B; gemm_nt: C = A @ W^T. All are (M, N, K) sized."""
+    return workload in ("gemm", "gemm_nt", "gemm_nn")
 
 
 def impls_for(workload):
@@ -109,8 +116,16 @@ def gemm_nt_sizes(quick):
     return ragged, gemm_sizes(quick)[1]
 
 
+def gemm_nn_sizes(quick):
+    """As gemm_sizes, but TMA reads rows of A (K) and of B (N): the ragged K and N are
+    multiples of 8 off the 64 x 256 tiles, M off the 128-row tiles; N = 1003 is n/a."""
+    ragged = [(1000, 1000, 520), (1000, 1003, 520)] if quick else \
+        [(1000, 1000, 520), (129, 264, 136), (1, 8, 8), (300, 600, 72), (1000, 1003, 520)]
+    return ragged, gemm_sizes(quick)[1]
+
+
 def sizes_of(workload, quick):
-    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "moe": moe_sizes, "attention": attention_sizes}[workload](quick)
+    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "gemm_nn": gemm_nn_sizes, "moe": moe_sizes, "attention": attention_sizes}[workload](quick)
 
 
 # MoE layers the timed cases take their shapes from (E experts, top-k, N and K of the

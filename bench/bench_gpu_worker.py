@@ -1,5 +1,5 @@
 """The GPU side of bench_gpu.py: one worker process per group ("argus:gemm",
-"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:moe", "peers:moe",
+"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:gemm_nn", "peers:gemm_nn", "argus:moe", "peers:moe",
 "argus:attention", "peers:attention"). Checks every implementation
 of the group first, then times those whose checks all passed; returns plain
 records (see bench_gpu.py for the method)."""
@@ -35,7 +35,7 @@ class Problem:
     def __init__(self, torch, workload, size, gen):
         self.torch, self.workload, self.size = torch, workload, size
         bf16 = torch.bfloat16
-        if workload == "gemm":
+        if workload in ("gemm", "gemm_nn"):
             m, n, k = size
             self.a = torch.randn(m, k, device="cuda", dtype=bf16, generator=gen)
             self.b = torch.randn(k, n, device="cuda", dtype=bf16, generator=gen)

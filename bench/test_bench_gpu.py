@@ -125,6 +125,19 @@ class GemmNtBindingTest(unittest.TestCase):
         self.assertIn((4096, 4096, 512), bench_gpu.gemm_nt_sizes(False)[1])
         self.assertIn((8192, 8192, 8192), bench_gpu.gemm_nt_sizes(False)[1])
 
+    def test_nn_ragged_sizes_have_tma_rows_and_one_n_a_case(self):
+        """gemm_nn: TMA reads rows of A (K) and of B (N): multiples of 8 off the tiles, and one N that is not."""
+        for quick in (False, True):
+            ragged, timed = bench_gpu.gemm_nn_sizes(quick)
+            self.assertEqual(timed, bench_gpu.gemm_sizes(quick)[1])
+            tma_ok = [s for s in ragged if s[1] % 8 == 0 and s[2] % 8 == 0]
+            self.assertTrue(tma_ok)
+            self.assertTrue(any(m % 128 and n % 256 and k % 64 for m, n, k in tma_ok))
+            self.assertEqual(len(ragged) - len(tma_ok), 1)
+        self.assertIn("gemm_nn", bench_gpu.WORKLOADS)
+        self.assertTrue(bench_gpu.is_gemm("gemm_nn"))
+        self.assertEqual(bench_gpu.impls_for("gemm_nn"), ["argus", "cublas", "triton"])
+
 
 class AttentionBindingTest(unittest.TestCase):
     def make(self, rank=4, scalars=(), constants=None, extra=()):

@@ -64,8 +64,9 @@ std::optional<ir::WgmmaDescriptor> operandDescriptor(const ir::Function& fn, con
 
 }  // namespace
 
-// B of p @ v (A in registers): MN-major, its rows N elements. Codegen's descriptor when
-// those rows are one swizzle span of the buffer's own pattern, else the one they would need.
+// B stored (K, N) (p @ v with A in registers, or A @ B with A shared): MN-major, its rows
+// N elements. Codegen's descriptor when those rows are one swizzle span of the buffer's
+// own pattern (or panels of one), else the one they would need.
 std::optional<ir::WgmmaDescriptor> mnMajorDescriptor(const ir::Function& fn, const Op& dot, bool* derived) {
   const ir::Type& t = fn.typeOf(dot.operands[1]);
   const Op* view = viewOpOf(fn, dot.operands[1]);
@@ -73,10 +74,15 @@ std::optional<ir::WgmmaDescriptor> mnMajorDescriptor(const ir::Function& fn, con
   if (t.kind != ir::TypeKind::View || t.space != ir::MemSpace::Shared || !buffer || !isSixteenBit(t.dtype) ||
       buffer->shape.size() < 2 || t.shape.size() != 2)
     return std::nullopt;
+  ir::WgmmaDescriptor d;
+  if (ir::wgmmaMnMajorOperandProblem(t, buffer, t.shape.back(), &d).empty()) {
+    *derived = true;
+    return d;
+  }
+  *derived = false;
   const auto isSpan = [](int64_t bytes) { return bytes == 32 || bytes == 64 || bytes == 128; };
   const int64_t rowBytes = buffer->shape.back() * 2;
   const int swizzleBytes = ir::tmaSwizzleBytes(t.swizzle, t.dtype);
-  *derived = isSpan(swizzleBytes) && rowBytes == swizzleBytes && t.shape.back() == buffer->shape.back();
   if (isSpan(rowBytes)) return ir::wgmmaMnMajorDescriptorForSpan(static_cast<int>(rowBytes));
   if (isSpan(swizzleBytes)) return ir::wgmmaMnMajorDescriptorForSpan(swizzleBytes);
   return std::nullopt;
@@ -92,12 +98,14 @@ std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& f
     if (!b) return std::nullopt;
     out.b = *b;
     out.aInRegisters = true;
+    out.bMnMajor = true;
     return out;
   }
-  if (!(dot.attrs.i & ir::kDotTransB)) return std::nullopt;  // codegen refuses B stored (K, N)
   WgmmaDotDescriptors out;
+  out.bMnMajor = !(dot.attrs.i & ir::kDotTransB);  // B stored (K, N)
   std::optional<ir::WgmmaDescriptor> a = operandDescriptor(fn, dot, 0, &out.aDerived);
-  std::optional<ir::WgmmaDescriptor> b = operandDescriptor(fn, dot, 1, &out.bDerived);
+  std::optional<ir::WgmmaDescriptor> b =
+      out.bMnMajor ? mnMajorDescriptor(fn, dot, &out.bDerived) : operandDescriptor(fn, dot, 1, &out.bDerived);
   if (!a || !b) return std::nullopt;
   out.a = *a;
   out.b = *b;
@@ -122,7 +130,7 @@ struct Mismatch {
 
 class OperandCheck {
  public:
-  // `mnMajor`: B of p @ v, stored (K, N) and read transposed; its view's rows are K.
+  // `mnMajor`: B stored (K, N) and read transposed; its view's rows are K.
   OperandCheck(const ir::Function& fn, const Op& dot, size_t which, bool mnMajor)
       : fn_(fn), dot_(dot), which_(which), mnMajor_(mnMajor) {}
 
@@ -157,10 +165,10 @@ class OperandCheck {
     std::vector<uint64_t> descriptors(static_cast<size_t>(steps));
     for (const Origin& origin : origins_)
       for (int64_t g = 0; g < groups_; ++g) {
-        const int64_t groupStart = origin.linear * kElementBytes + g * d.warpgroupBytes;
+        const int64_t groupStart = swizzle.place(origin.linear) * kElementBytes + g * d.warpgroupBytes;
         for (int64_t s = 0; s < steps; ++s)
           descriptors[static_cast<size_t>(s)] =
-              ir::encodeWgmmaDescriptor(d, static_cast<uint32_t>(groupStart + s * d.kStepBytes));
+              ir::encodeWgmmaDescriptor(d, static_cast<uint32_t>(groupStart + ir::wgmmaStepOffsetBytes(d, s)));
         for (int64_t row = 0; row < rowsPerDescriptor_; ++row) {
           const int64_t viewRow = g * rowsPerDescriptor_ + row;
           for (int64_t k = 0; k < k_; ++k) {
@@ -169,7 +177,8 @@ class OperandCheck {
             const int64_t linear = origin.linear + viewRow * strides_[rank - 2] + k * strides_[rank - 1];
             const int64_t stored = swizzle.apply(linear) * kElementBytes;
             if (read == stored) continue;
-            Mismatch m{g, row, k, origin.offsets, groupStart + (k / ir::kWgmmaKStep) * d.kStepBytes, read, stored};
+            Mismatch m{g, row, k, origin.offsets, groupStart + ir::wgmmaStepOffsetBytes(d, k / ir::kWgmmaKStep), read,
+                       stored};
             m.element[rank - 2] += viewRow;
             m.element[rank - 1] += k;
             return m;
@@ -185,7 +194,8 @@ class OperandCheck {
     const size_t rank = strides_.size();
     for (const Origin& origin : origins_)
       for (int64_t row = 0; row < rows_; ++row) {
-        const int64_t start = origin.linear * kElementBytes + (row / ir::kWgmmaKStep) * d.kStepBytes;
+        const int64_t start =
+            swizzle.place(origin.linear) * kElementBytes + ir::wgmmaStepOffsetBytes(d, row / ir::kWgmmaKStep);
         const uint64_t desc = ir::encodeWgmmaDescriptor(d, static_cast<uint32_t>(start));
         for (int64_t n = 0; n < k_; ++n) {
           const int64_t read = ir::wgmmaReadAddressMnMajor(desc, n, row % ir::kWgmmaKStep);
@@ -224,6 +234,8 @@ class OperandCheck {
     std::string s = d.mode == ir::WgmmaSwizzleMode::None
                         ? "no swizzle, leading byte offset " + std::to_string(d.leadingByteOffset) + ", "
                         : std::to_string(int64_t{16} << (4 - static_cast<int>(d.mode))) + "-byte swizzle, ";
+    if (d.mode != ir::WgmmaSwizzleMode::None && d.mnMajor && d.panelBytes > 0)
+      s += "leading byte offset " + std::to_string(d.leadingByteOffset) + " (from one panel of N to the next), ";
     return s + "stride byte offset " + std::to_string(d.strideByteOffset);
   }
 
@@ -232,17 +244,21 @@ class OperandCheck {
     const ir::DType dtype = fn_.typeOf(buffer_).dtype;
     const int base = ir::tmaSwizzleBase(dtype);
     for (int bits = 3; bits >= 1 && base >= 0; --bits) {
-      ir::Swizzle candidate{bits, base, 3};
+      ir::Swizzle candidate = swizzle_;
+      candidate.bits = bits;
+      candidate.base = base;
+      candidate.shift = 3;
       if (candidate == swizzle_ || firstMismatch(d, candidate)) continue;
       return "declare '" + buffer + "' with swizzle=(" + std::to_string(bits) + ", " + std::to_string(base) +
              ", 3), the layout the descriptor reads (TMA's " + std::to_string(16 << bits) + "-byte pattern)";
     }
     const int64_t rowBytes = fn_.typeOf(buffer_).shape.back() * kElementBytes;
-    if (mnMajor_ && rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
+    const bool span = rowBytes == 32 || rowBytes == 64 || rowBytes == 128 || swizzle_.hasPanels();
+    if (mnMajor_ && !span)
       return "a row of '" + buffer + "' is " + std::to_string(rowBytes) +
              " bytes, but wgmma reads a B stored (K, N) in rows of exactly 32, 64 or 128 bytes (one swizzle span): "
              "split N into panels of at most 64 elements, one buffer and one dot per panel, each with swizzle=(3, 3, 3)";
-    if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
+    if (!span)
       return "a row of '" + buffer + "' is " + std::to_string(rowBytes) +
              " bytes, but wgmma reads K-major rows of exactly 32, 64 or 128 bytes (one swizzle span): split K "
              "into panels of at most 64 elements, one buffer and one dot per panel, each with swizzle=(3, 3, 3)";
@@ -250,8 +266,9 @@ class OperandCheck {
       return "give '" + buffer + "' " + (mnMajor_ ? "rows of N" : "K-major rows") +
              " of 32, 64 or 128 bytes with swizzle=(1, 3, 3), (2, 3, 3) or (3, 3, 3)";
     return "the buffer's layout is one wgmma reads, so this descriptor is the compiler's error (it should be: " +
-           describe(mnMajor_ ? ir::wgmmaMnMajorDescriptorForSpan(static_cast<int>(rowBytes))
-                             : ir::wgmmaDescriptorForSpan(static_cast<int>(rowBytes))) +
+           describe(swizzle_.hasPanels() ? d
+                    : mnMajor_ ? ir::wgmmaMnMajorDescriptorForSpan(static_cast<int>(rowBytes))
+                               : ir::wgmmaDescriptorForSpan(static_cast<int>(rowBytes))) +
            "); please report it";
   }
 
@@ -273,7 +290,7 @@ class OperandCheck {
         first = last = def->attrs.i;
       } else {
         // Offsets past one period of this dimension repeat a residue already seen.
-        const int64_t repeat = period / std::gcd(period, strides_[d] * kElementBytes);
+        const int64_t repeat = period / std::gcd(period, swizzle_.place(strides_[d]) * kElementBytes);
         last = std::min(last, repeat - 1);
       }
       std::map<int64_t, size_t> seen;
@@ -283,7 +300,8 @@ class OperandCheck {
           Origin n = o;
           n.offsets[d] = v;
           n.linear += v * strides_[d];
-          if (seen.emplace((n.linear * kElementBytes) % period, next.size()).second) next.push_back(std::move(n));
+          if (seen.emplace((swizzle_.place(n.linear) * kElementBytes) % period, next.size()).second)
+            next.push_back(std::move(n));
         }
       origins_ = std::move(next);
     }
@@ -311,7 +329,7 @@ void checkBlock(const ir::Function& fn, const ir::Block& block, DiagnosticSink& 
     if (!plan) continue;
     for (size_t which : {size_t{0}, size_t{1}}) {
       if (which == 0 && plan->aInRegisters) continue;
-      OperandCheck check(fn, *op, which, plan->aInRegisters);
+      OperandCheck check(fn, *op, which, which == 1 && plan->bMnMajor);
       if (!check.prepare()) continue;
       const ir::WgmmaDescriptor& d = which == 0 ? plan->a : plan->b;
       const bool derived = which == 0 ? plan->aDerived : plan->bDerived;

@@ -2,8 +2,8 @@
 // whose accumulator has the wgmma layout, the shared-memory byte that the
 // hardware reads through codegen's matrix descriptors (ir::wgmmaReadAddress)
 // is, for every element (row, k) of A's rows (each warpgroup's 64) and of B's
-// N rows (or, for p @ v with A in registers, every element (k, n) of an MN-major
-// B), every K step and every stage of a staged buffer, the byte where the
+// N rows (or, for B stored (K, N), read MN-major, every element (k, n) of it),
+// every K step and every stage of a staged buffer, the byte where the
 // buffer's swizzled layout stores that element (ir::Swizzle::apply on its
 // row-major offset). See docs/checker.md, "wgmma descriptors".
 #pragma once
@@ -23,16 +23,16 @@ struct WgmmaDotDescriptors {
   // descriptor is then the one its rows (or its swizzle) would need, so that a
   // buffer it cannot express is reported with an element it would misread.
   bool aDerived = true, bDerived = true;
-  // A in registers (attention's p @ v): only B is read through a descriptor, and it is
-  // MN-major (stored (K, N), imm-trans-b = 1; ir::wgmmaReadAddressMnMajor).
+  // A in registers (attention's p @ v): only B is read through a descriptor.
   bool aInRegisters = false;
+  // B stored (K, N), read MN-major (imm-trans-b = 1; ir::wgmmaReadAddressMnMajor).
+  bool bMnMajor = false;
 };
 
 // Codegen's descriptors for `dot`, or nullopt when the dot does not read shared
-// operands through descriptors (no wgmma accumulator; A in shared memory with B
-// stored (K, N); A in registers with B read transposed) or an operand is refused
-// for something other than its layout (its space or dtype): code generation
-// reports those.
+// operands through descriptors (no wgmma accumulator; A in registers with B read
+// transposed) or an operand is refused for something other than its layout (its
+// space or dtype): code generation reports those.
 std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& fn, const ir::Op& dot);
 
 // Where the check takes each dot's descriptors from: codegen's derivation, or a

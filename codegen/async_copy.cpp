@@ -84,7 +84,8 @@ llvm::Value* isMultipleOf(llvm::IRBuilder<>& b, llvm::Value* x, int64_t power) {
 }  // namespace
 
 bool swizzleKeepsChunksWhole(const ir::Swizzle& swizzle, int64_t vec) {
-  return swizzle.isIdentity() || (int64_t{1} << swizzle.base) % vec == 0;
+  if (swizzle.hasPanels() && swizzle.panelCols % vec != 0) return false;
+  return swizzle.bits == 0 || (int64_t{1} << swizzle.base) % vec == 0;
 }
 
 llvm::Value* KernelLowering::asyncCopyAligned(const Lowered& dst, const Lowered& src, DType t, int64_t chunkBytes) {

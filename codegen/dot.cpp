@@ -34,6 +34,9 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
                        "copy the operands into shared(...) buffers first");
   if (!dtypeSupported(aType.dtype)) return unsupported(op, std::string("dot on ") + ir::dtypeName(aType.dtype));
   if (canUseTensorCores(op)) return lowerMmaDot(op);
+  // A 16-bit dot that tensor cores could have run says why it did not (AG5021).
+  if (aType.dtype == DType::BF16 || aType.dtype == DType::F16)
+    diags_.report(DiagId::DotOnFmas, op.range, {ir::dtypeName(aType.dtype), tensorCoreProblem(op)});
   if (aType.shape.size() != 2 || accType.shape.size() != 2) return internalError(op.range, "dot operands are not rank 2");
   const EmittedLayout* layout = layoutFor(accType.layout, op.range);
   if (!layout) return false;

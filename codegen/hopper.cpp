@@ -4,13 +4,13 @@
 // mbarrier.try_wait; TOOLCHAIN.md). The ops that one thread performs for the
 // block (MbarrierInit, MbarrierExpectTx, CopyBulk) run on thread 0.
 //
-// wgmma operands are K-major shared tiles whose rows are exactly one swizzle
-// span (32, 64 or 128 bytes, buffer swizzle (b, 3, 3) for 16-bit types: the
-// pattern TMA writes). A matrix descriptor names a warpgroup's 64 rows of A, or
-// all N rows of B (dot's trans_b: B stored (N, K)); the K step of 16 elements
-// advances the start address by 32 bytes inside the swizzle atom, as the
-// hardware applies the swizzle to address bits. Buffers that wgmma or TMA use
-// are 1024-byte aligned (kernel.cpp), so the pattern's phase is the address's.
+// wgmma operands are shared tiles whose rows are one swizzle span (32, 64 or 128
+// bytes, buffer swizzle (b, 3, 3) for 16-bit types: the pattern TMA writes) or
+// several, stored in column panels one span wide (ir::Swizzle): K-major A, and B
+// K-major (dot's trans_b: B stored (N, K)) or MN-major (B stored (K, N), imm-trans-b
+// = 1). A matrix descriptor names a warpgroup's 64 rows of A, or all N of B
+// (ir/wgmma.h has the fields and the K steps). Buffers that wgmma or TMA use are
+// 1024-byte aligned (kernel.cpp), so the pattern's phase is the address's.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -223,7 +223,22 @@ bool KernelLowering::lowerCopyBulk(const ir::Op& op) {
            "d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [$0], [$1, {" + coords + "}], [$2], $" +
            std::to_string(args.size() - 1) + ";";
   }
-  onThreadZero([&] { inlinePtx(b_.getVoidTy(), text, constraints + ",~{memory}", args, true); });
+  // A destination in column panels (ir::Swizzle): one box per panel, each a span of
+  // columns further in the tensor and one panel further in the buffer.
+  const ir::Swizzle& panels = dstType.swizzle;
+  const int64_t panelCount = panels.hasPanels() ? panels.cols / panels.panelCols : 1;
+  if (panelCount > 1 && multicast(op)) return unsupported(op, "a multicast copy_bulk into a buffer in panels");
+  onThreadZero([&] {
+    for (int64_t p = 0; p < panelCount; ++p) {
+      std::vector<llvm::Value*> panelArgs = args;
+      if (p > 0) {
+        const int64_t panelBytes = panels.rows * panels.panelCols * std::max(1, ir::dtypeBits(dstType.dtype) / 8);
+        panelArgs[0] = b_.CreateAdd(args[0], b_.getInt32(static_cast<uint32_t>(p * panelBytes)));
+        panelArgs[3] = b_.CreateAdd(args[3], b_.getInt32(static_cast<uint32_t>(p * panels.panelCols)));
+      }
+      inlinePtx(b_.getVoidTy(), text, constraints + ",~{memory}", panelArgs, true);
+    }
+  });
   return true;
 }
 
@@ -231,12 +246,12 @@ bool KernelLowering::multicast(const ir::Op& copy) const {
   return fn_.clusterSize > 1 && (copy.attrs.i & ir::kCopyMulticast) != 0;
 }
 
-// A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format") for a K-major
-// swizzled operand starting at `address` (32-bit shared): start address, leading
-// byte offset (unused by swizzled K-major layouts: 1), stride byte offset (8 rows
-// of one span), and the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B).
-llvm::Value* KernelLowering::wgmmaDescriptor(llvm::Value* address, int swizzleBytes) {
-  const uint64_t fixed = ir::wgmmaDescriptorFixedBits(ir::wgmmaDescriptorForSpan(swizzleBytes));
+// A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format") for an operand
+// starting at `address` (32-bit shared): start address, leading byte offset (unused by
+// swizzled K-major layouts: 1; between column panels for MN-major ones), stride byte
+// offset (8 rows of one span), and the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B).
+llvm::Value* KernelLowering::wgmmaDescriptor(llvm::Value* address, const ir::WgmmaDescriptor& descriptor) {
+  const uint64_t fixed = ir::wgmmaDescriptorFixedBits(descriptor);
   llvm::Value* start = b_.CreateZExt(
       b_.CreateLShr(b_.CreateAnd(address, b_.getInt32(ir::kWgmmaStartAddressMask)), b_.getInt32(4)), b_.getInt64Ty());
   return b_.CreateOr(start, b_.getInt64(fixed));
@@ -262,30 +277,28 @@ static std::string wgmmaAsm(int64_t n, ir::DType dtype, size_t numValues, const 
          ";\n}";
 }
 
-// Why this dot's operand `which` cannot feed wgmma ("" when it can): a 16-bit
-// shared view that covers whole rows of a buffer whose row is one swizzle span.
-std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const {
+// Why this dot's operand `which` cannot feed wgmma ("" when it can, with *descriptor
+// set): a 16-bit shared view that covers whole rows of a buffer whose row is one
+// swizzle span (or several in panels); K-major, or for B without trans_b, MN-major.
+std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, ir::WgmmaDescriptor* descriptor) const {
   const ir::Op* view = fn_.values[op.operands[which]].def;
   const ir::Type* buffer =
       view && view->kind == ir::OpKind::View && !view->operands.empty() ? &fn_.typeOf(view->operands[0]) : nullptr;
-  ir::WgmmaDescriptor descriptor;
-  std::string problem =
-      ir::wgmmaOperandProblem(fn_.typeOf(op.operands[which]), buffer, which == 0 ? "a" : "b", &descriptor);
-  if (problem.empty()) *swizzleBytes = descriptor.swizzleBytes;
-  return problem;
+  const ir::Type& operand = fn_.typeOf(op.operands[which]);
+  if (which == 1 && (op.attrs.i & ir::kDotTransB) == 0) {
+    const ir::Type& acc = fn_.typeOf(op.operands[2]);
+    return ir::wgmmaMnMajorOperandProblem(operand, buffer, acc.shape.size() == 2 ? acc.shape[1] : -1, descriptor);
+  }
+  return ir::wgmmaOperandProblem(operand, buffer, which == 0 ? "a" : "b", descriptor);
 }
 
 bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   if (!requireSm90a(op, "wgmma")) return false;
   const ir::Type& aType = fn_.typeOf(op.operands[0]);
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
-  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
-  if (!transB)
-    return unsupported(op, "wgmma with B stored (K, N)",
-                       "store B as (N, K) (K contiguous) and call dot(a, b, acc, trans_b=True)");
   if (accType.dtype != DType::F32) return unsupported(op, "a wgmma accumulator that is not f32");
-  int aSwizzle = 0, bSwizzle = 0;
-  for (auto [which, out] : {std::pair<size_t, int*>{0, &aSwizzle}, {1, &bSwizzle}}) {
+  ir::WgmmaDescriptor aDescriptor, bDescriptor;
+  for (auto [which, out] : {std::pair<size_t, ir::WgmmaDescriptor*>{0, &aDescriptor}, {1, &bDescriptor}}) {
     std::string problem = wgmmaOperandProblem(op, which, out);
     if (!problem.empty()) return unsupported(op, "this wgmma operand", problem);
   }
@@ -299,31 +312,31 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
 
   const Lowered& a = values_[op.operands[0]];
   const Lowered& b = values_[op.operands[1]];
+  // The view's first element, placed in the buffer's panels (the view starts at a whole
+  // row of a whole swizzle atom, so the XOR leaves that element in place).
   auto originAddress = [&](const Lowered& view, const ir::Type& t) {
     llvm::Value* origin = viewElementIndex(view, std::vector<llvm::Value*>(t.shape.size(), b_.getInt32(0)));
-    return sharedAddress32(b_.CreateGEP(memType(t.dtype), view.base, origin));
+    return sharedAddress32(b_.CreateGEP(memType(t.dtype), view.base, placeInPanels(view.swizzle, origin)));
   };
   llvm::Value* warpgroup = b_.CreateLShr(threadId(), b_.getInt32(7));
-  const ir::WgmmaDescriptor aDescriptor = ir::wgmmaDescriptorForSpan(aSwizzle);
-  const ir::WgmmaDescriptor bDescriptor = ir::wgmmaDescriptorForSpan(bSwizzle);
   llvm::Value* aRows = b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(aDescriptor.warpgroupBytes)));
   llvm::Value* aBase = b_.CreateAdd(originAddress(a, aType), aRows);
   llvm::Value* bBase = originAddress(b, fn_.typeOf(op.operands[1]));
 
   const size_t descA = numValues, descB = numValues + 1;
   std::string constraints;
-  std::string text = wgmmaAsm(n, aType.dtype, numValues,
-                              "$" + std::to_string(descA) + ", $" + std::to_string(descB), 2, "0, 0", &constraints);
+  std::string text = wgmmaAsm(n, aType.dtype, numValues, "$" + std::to_string(descA) + ", $" + std::to_string(descB), 2,
+                              bDescriptor.mnMajor ? "0, 1" : "0, 0", &constraints);
   constraints += "l,l,r";
   for (size_t i = 0; i < numValues; ++i) constraints += "," + std::to_string(i);
   llvm::Type* resultTy = llvm::StructType::get(ctx_, std::vector<llvm::Type*>(numValues, b_.getFloatTy()));
 
   inlinePtx(b_.getVoidTy(), "wgmma.fence.sync.aligned;", "~{memory}", {}, true);
   for (int64_t step = 0; step * ir::kWgmmaKStep < k; ++step) {
-    llvm::Value* aStep = b_.getInt32(static_cast<uint32_t>(step * aDescriptor.kStepBytes));
-    llvm::Value* bStep = b_.getInt32(static_cast<uint32_t>(step * bDescriptor.kStepBytes));
-    std::vector<llvm::Value*> args{wgmmaDescriptor(b_.CreateAdd(aBase, aStep), aSwizzle),
-                                   wgmmaDescriptor(b_.CreateAdd(bBase, bStep), bSwizzle), b_.getInt32(1)};
+    llvm::Value* aStep = b_.getInt32(static_cast<uint32_t>(ir::wgmmaStepOffsetBytes(aDescriptor, step)));
+    llvm::Value* bStep = b_.getInt32(static_cast<uint32_t>(ir::wgmmaStepOffsetBytes(bDescriptor, step)));
+    std::vector<llvm::Value*> args{wgmmaDescriptor(b_.CreateAdd(aBase, aStep), aDescriptor),
+                                   wgmmaDescriptor(b_.CreateAdd(bBase, bStep), bDescriptor), b_.getInt32(1)};
     args.insert(args.end(), acc.begin(), acc.end());
     llvm::Value* d = inlinePtx(resultTy, text, constraints, args, true);
     for (size_t i = 0; i < numValues; ++i) acc[i] = b_.CreateExtractValue(d, {static_cast<unsigned>(i)});
@@ -410,7 +423,7 @@ bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) 
     const std::vector<llvm::Value*>& fragment = fragments[static_cast<size_t>(step)];
     llvm::Value* rows = b_.getInt32(static_cast<uint32_t>(step * bDescriptor.kStepBytes));
     std::vector<llvm::Value*> args = fragment;
-    args.push_back(wgmmaDescriptor(b_.CreateAdd(bBase, rows), swizzleBytes));
+    args.push_back(wgmmaDescriptor(b_.CreateAdd(bBase, rows), bDescriptor));
     args.push_back(b_.getInt32(1));
     args.insert(args.end(), acc.begin(), acc.end());
     llvm::Value* d = inlinePtx(resultTy, text, constraints, args, true);

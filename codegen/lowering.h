@@ -25,6 +25,7 @@
 
 #include "codegen/thread_layout.h"
 #include "ir/bulk.h"
+#include "ir/wgmma.h"
 #include "ir/ir.h"
 #include "support/diagnostic.h"
 
@@ -149,6 +150,7 @@ class KernelLowering {
   // The swizzle of the shared buffer whose array is `base` (identity for scratch).
   ir::Swizzle swizzleOfBuffer(const llvm::Value* base) const;
   llvm::Value* applySwizzle(const ir::Swizzle& swizzle, llvm::Value* index);
+  llvm::Value* placeInPanels(const ir::Swizzle& swizzle, llvm::Value* index);
   llvm::Value* globalAddress(llvm::Value* base, ir::DType t, llvm::Value* index);
   // Predicated global load / store and shared store (inline PTX, as Triton does).
   llvm::Value* predicatedGlobalLoad(llvm::Value* addr, ir::DType t, llvm::Value* pred, llvm::Value* other);
@@ -182,6 +184,7 @@ class KernelLowering {
   // ---- dot.cpp, mma.cpp
   bool lowerDot(const ir::Op& op);
   bool canUseTensorCores(const ir::Op& op) const;
+  std::string tensorCoreProblem(const ir::Op& op) const;
   bool lowerMmaDot(const ir::Op& op);
   // ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16 at this lane's row address.
   llvm::Value* ldmatrix(llvm::Value* sharedPtr, int count, bool transpose);
@@ -231,8 +234,8 @@ class KernelLowering {
   bool arrivesPerWarp(ir::ValueId bars, int64_t count) const;
   bool needsAsyncProxyFence() const;
   bool lowerCopyBulk(const ir::Op& op);
-  llvm::Value* wgmmaDescriptor(llvm::Value* address, int swizzleBytes);
-  std::string wgmmaOperandProblem(const ir::Op& op, size_t which, int* swizzleBytes) const;
+  llvm::Value* wgmmaDescriptor(llvm::Value* address, const ir::WgmmaDescriptor& descriptor);
+  std::string wgmmaOperandProblem(const ir::Op& op, size_t which, ir::WgmmaDescriptor* descriptor) const;
   bool lowerWgmmaDot(const ir::Op& op);
   std::string registerAWgmmaProblem(const ir::Op& op, int* swizzleBytes) const;
   bool lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes);

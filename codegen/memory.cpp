@@ -128,9 +128,28 @@ ir::Swizzle KernelLowering::swizzleOfBuffer(const llvm::Value* base) const {
   return {};
 }
 
-// CuTe Swizzle<B, M, S>: index ^ (((index >> (M + S)) & (2^B - 1)) << M).
+// A buffer's column panels (ir::Swizzle::place): the matrix of the last two axes is
+// stored panel after panel, each `panelCols` wide (constants: LLVM makes the powers of
+// two shifts and masks).
+llvm::Value* KernelLowering::placeInPanels(const ir::Swizzle& swizzle, llvm::Value* index) {
+  if (!swizzle.hasPanels()) return index;
+  llvm::Type* ty = index->getType();
+  auto c = [&](int64_t v) { return llvm::ConstantInt::get(ty, static_cast<uint64_t>(v)); };
+  llvm::Value* inMatrix = b_.CreateURem(index, c(swizzle.rows * swizzle.cols));
+  llvm::Value* matrixStart = b_.CreateSub(index, inMatrix);
+  llvm::Value* row = b_.CreateUDiv(inMatrix, c(swizzle.cols));
+  llvm::Value* col = b_.CreateURem(inMatrix, c(swizzle.cols));
+  llvm::Value* panel = b_.CreateMul(b_.CreateUDiv(col, c(swizzle.panelCols)), c(swizzle.rows * swizzle.panelCols));
+  llvm::Value* inPanel = b_.CreateAdd(b_.CreateMul(row, c(swizzle.panelCols)), b_.CreateURem(col, c(swizzle.panelCols)));
+  return b_.CreateAdd(matrixStart, b_.CreateAdd(panel, inPanel), "placed");
+}
+
+// CuTe Swizzle<B, M, S>: index ^ (((index >> (M + S)) & (2^B - 1)) << M), on the
+// panelled index.
 llvm::Value* KernelLowering::applySwizzle(const ir::Swizzle& swizzle, llvm::Value* index) {
   if (swizzle.isIdentity()) return index;
+  index = placeInPanels(swizzle, index);
+  if (swizzle.bits == 0) return index;
   llvm::Type* ty = index->getType();
   llvm::Value* field = b_.CreateLShr(index, llvm::ConstantInt::get(ty, static_cast<uint64_t>(swizzle.base + swizzle.shift)));
   field = b_.CreateAnd(field, llvm::ConstantInt::get(ty, (uint64_t{1} << swizzle.bits) - 1));

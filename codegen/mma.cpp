@@ -14,7 +14,8 @@
 // Each row address covers 8 consecutive 16-bit elements (16 bytes), so the
 // path needs 16-byte aligned rows: the buffer's last extent a multiple of 8,
 // the view's column offset a known multiple of 8, and a swizzle that moves
-// whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs.
+// whole 8-element chunks (base >= 3). Otherwise dot falls back to FMAs, and a
+// 16-bit one says why (AG5021, tensorCoreProblem).
 #include <numeric>
 #include <optional>
 
@@ -59,23 +60,53 @@ bool rowsAreChunkAligned(const ir::Function& fn, ir::ValueId view) {
 
 }  // namespace
 
-bool KernelLowering::canUseTensorCores(const ir::Op& op) const {
+bool KernelLowering::canUseTensorCores(const ir::Op& op) const { return tensorCoreProblem(op).empty(); }
+
+// Why this dot cannot run on mma.sync ("" when it can), in the user's words.
+std::string KernelLowering::tensorCoreProblem(const ir::Op& op) const {
   const ir::Type& aType = fn_.typeOf(op.operands[0]);
   const ir::Type& bType = fn_.typeOf(op.operands[1]);
   const ir::Type& accType = fn_.typeOf(op.operands[2]);
-  if (!accType.layout.isMma() || accType.dtype != DType::F32) return false;
-  if (aType.dtype != bType.dtype || (aType.dtype != DType::BF16 && aType.dtype != DType::F16)) return false;
-  if (aType.shape.size() != 2 || aType.shape[1] % 16 != 0) return false;
-  for (const ir::Type* t : {&aType, &bType})
-    if (!t->swizzle.isIdentity() && t->swizzle.base < 3) return false;
+  if (aType.dtype != bType.dtype || (aType.dtype != DType::BF16 && aType.dtype != DType::F16))
+    return "tensor cores take bf16 or f16 operands of one type";
+  if (accType.dtype != DType::F32)
+    return std::string("the accumulator is ") + ir::dtypeName(accType.dtype) + ", and tensor cores accumulate in f32";
+  if (aType.shape.size() != 2 || aType.shape[1] % 16 != 0)
+    return "K = " + std::to_string(aType.shape.size() == 2 ? aType.shape[1] : 0) +
+           " is not a multiple of 16, the K of one tensor-core step";
+  for (const ir::Type* t : {&aType, &bType}) {
+    const char* name = t == &aType ? "a" : "b";
+    if (t->swizzle.hasPanels())
+      return std::string("operand '") + name + "' is stored in column panels for TMA, which only wgmma reads (sm_90a)";
+    if (!t->swizzle.isIdentity() && t->swizzle.base < 3)
+      return std::string("operand '") + name + "' has swizzle=(" + std::to_string(t->swizzle.bits) + ", " +
+             std::to_string(t->swizzle.base) + ", " + std::to_string(t->swizzle.shift) +
+             "), which splits the 8-element rows ldmatrix reads; use M >= 3";
+  }
+  if (!accType.layout.isMma())
+    return "no tensor-core layout fits this accumulator of shape (" + std::to_string(accType.shape[0]) + ", " +
+           std::to_string(accType.shape.size() > 1 ? accType.shape[1] : 0) + ") over " +
+           std::to_string(fn_.numWarps) +
+           " warps (mma needs rows a multiple of 16 and columns of 8 per warp), or the accumulator also flows "
+           "into a reduction, broadcast or load that keeps its layout; give it layout=mma(warps=(WM, WN)) yourself";
+  const char* unaligned = "the rows ldmatrix reads from operand '{0}' are not known to start 16 bytes apart: its "
+                          "buffer's rows must be a multiple of 8 elements and its column offset a constant multiple "
+                          "of 8";
+  auto misaligned = [&](const char* name) {
+    std::string text = unaligned;
+    text.replace(text.find("{0}"), 3, name);
+    return text;
+  };
   if (aType.isTile()) {  // the P @ V case: a's accumulator-layout values are repacked as A fragments
     const ir::Layout& al = aType.layout;
     if (!al.isMma() || al.warpsN != 1 || accType.layout.warpsN != 1 || al.warpsM != accType.layout.warpsM ||
         al.reducedMask != 0)
-      return false;
-    return rowsAreChunkAligned(fn_, op.operands[1]);
+      return "operand 'a' is a register tile in another layout than the accumulator's rows";
+    return rowsAreChunkAligned(fn_, op.operands[1]) ? "" : misaligned("b");
   }
-  return rowsAreChunkAligned(fn_, op.operands[0]) && rowsAreChunkAligned(fn_, op.operands[1]);
+  if (!rowsAreChunkAligned(fn_, op.operands[0])) return misaligned("a");
+  if (!rowsAreChunkAligned(fn_, op.operands[1])) return misaligned("b");
+  return "";
 }
 
 llvm::Value* KernelLowering::ldmatrix(llvm::Value* sharedPtr, int count, bool transpose) {

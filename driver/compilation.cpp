@@ -15,6 +15,7 @@
 #include "frontend/sema.h"
 #include "ir/ir.h"
 #include "ir/cluster.h"
+#include "ir/dot_layout.h"
 #include "ir/pipeline.h"
 
 namespace argus {
@@ -112,6 +113,7 @@ const sema::Result& Compilation::sema() {
     // Policies rewrite the IR before anything reads it: the checker validates the compiler's own pipelines.
     // Multicast copies are proved cluster-uniform first, on the loops as the user wrote them.
     if (stages_->sema->module) {
+      ir::chooseDotLayouts(*stages_->sema->module, options_.arch);
       ir::checkClusters(*stages_->sema->module, diags_);
       ir::applyPipelining(*stages_->sema->module, &file_, diags_);
     }

@@ -31,10 +31,11 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
               std::to_string(sw.shift) + ") is not one of TMA's patterns; for " + ir::dtypeName(dt.dtype) +
               " they are (B, " + std::to_string(ir::tmaSwizzleBase(dt.dtype)) +
               ", 3) with B = 1, 2, 3 (32-, 64- and 128-byte rows)";
-  else if (swizzleBytes > 0 && rowBytes != swizzleBytes)
+  else if (swizzleBytes > 0 && rowBytes != swizzleBytes && !panelsFit(dst, swizzleBytes, rowBytes))
     problem = "a row of the view is " + std::to_string(rowBytes) + " bytes, but the destination's swizzle is TMA's " +
               std::to_string(swizzleBytes) + "-byte pattern, which needs rows of exactly " + std::to_string(swizzleBytes) +
-              " bytes";
+              " bytes, or of a multiple of it in a whole buffer (or stage) of a multiple of 8 rows (stored in panels "
+              "one span wide)";
   if (!problem.empty()) {
     report(DiagId::CopyBulkShape, a[1]->value->range, {problem});
     return Val::error();
@@ -49,8 +50,52 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
     if (!multicast) return Val::error();
     if (*multicast) attrs.i |= ir::kCopyMulticast;
   }
+  if (swizzleBytes > 0 && rowBytes != swizzleBytes) {
+    if (attrs.i & ir::kCopyMulticast) {
+      report(DiagId::CopyBulkShape, a[1]->value->range,
+             {"a multicast copy needs rows of exactly one swizzle span (" + std::to_string(swizzleBytes) +
+              " bytes), but a row of the view is " + std::to_string(rowBytes) + " bytes"});
+      return Val::error();
+    }
+    storeInPanels(dst, swizzleBytes / static_cast<int>(bytes));
+  }
   b().create(ir::OpKind::CopyBulk, {dst.id, src.id}, {}, call.range, attrs);
   return Val::none();
+}
+
+// The shared buffer a copy_bulk destination views (its View op's base).
+static ir::ValueId bufferOfView(const ir::Function& fn, ir::ValueId view) {
+  const ir::Op* def = fn.values[view].def;
+  return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : view;
+}
+
+// A TMA destination whose rows are several swizzle spans: TMA writes boxes one span wide,
+// so the buffer is stored in column panels (ir::Swizzle); the view must be a whole
+// buffer or stage (its last two axes the buffer's) of whole 8-row swizzle atoms.
+bool Analyzer::panelsFit(const Val& dst, int swizzleBytes, int64_t rowBytes) const {
+  const ir::Type& view = fn_->values[dst.id].type;
+  const ir::Type& buffer = fn_->values[bufferOfView(*fn_, dst.id)].type;
+  const size_t rank = buffer.shape.size();
+  if (rowBytes % swizzleBytes != 0 || view.shape.size() < 2 || rank < 2 ||
+      buffer.kind != ir::TypeKind::Shared)
+    return false;
+  if (view.shape[view.shape.size() - 1] != buffer.shape[rank - 1] || view.shape[view.shape.size() - 2] != buffer.shape[rank - 2])
+    return false;
+  return buffer.shape[rank - 2] % 8 == 0 && (!buffer.swizzle.hasPanels() || buffer.swizzle.panelCols * ir::dtypeBits(buffer.dtype) / 8 == swizzleBytes);
+}
+
+// Gives the buffer under `dst` and every view of it panels `panelCols` wide.
+void Analyzer::storeInPanels(const Val& dst, int64_t panelCols) {
+  const ir::ValueId buffer = bufferOfView(*fn_, dst.id);
+  ir::Swizzle swizzle = fn_->values[buffer].type.swizzle;
+  const std::vector<int64_t>& shape = fn_->values[buffer].type.shape;
+  swizzle.panelCols = panelCols;
+  swizzle.rows = shape[shape.size() - 2];
+  swizzle.cols = shape.back();
+  fn_->values[buffer].type.swizzle = swizzle;
+  for (ir::Value& v : fn_->values)
+    if (v.def && v.def->kind == ir::OpKind::View && !v.def->operands.empty() && v.def->operands[0] == buffer)
+      v.type.swizzle = swizzle;
 }
 
 // multicast=True/False of copy_bulk. A multicast copy needs a kernel of clusters and a

@@ -228,6 +228,8 @@ class Analyzer {
   Val storeValue(const Val& view, Operand value, SourceRange range, const char* verb);
   Val builtinAsync(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinCopyBulk(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);  // sema_hopper.cpp
+  bool panelsFit(const Val& dst, int swizzleBytes, int64_t rowBytes) const;
+  void storeInPanels(const Val& dst, int64_t panelCols);
   std::optional<std::pair<Val, Val>> globalToSharedViews(const char* name, const std::vector<const ast::Argument*>& a);
   std::optional<ir::Layout> wgmmaLayoutArg(const ast::CallExpr& call, const std::vector<int64_t>& shape);
   std::optional<ir::Swizzle> swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape);

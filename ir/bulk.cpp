@@ -97,6 +97,8 @@ TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy) {
     use.box[rank - viewType.shape.size()] /= fn.clusterSize;
   const Type& dst = fn.typeOf(copy.operands[0]);
   use.swizzleBytes = tmaSwizzleBytes(dst.swizzle, dst.dtype);
+  // A destination in column panels takes one box per panel, a span of columns wide.
+  if (dst.swizzle.hasPanels() && rank > 0) use.box[rank - 1] = dst.swizzle.panelCols;
   return use;
 }
 

@@ -64,7 +64,8 @@ int tmaSwizzleBase(DType dtype);
 
 // The TensorMapUse of one CopyBulk (param = params.size() when its source is
 // not a view of a tensor parameter). A multicast copy's box is its block's slice:
-// the leading axis divided by the cluster size.
+// the leading axis divided by the cluster size. A destination in column panels
+// (ir::Swizzle) is written one box per panel, the box one panel wide.
 TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy);
 
 }  // namespace argus::ir

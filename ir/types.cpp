@@ -265,7 +265,9 @@ std::string layoutStr(const Layout& layout) {
 
 static std::string swizzleSuffix(const Swizzle& s) {
   if (s.isIdentity()) return "";
-  return ", swizzle<" + std::to_string(s.bits) + ", " + std::to_string(s.base) + ", " + std::to_string(s.shift) + ">";
+  std::string out = ", swizzle<" + std::to_string(s.bits) + ", " + std::to_string(s.base) + ", " + std::to_string(s.shift) + ">";
+  if (s.hasPanels()) out += ", panels<" + std::to_string(s.panelCols) + ">";
+  return out;
 }
 
 std::string Type::str() const {

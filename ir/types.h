@@ -106,11 +106,28 @@ struct Distribution {
 // [M, M+B) of the offset are XORed with bits [M+S, M+S+B). Identity when B = 0.
 // It is a physical placement only: every access to the buffer goes through it,
 // so programs (and the interpreter) see logical offsets.
+//
+// Column panels: a buffer whose rows (its last axis, `cols` elements) are several
+// swizzle spans wide (a TMA destination: TMA and wgmma read 128-byte-swizzled rows of
+// at most one span) is stored in panels of `panelCols` columns. Panel p holds columns
+// [p * panelCols, (p + 1) * panelCols) of all `rows` rows of the last two axes, rows one
+// span apart; the panels of one (rows, cols) matrix follow each other, and the leading
+// axes (stages) step whole matrices. The XOR then applies to the panelled offset.
 struct Swizzle {
   int bits = 0, base = 0, shift = 0;
-  bool isIdentity() const { return bits == 0; }
+  int64_t panelCols = 0, rows = 0, cols = 0;  // column panels; panelCols == 0: none
+  bool isIdentity() const { return bits == 0 && panelCols == 0; }
+  bool hasPanels() const { return panelCols > 0; }
+  // The panel placement alone (no XOR): a logical row-major offset to a physical one.
+  int64_t place(int64_t offset) const {
+    if (!hasPanels()) return offset;
+    const int64_t matrix = rows * cols, inMatrix = offset % matrix;
+    const int64_t row = inMatrix / cols, col = inMatrix % cols;
+    return offset - inMatrix + (col / panelCols) * rows * panelCols + row * panelCols + col % panelCols;
+  }
   int64_t apply(int64_t offset) const {
-    return isIdentity() ? offset : offset ^ (((offset >> (base + shift)) & ((int64_t{1} << bits) - 1)) << base);
+    const int64_t placed = place(offset);
+    return bits == 0 ? placed : placed ^ (((placed >> (base + shift)) & ((int64_t{1} << bits) - 1)) << base);
   }
   bool operator==(const Swizzle&) const = default;
 };

@@ -3,14 +3,18 @@
 // codegen, which encodes them, and the checker, which proves that they read the
 // elements the buffers' swizzled layouts store.
 //
-// Operands are K-major 16-bit tiles whose rows are exactly one swizzle span (32,
-// 64 or 128 bytes; the buffer swizzle (b, 3, 3) that TMA writes), or, for B of a
-// dot whose A is in registers (attention's p @ v), MN-major ones: stored (K, N),
-// rows of N one span, read with imm-trans-b = 1 (wgmmaMnMajorDescriptorForSpan). One
-// descriptor names 64 rows of A (one warpgroup's) or all N rows of B; a
-// wgmma m64nNk16 reads 16 elements of K, and the next K step advances the start
-// address by 32 bytes (inside the swizzle span: the hardware applies the
-// swizzle to address bits, so it needs no other change).
+// Operands are K-major 16-bit tiles whose rows are one swizzle span (32, 64 or
+// 128 bytes; the buffer swizzle (b, 3, 3) that TMA writes), or MN-major ones: B
+// stored (K, N) (C = A @ B as torch.matmul stores B, and attention's p @ v), rows
+// of N, read with imm-trans-b = 1 (wgmmaMnMajorDescriptorForSpan). Rows wider than
+// one span lie in column panels one span wide (ir::Swizzle's panels, which copy_bulk
+// gives its destinations): a K-major operand's K steps then move from panel to panel,
+// and an MN-major operand's N crosses panels, the descriptor's leading byte offset
+// stepping from one to the next. One descriptor names 64 rows of A (one
+// warpgroup's) or all N rows of B; a wgmma m64nNk16 reads 16 elements of K, and the
+// next K step of a K-major operand advances the start address by 32 bytes (inside
+// the swizzle span: the hardware applies the swizzle to address bits, so it needs no
+// other change), of an MN-major one by 16 rows.
 //
 // Two independent halves: the descriptor codegen builds (wgmmaOperandProblem,
 // wgmmaDescriptorForSpan, encodeWgmmaDescriptor) and a model of the hardware
@@ -35,8 +39,10 @@ struct WgmmaDescriptor {
   int swizzleBytes = 0;            // the span: 32, 64 or 128 (0 without swizzle)
   int64_t leadingByteOffset = 16;  // LBO; swizzled K-major layouts do not use it (encoded 1)
   int64_t strideByteOffset = 0;    // SBO: from one group of 8 rows to the next (8 spans)
-  int64_t kStepBytes = 32;         // start-address advance per K step of 16 elements
+  int64_t kStepBytes = 32;         // start-address advance per K step of 16 elements (within a panel)
   int64_t warpgroupBytes = 0;      // A only: start-address advance per warpgroup (64 rows)
+  int64_t panelBytes = 0;          // from one column panel of the buffer to the next (0: one panel)
+  bool mnMajor = false;            // read with imm-trans = 1
   bool operator==(const WgmmaDescriptor&) const = default;
 };
 
@@ -44,12 +50,18 @@ inline constexpr int64_t kWgmmaRowsPerWarpgroup = 64;
 inline constexpr int64_t kWgmmaKStep = 16;                 // elements of K per wgmma (16-bit types)
 inline constexpr uint32_t kWgmmaStartAddressMask = 0x3FFFF;  // the 18 address bits bits 0-13 hold (>> 4)
 
-// The descriptor of a K-major operand whose rows are one `swizzleBytes` span (32, 64 or 128).
-WgmmaDescriptor wgmmaDescriptorForSpan(int swizzleBytes);
-// The descriptor of an MN-major B (stored (K, N), read with imm-trans-b = 1: attention's
-// V in p @ v) whose rows, N elements, are one `swizzleBytes` span: the same fields (SBO
-// steps 8 rows of K), and a K step of 16 elements is 16 rows of the buffer.
-WgmmaDescriptor wgmmaMnMajorDescriptorForSpan(int swizzleBytes);
+// The descriptor of a K-major operand whose rows are one `swizzleBytes` span (32, 64 or
+// 128), or several in panels `panelBytes` apart.
+WgmmaDescriptor wgmmaDescriptorForSpan(int swizzleBytes, int64_t panelBytes = 0);
+// The descriptor of an MN-major B (stored (K, N), read with imm-trans-b = 1) whose rows,
+// N elements, are one `swizzleBytes` span, or several in panels `panelBytes` apart: the
+// same fields (SBO steps 8 rows of K; LBO, with panels, from one panel of N to the next),
+// and a K step of 16 elements is 16 rows of the buffer.
+WgmmaDescriptor wgmmaMnMajorDescriptorForSpan(int swizzleBytes, int64_t panelBytes = 0);
+// The start-address advance from the operand's first element to K step `step`: for a
+// K-major operand element 16 * step of its first row (in the next panel every span's
+// worth of K), for an MN-major one row 16 * step.
+int64_t wgmmaStepOffsetBytes(const WgmmaDescriptor& descriptor, int64_t step);
 
 // Why operand `name` ("a" or "b") of a wgmma dot cannot be read through a
 // descriptor, in the user's words, or "" with *out set. `operand` is the dot's
@@ -57,6 +69,10 @@ WgmmaDescriptor wgmmaMnMajorDescriptorForSpan(int swizzleBytes);
 // the operand is not a view op's result).
 std::string wgmmaOperandProblem(const Type& operand, const Type* buffer, const std::string& name,
                                 WgmmaDescriptor* out);
+// The same for B stored (K, N) (MN-major, imm-trans-b = 1): a 16-bit shared view of whole
+// rows of N (`n` elements, the accumulator's width) of a buffer whose rows are one swizzle
+// span or several in panels, its K a multiple of 16.
+std::string wgmmaMnMajorOperandProblem(const Type& operand, const Type* buffer, int64_t n, WgmmaDescriptor* out);
 
 // Every field but the start address (bits 0-13).
 uint64_t wgmmaDescriptorFixedBits(const WgmmaDescriptor& descriptor);

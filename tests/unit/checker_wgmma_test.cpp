@@ -122,6 +122,43 @@ TEST(WgmmaModel, EncodingPlacesEveryField) {
   EXPECT_EQ((ir::encodeWgmmaDescriptor(ir::wgmmaDescriptorForSpan(32), 0) >> 32) & 0x3FFF, 16u);  // 256 B
 }
 
+// Column panels (ir::Swizzle): a (rows, cols) matrix stored panel after panel, each
+// panelCols wide, rows one span apart; stages step whole matrices; the XOR follows.
+TEST(WgmmaModel, PanelPlacement) {
+  ir::Swizzle s{3, 3, 3, 64, 64, 256};  // (64, 256) bf16 in panels of 64: 8 KiB each
+  EXPECT_EQ(s.place(0), 0);
+  EXPECT_EQ(s.place(63), 63);
+  EXPECT_EQ(s.place(64), 64 * 64);         // row 0, column 64: panel 1
+  EXPECT_EQ(s.place(256), 64);             // row 1, column 0
+  EXPECT_EQ(s.place(3 * 256 + 130), 2 * 4096 + 3 * 64 + 2);
+  EXPECT_EQ(s.place(64 * 256 + 257), 64 * 256 + 64 + 1);  // the next stage, row 1, column 1
+  EXPECT_EQ(s.apply(257), 65 ^ (1 << 3));   // row 1 of the atom: chunk 0 ^ 1
+  ir::Swizzle plain{3, 3, 3};
+  EXPECT_EQ(plain.place(257), 257);
+  EXPECT_FALSE(plain.hasPanels());
+}
+
+// B stored (K, N) of 256 columns in 4 panels: the leading byte offset steps N from one
+// panel to the next, the stride byte offset 8 rows of K; the swizzle on the address.
+TEST(WgmmaModel, MnMajorAcrossPanels) {
+  const WgmmaDescriptor d = ir::wgmmaMnMajorDescriptorForSpan(128, 64 * 128);
+  EXPECT_EQ(d.leadingByteOffset, 8192);
+  EXPECT_EQ(d.strideByteOffset, 1024);
+  EXPECT_EQ(ir::wgmmaStepOffsetBytes(d, 3), 3 * 16 * 128);  // 16 rows of K per step
+  const uint64_t desc = ir::encodeWgmmaDescriptor(d, 0);
+  EXPECT_EQ((desc >> 16) & 0x3FFF, 8192u >> 4);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(desc, 64, 0), 8192);
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(desc, 70, 1), 8192 + 128 + 12 + 16);  // chunk 0 ^ 1
+  EXPECT_EQ(ir::wgmmaReadAddressMnMajor(desc, 255, 9), 3 * 8192 + 1024 + 128 + ((7 ^ 1) * 16 + 14));
+  // One panel leaves LBO unused, as before (attention's p @ v keeps its descriptor).
+  EXPECT_EQ(ir::wgmmaMnMajorDescriptorForSpan(128).leadingByteOffset, 16);
+  // A K-major operand in panels (K = 128 in two of 64): K steps 4.. start in the next panel.
+  const WgmmaDescriptor k = ir::wgmmaDescriptorForSpan(128, 128 * 128);
+  EXPECT_EQ(ir::wgmmaStepOffsetBytes(k, 3), 96);
+  EXPECT_EQ(ir::wgmmaStepOffsetBytes(k, 4), 128 * 128);
+  EXPECT_EQ(ir::wgmmaStepOffsetBytes(k, 5), 128 * 128 + 32);
+}
+
 TEST(WgmmaModel, OperandProblemsKeepCodegensWords) {
   ir::Type buffer = ir::Type::shared(ir::DType::BF16, {128, 64});
   buffer.swizzle = {3, 3, 3};
@@ -203,6 +240,10 @@ TEST(WgmmaCheck, HopperExamplesAreClean) {
       {"attention_wgmma.ag", {{"CAUSAL", "1"}}, 4},
       {"attention_wgmma_d64.ag", {}, 2},
       {"moe_gemm_persistent.ag", {}, 1},
+      // B stored (K, N) in four column panels, read N-major
+      {"gemm_nn.ag", {}, 1},
+      // K = 128: both K-major operands in two panels of 64
+      {"gemm_wgmma.ag", {{"BK", "128"}, {"STAGES", "2"}}, 1},
   };
   for (const ExampleCase& c : cases) {
     const std::string source = testing::readExample(c.file);
@@ -289,6 +330,30 @@ TEST(WgmmaCheck, PlantedDescriptorBugsAreReportedWithTheElement) {
     const SourceFile& file = compiled.compilation->source();
     EXPECT_EQ(file.text().substr(diags[0].range.begin, 4), "dot(") << p.what;
   }
+}
+
+// B stored (K, N) across panels: a leading byte offset of one atom instead of one panel
+// reads column 64 in panel 0's second atom of rows.
+TEST(WgmmaCheck, PlantedPanelBugsAreReported) {
+  Compiled nn = compile(testing::readExample("gemm_nn.ag"));
+  ASSERT_NE(nn.fn, nullptr);
+  std::vector<Diagnostic> diags = check(*nn.fn, perturbed(1, [](WgmmaDescriptor& d) { d.leadingByteOffset = 1024; }));
+  ASSERT_EQ(diags.size(), 1u) << messages(diags);
+  EXPECT_NE(diags[0].message.find("every warpgroup reads b[0, 64] (b_s[0, 0, 64]) through the transposed (MN-major) "
+                                  "descriptor of K step 0 (128-byte swizzle, leading byte offset 1024 (from one "
+                                  "panel of N to the next), stride byte offset 1024, start at byte 0 of 'b_s') at "
+                                  "byte 1024, but the buffer stores that element at byte 8192"),
+            std::string::npos)
+      << diags[0].message;
+  EXPECT_NE(diags[0].message.find("this descriptor is the compiler's error"), std::string::npos) << diags[0].message;
+  // K = 128 in two panels: a K step that stays in the first panel reads k = 64 at byte 128.
+  Compiled wide = compile(testing::readExample("gemm_wgmma.ag"), {{"BK", "128"}, {"STAGES", "2"}});
+  ASSERT_NE(wide.fn, nullptr);
+  diags = check(*wide.fn, perturbed(0, [](WgmmaDescriptor& d) { d.panelBytes = 0; }));
+  ASSERT_EQ(diags.size(), 1u) << messages(diags);
+  EXPECT_NE(diags[0].message.find("warpgroup 0 reads a[0, 64] (a_s[0, 0, 64]) through the descriptor of K step 4"),
+            std::string::npos)
+      << diags[0].message;
 }
 
 // Every stage of a staged buffer is checked: here B's stages are 256 bytes

@@ -1,0 +1,252 @@
+#include "ir/dot_layout.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "ir/wgmma.h"
+
+namespace argus::ir {
+
+namespace {
+
+bool isSixteenBit(DType t) { return t == DType::BF16 || t == DType::F16; }
+
+const Type* bufferOf(const Function& fn, ValueId view) {
+  const Op* def = fn.values[view].def;
+  return def && def->kind == OpKind::View && !def->operands.empty() ? &fn.typeOf(def->operands[0]) : nullptr;
+}
+
+// Whether wgmma reads both operands through descriptors (codegen's own test).
+bool wgmmaReadsOperands(const Function& fn, const Op& dot, int64_t n) {
+  WgmmaDescriptor d;
+  const Type& a = fn.typeOf(dot.operands[0]);
+  const Type& b = fn.typeOf(dot.operands[1]);
+  if (!wgmmaOperandProblem(a, bufferOf(fn, dot.operands[0]), "a", &d).empty()) return false;
+  if (dot.attrs.i & kDotTransB) return wgmmaOperandProblem(b, bufferOf(fn, dot.operands[1]), "b", &d).empty();
+  return wgmmaMnMajorOperandProblem(b, bufferOf(fn, dot.operands[1]), n, &d).empty();
+}
+
+// mma.sync's ldmatrix addressing takes unswizzled buffers and swizzles that move whole
+// 8-element rows of a core matrix (M >= 3), without column panels.
+bool ldmatrixReads(const Type& view) {
+  return !view.swizzle.hasPanels() && (view.swizzle.bits == 0 || view.swizzle.base >= 3);
+}
+
+// The warp grid (wm, wn), wm * wn = warps, whose per-warp tile is closest to square.
+std::optional<Layout> mmaLayoutFor(int64_t m, int64_t n, int64_t warps) {
+  std::optional<Layout> best;
+  int64_t bestSkew = 0;
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0) continue;
+    const int64_t wn = warps / wm;
+    if (m % (16 * wm) != 0 || n % (8 * wn) != 0) continue;
+    const int64_t rows = m / wm, cols = n / wn;
+    const int64_t skew = rows > cols ? rows / cols : cols / rows;
+    if (!best || skew < bestSkew) {
+      best = Layout::mma(m, n, wm, wn);
+      bestSkew = skew;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::optional<Layout> tensorCoreLayoutFor(const Function& fn, const Op& dot, const std::string& arch) {
+  if (dot.kind != OpKind::Dot || dot.operands.size() != 3) return std::nullopt;
+  const Type& a = fn.typeOf(dot.operands[0]);
+  const Type& b = fn.typeOf(dot.operands[1]);
+  const Type& acc = fn.typeOf(dot.operands[2]);
+  if (!acc.isTile() || acc.dtype != DType::F32 || acc.shape.size() != 2 || acc.layout.kind != LayoutKind::Blocked ||
+      acc.layout.reducedMask != 0)
+    return std::nullopt;
+  for (const Type* t : {&a, &b})
+    if (t->kind != TypeKind::View || t->space != MemSpace::Shared || !isSixteenBit(t->dtype) || t->shape.size() != 2)
+      return std::nullopt;
+  if (a.dtype != b.dtype || a.shape[1] % 16 != 0) return std::nullopt;
+  const int64_t m = acc.shape[0], n = acc.shape[1];
+  if (arch == "sm_90a" && m % kWgmmaRowsPerWarpgroup == 0 && fn.numWarps * kWgmmaRowsPerWarpgroup == 4 * m &&
+      n % 8 == 0 && n <= 256 && wgmmaReadsOperands(fn, dot, n))
+    return Layout::wgmmaAccumulator(m, n, m / kWgmmaRowsPerWarpgroup);
+  if (!ldmatrixReads(a) || !ldmatrixReads(b)) return std::nullopt;
+  return mmaLayoutFor(m, n, fn.numWarps);
+}
+
+namespace {
+
+// The values that must share one layout with a dot's accumulator, found through
+// definitions and uses; `ok` turns false at an op this pass does not retype.
+class Family {
+ public:
+  explicit Family(Function& fn) : fn_(fn) { index(fn.body, nullptr); }
+
+  bool gather(ValueId start) {
+    members_.clear();
+    work_ = {start};
+    ok_ = true;
+    while (ok_ && !work_.empty()) {
+      const ValueId v = work_.back();
+      work_.pop_back();
+      if (!fn_.typeOf(v).isTile()) continue;
+      if (!members_.insert(v).second) continue;
+      definedBy(v);
+      for (const auto& [user, operand] : users_[v]) usedBy(*user, operand);
+    }
+    return ok_;
+  }
+
+  const std::set<ValueId>& members() const { return members_; }
+  std::vector<const Op*> dots() const {
+    std::vector<const Op*> out;
+    for (ValueId v : members_)
+      if (const Op* def = fn_.values[v].def; def && def->kind == OpKind::Dot) out.push_back(def);
+    return out;
+  }
+
+ private:
+  static bool elementwise(OpKind k) {
+    return k == OpKind::Binary || k == OpKind::Compare || k == OpKind::Unary || k == OpKind::Fma ||
+           k == OpKind::Select || k == OpKind::Cast || k == OpKind::TagSet;
+  }
+
+  void index(const Block& block, Op* parent) {
+    for (const auto& op : block.ops) {
+      for (size_t i = 0; i < op->operands.size(); ++i) users_[op->operands[i]].push_back({op.get(), i});
+      if (op->kind == OpKind::Yield) parentOf_[op.get()] = parent;
+      if (op->kind == OpKind::For && !op->regions.empty())
+        for (size_t i = 1; i < op->regions[0].args.size(); ++i) loopOfArg_[op->regions[0].args[i]] = {op.get(), i - 1};
+      for (const Block& region : op->regions) index(region, op.get());
+    }
+  }
+
+  static const Op* yieldOf(const Block& block) {
+    return !block.ops.empty() && block.ops.back()->kind == OpKind::Yield ? block.ops.back().get() : nullptr;
+  }
+
+  void add(ValueId v) { work_.push_back(v); }
+
+  // Loop-carried value i of `loop`: its init, region argument, yielded value and result.
+  void carried(const Op& loop, size_t i) {
+    if (loop.operands.size() <= 3 + i || loop.results.size() <= i || loop.regions.empty() ||
+        loop.regions[0].args.size() <= 1 + i) {
+      ok_ = false;
+      return;
+    }
+    add(loop.operands[3 + i]);
+    add(loop.results[i]);
+    add(loop.regions[0].args[1 + i]);
+    const Op* yield = yieldOf(loop.regions[0]);
+    if (!yield || yield->operands.size() <= i) {
+      ok_ = false;
+      return;
+    }
+    add(yield->operands[i]);
+  }
+
+  void branchResult(const Op& branch, size_t i) {
+    if (branch.results.size() <= i) {
+      ok_ = false;
+      return;
+    }
+    add(branch.results[i]);
+    for (const Block& region : branch.regions) {
+      const Op* yield = yieldOf(region);
+      if (!yield || yield->operands.size() <= i) {
+        ok_ = false;
+        return;
+      }
+      add(yield->operands[i]);
+    }
+  }
+
+  void definedBy(ValueId v) {
+    const Op* def = fn_.values[v].def;
+    if (!def) {
+      auto loop = loopOfArg_.find(v);
+      if (loop == loopOfArg_.end()) ok_ = false;
+      else carried(*loop->second.first, loop->second.second);
+      return;
+    }
+    const size_t result = fn_.values[v].resultIndex;
+    switch (def->kind) {
+      case OpKind::Splat: return;
+      case OpKind::Dot: add(def->operands[2]); return;
+      case OpKind::For: carried(*def, result); return;
+      case OpKind::If: branchResult(*def, result); return;
+      default:
+        if (!elementwise(def->kind)) {
+          ok_ = false;
+          return;
+        }
+        for (ValueId operand : def->operands) add(operand);
+    }
+  }
+
+  void usedBy(const Op& user, size_t operand) {
+    switch (user.kind) {
+      case OpKind::Dot:
+        if (operand != 2) ok_ = false;  // a register A operand (p @ v): its layout is the accumulator's own
+        else add(user.results[0]);
+        return;
+      case OpKind::For:
+        if (operand < 3) ok_ = false;
+        else carried(user, operand - 3);
+        return;
+      case OpKind::Yield: {
+        const Op* parent = parentOf_[&user];
+        if (!parent) ok_ = false;
+        else if (parent->kind == OpKind::For) carried(*parent, operand);
+        else branchResult(*parent, operand);
+        return;
+      }
+      case OpKind::Store: case OpKind::Assert: case OpKind::ConvertLayout: return;  // consumers of any layout
+      default:
+        if (!elementwise(user.kind)) {
+          ok_ = false;
+          return;
+        }
+        for (ValueId r : user.results) add(r);
+        for (ValueId o : user.operands) add(o);
+    }
+  }
+
+  Function& fn_;
+  std::map<ValueId, std::vector<std::pair<const Op*, size_t>>> users_;
+  std::map<const Op*, const Op*> parentOf_;
+  std::map<ValueId, std::pair<const Op*, size_t>> loopOfArg_;
+  std::set<ValueId> members_;
+  std::vector<ValueId> work_;
+  bool ok_ = true;
+};
+
+void collectDots(const Block& block, std::vector<const Op*>& out) {
+  for (const auto& op : block.ops) {
+    if (op->kind == OpKind::Dot) out.push_back(op.get());
+    for (const Block& region : op->regions) collectDots(region, out);
+  }
+}
+
+void chooseForFunction(Function& fn, const std::string& arch) {
+  std::vector<const Op*> dots;
+  collectDots(fn.body, dots);
+  Family family(fn);
+  for (const Op* dot : dots) {
+    std::optional<Layout> layout = tensorCoreLayoutFor(fn, *dot, arch);
+    if (!layout || !family.gather(dot->operands[2])) continue;
+    // Every dot of the family takes the layout, so each must be one it fits.
+    bool fits = true;
+    for (const Op* other : family.dots()) fits = fits && tensorCoreLayoutFor(fn, *other, arch) == layout;
+    for (ValueId v : family.members()) fits = fits && fn.typeOf(v).shape == layout->parent;
+    if (!fits) continue;
+    for (ValueId v : family.members()) fn.values[v].type.layout = *layout;
+  }
+}
+
+}  // namespace
+
+void chooseDotLayouts(Module& module, const std::string& arch) {
+  for (auto& fn : module.functions) chooseForFunction(*fn, arch);
+}
+
+}  // namespace argus::ir

@@ -1,0 +1,199 @@
+// C = A @ B with B stored (K, N) (torch.matmul's layout) on the Hopper path, and
+// dot's own choice of instruction: examples/gemm_nn.ag takes wgmma with B read
+// N-major through column panels (TMA boxes one 128-byte span wide), bf16 and f16,
+// and computes A @ B on the interpreter at ragged sizes; a dot whose accumulator
+// has no layout written gets wgmma on sm_90a and mma.sync elsewhere, and a 16-bit
+// dot that stays on FMAs says why (AG5021).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "driver/compilation.h"
+#include "hopper_test_util.h"
+#include "ir/bulk.h"
+#include "ir/ir.h"
+#include "runtime/interp/interpreter.h"
+#include "test_sources.h"
+
+using namespace argus::testing::hopper;  // NOLINT: the shared helpers of the Hopper tests
+using argus::interp::ArgValue;
+using argus::interp::HostTensor;
+
+namespace {
+
+size_t countOf(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string warningsOf(argus::Compilation& c) {
+  std::string out;
+  for (const argus::Diagnostic& d : c.diagnostics())
+    if (d.severity == argus::Severity::Warning) out += std::string(d.code()) + " " + d.message + "\n";
+  return out;
+}
+
+TEST(HopperNn, BStoredKByNTakesWgmmaThroughPanels) {
+  for (const char* dtype : {"bf16", "f16"}) {
+    std::string text = argus::testing::readExample("gemm_nn.ag");
+    const std::string to = dtype;
+    for (size_t at = text.find("bf16"); at != std::string::npos; at = text.find("bf16", at + to.size()))
+      text.replace(at, 4, to);
+    auto c = compile("gemm_nn.ag", text);
+    const std::string& ptx = c->ptx();
+    ASSERT_EQ(errorsOf(*c), "") << dtype;
+    EXPECT_EQ(warningsOf(*c), "") << dtype;
+    // One m64n256k16 per K step of 16, B transposed (imm-trans-b = 1), A not.
+    const std::string wgmma = std::string("wgmma.mma_async.sync.aligned.m64n256k16.f32.") + dtype + "." + dtype;
+    EXPECT_EQ(countOf(ptx, wgmma), 4u) << dtype;
+    EXPECT_NE(ptx.find("p, 1, 1, 0, 1;"), std::string::npos) << dtype;
+    EXPECT_EQ(ptx.find("p, 1, 1, 0, 0;"), std::string::npos) << dtype;
+    // A stage is one box of A and four of B (64 columns each): five TMA copies per place
+    // the producer fills a stage (the boxes per map: tensorMapsOf, below).
+    const size_t copies = countOf(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes");
+    EXPECT_GT(copies, 0u) << dtype;
+    EXPECT_EQ(copies % 5, 0u) << dtype;
+    std::string report = ptxasReport(ptx);
+    if (report.empty()) continue;
+    EXPECT_EQ(report.find("error"), std::string::npos) << report;
+    EXPECT_EQ(report.find("C7519"), std::string::npos) << report;  // no accumulator moves inside the pipeline
+    EXPECT_EQ(report.find("C7514"), std::string::npos) << report;  // no serialized wgmma
+    EXPECT_NE(report.find(" 0 bytes spill stores"), std::string::npos) << report;
+  }
+}
+
+TEST(HopperNn, TheTensorMapsGiveBItsPanelBox) {
+  auto c = compile("gemm_nn.ag", argus::testing::readExample("gemm_nn.ag"));
+  ASSERT_EQ(errorsOf(*c), "");
+  ASSERT_EQ(c->ir().functions.size(), 1u);
+  // A's box is its whole (128, 64) tile; B's (64, 256) tile goes in (64, 64) boxes.
+  std::vector<argus::ir::TensorMapUse> maps = argus::ir::tensorMapsOf(*c->ir().functions[0]);
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_EQ(maps[0].box, (std::vector<int64_t>{128, 64}));
+  EXPECT_EQ(maps[1].box, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(maps[1].swizzleBytes, 128);
+  // The buffer's type says how it is stored: 4 stages of (64, 256) in panels of 64 columns.
+  const std::string ir = argus::ir::print(*c->ir().functions[0]);
+  EXPECT_NE(ir.find("shared<bf16, [4, 64, 256], swizzle<3, 3, 3>, panels<64>>"), std::string::npos) << ir;
+}
+
+TEST(HopperNn, InterpreterComputesAB) {
+  std::mt19937 rng(19);
+  // Ragged against the 128 x 256 x 64 tiles; K and N multiples of 8 (TMA's 16-byte rows);
+  // 3 K tiles on 4 stages and several output tiles per block.
+  const int64_t m = 200, n = 264, k = 136;
+  HostTensor a = randomBf16({m, k}, rng), b = randomBf16({k, n}, rng);
+  std::string text = argus::testing::readExample("gemm_nn.ag");
+  text.replace(text.find("SMS: const = 132"), 16, "SMS: const = 3");
+  auto c = compile("gemm_nn.ag", text);
+  ASSERT_EQ(errorsOf(*c), "");
+  ASSERT_EQ(c->ir().functions.size(), 1u);
+  HostTensor out = HostTensor::zeros(argus::ir::DType::BF16, {m, n});
+  std::vector<ArgValue> args = {&a, &b, &out};
+  auto error = argus::interp::run(*c->ir().functions[0], args);
+  ASSERT_FALSE(error) << error->message;
+  size_t bad = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        ref += a.get(static_cast<size_t>(i * k + kk)) * b.get(static_cast<size_t>(kk * n + j));
+      const double got = out.get(static_cast<size_t>(i * n + j));
+      if (std::fabs(got - ref) > 0.01 * std::fabs(ref) + 0.02 && ++bad <= 5)
+        ADD_FAILURE() << "C[" << i << ", " << j << "] = " << got << ", expected " << ref;
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
+// The same GEMM written without a layout: the compiler picks wgmma on sm_90a.
+const char* kUnannotated = R"(
+@kernel(grid=(cdiv(M, 128), cdiv(N, 256)), warps=8)
+def nn(A: Tensor[bf16, (M, K)], B: Tensor[bf16, (K, N)], C: Tensor[bf16, (M, N)]):
+    a_s = shared(bf16, (128, 64), swizzle=(3, 3, 3))
+    b_s = shared(bf16, (64, 256), swizzle=(3, 3, 3))
+    acc = zeros(f32, (128, 256))
+    for kt in pipelined(cdiv(K, 64), stages=4, specialize=True):
+        copy_bulk(a_s, A.tile((128, 64))[program_id(0), kt])
+        copy_bulk(b_s, B.tile((64, 256))[kt, program_id(1)])
+        acc = dot(a_s, b_s, acc)
+    C.tile((128, 256))[program_id(0), program_id(1)] = cast(acc, bf16)
+)";
+
+TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsWgmmaOnSm90a) {
+  auto c = compile("nn.ag", kUnannotated);
+  const std::string& ptx = c->ptx();
+  ASSERT_EQ(errorsOf(*c), "");
+  EXPECT_EQ(warningsOf(*c), "");
+  EXPECT_EQ(countOf(ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"), 4u);
+  EXPECT_EQ(ptx.find("fma.rn.f32"), std::string::npos);
+}
+
+// A cp.async GEMM without a layout: mma.sync on sm_80 and sm_90, and on sm_90a too, where
+// B's swizzle (3, 3, 4) is none of TMA's patterns, the only ones wgmma reads.
+const char* kAsyncGemm = R"(
+@kernel(grid=(cdiv(M, 64), cdiv(N, 128)), warps=4)
+def g(A: Tensor[bf16, (M, K)], B: Tensor[bf16, (K, N)], C: Tensor[f32, (M, N)]):
+    a_s = shared(bf16, (64, 32), swizzle=(2, 3, 3))
+    b_s = shared(bf16, (32, 128), swizzle=(3, 3, 4))
+    acc = zeros(f32, (64, 128))
+    for kt in pipelined(cdiv(K, 32), stages=3):
+        copy_async(a_s, A.tile((64, 32))[program_id(0), kt])
+        copy_async(b_s, B.tile((32, 128))[kt, program_id(1)])
+        acc = dot(a_s, b_s, acc)
+    C.tile((64, 128))[program_id(0), program_id(1)] = acc
+)";
+
+TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsMmaSyncElsewhere) {
+  for (const char* arch : {"sm_80", "sm_90", "sm_90a"}) {
+    auto c = compile("g.ag", kAsyncGemm, arch);
+    const std::string& ptx = c->ptx();
+    ASSERT_EQ(errorsOf(*c), "") << arch;
+    EXPECT_EQ(warningsOf(*c), "") << arch;
+    EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), std::string::npos) << arch;
+    EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), std::string::npos) << arch;
+    EXPECT_EQ(ptx.find("wgmma"), std::string::npos) << arch;
+  }
+}
+
+TEST(DotInstruction, A16BitDotOnFmasSaysWhy) {
+  struct Case {
+    const char* from;
+    const char* to;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"shared(bf16, (64, 32), swizzle=(2, 3, 3))", "shared(bf16, (64, 32), swizzle=(2, 2, 3))",
+       "operand 'a' has swizzle=(2, 2, 3), which splits the 8-element rows ldmatrix reads; use M >= 3"},
+      {"zeros(f32, (64, 128))", "zeros(f32, (64, 128), layout=mma(warps=(4, 1)))\n    m = max(acc, axis=1)", ""},
+  };
+  for (const Case& c : cases) {
+    std::string text = kAsyncGemm;
+    text.replace(text.find(c.from), std::string(c.from).size(), c.to);
+    auto compiled = compile("g.ag", text, "sm_90");
+    ASSERT_FALSE(compiled->ptx().empty()) << errorsOf(*compiled);
+    const std::string warnings = warningsOf(*compiled);
+    if (*c.why) {
+      EXPECT_NE(warnings.find(std::string("AG5021 this bf16 dot runs on FMAs, not on tensor cores: ") + c.why),
+                std::string::npos)
+          << warnings;
+    } else {
+      EXPECT_EQ(warnings.find("AG5021"), std::string::npos) << warnings;  // a written mma layout: tensor cores
+    }
+  }
+  // The accumulator's family reaches a reduction (a row max before the loop): it keeps
+  // its layout, and the warning says why.
+  std::string text = kAsyncGemm;
+  const std::string zeros = "acc = zeros(f32, (64, 128))";
+  text.replace(text.find(zeros), zeros.size(), zeros + "\n    peak = max(acc, axis=1)");
+  auto compiled = compile("g.ag", text, "sm_90");
+  ASSERT_FALSE(compiled->ptx().empty()) << errorsOf(*compiled);
+  EXPECT_NE(warningsOf(*compiled).find("AG5021 this bf16 dot runs on FMAs, not on tensor cores: no tensor-core "
+                                       "layout fits this accumulator of shape (64, 128) over 4 warps"),
+            std::string::npos)
+      << warningsOf(*compiled);
+}
+
+}  // namespace
