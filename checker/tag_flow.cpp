@@ -71,6 +71,10 @@ z3::expr TagFlow::assumptions() const {
 // Walks of a loop body repeat the same queries: each formula is asked once.
 bool TagFlow::check(const z3::expr& formula) {
   if (auto it = proven_.find(formula.id()); it != proven_.end()) return it->second.second;
+  // (The exact solver is made first: the order in which solvers are made shapes
+  // the models of later queries, and the corpus's counterexamples are exact.)
+  z3::solver solver(ctx_, "QF_BV");
+  budget_.limit(solver);
   bool unsat = false;
   if (std::optional<z3::expr> abstracted = abstractRemainders(formula)) {
     z3::solver fast(ctx_, "QF_BV");
@@ -79,8 +83,6 @@ bool TagFlow::check(const z3::expr& formula) {
     unsat = budget_.check(fast) == z3::unsat;
   }
   if (!unsat) {
-    z3::solver solver(ctx_, "QF_BV");
-    budget_.limit(solver);
     solver.add(formula);
     unsat = budget_.check(solver) == z3::unsat;
   }

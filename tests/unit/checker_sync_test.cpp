@@ -303,15 +303,16 @@ TEST(CheckerSync, UndecidedQueryIsAWarningNeverSilence) {
   argus::checker::Options options;
   options.queryRlimit = 1;
   auto c = check(kNonlinearOffsets, options);
-  // Proved race-free within the default limit; with 1 resource unit the solver gives up: a warning, never silence or an error.
+  // Proved race-free within the default limit; with 1 resource unit the solver gives up: a warning, never silence or
+  // an error (the separation of the global store gives up too, and says so).
+  bool syncWarned = false;
   for (const Diagnostic& d : c->diags.diagnostics()) {
     EXPECT_STREQ(d.code(), "AG2004");
     EXPECT_EQ(d.severity, argus::Severity::Warning);
-    EXPECT_NE(d.message.find("cannot prove that the copy at 4:5 and this load never touch the same element of shared "
-                             "buffer 's' from different threads"),
-              std::string::npos)
-        << d.message;
+    syncWarned = syncWarned || d.message.find("cannot prove that the copy at 4:5 and this load never touch the same "
+                                              "element of shared buffer 's' from different threads") != std::string::npos;
   }
+  EXPECT_TRUE(syncWarned) << describe(c->diags);
 }
 // The CPU interpreter, run at the launch sizes of the counterexample, meets the race too.
 void expectInterpreterRace(const std::string& source) {
