@@ -26,22 +26,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
 
 
-def time_compile(argusc, path, runs):
+def time_compile(argusc, path, runs, out):
+    """Median wall and CPU ms of `argusc path -o out`; the PTX and the diagnostics of the last run."""
     walls, cpus = [], []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run([argusc, path, "-o", "/tmp/argus_phases.ptx"], capture_output=True)
+        done = subprocess.run([argusc, path, "-o", out], capture_output=True, text=True)
         walls.append((time.perf_counter() - start) * 1000)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
-    return statistics.median(walls), statistics.median(cpus)
+    with open(out, "rb") as f:
+        ptx = f.read()
+    return statistics.median(walls), statistics.median(cpus), ptx, done.stdout + done.stderr
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", help="an argusc built before the change")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--phase-runs", type=int, default=3)
     args = parser.parse_args()
     argusc = os.path.join(ROOT, "build", "argusc")
     examples = sorted(f for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".ag"))
@@ -50,12 +54,18 @@ def main():
     for name in examples:
         path = os.path.join(ROOT, "examples", name)
         row = {"example": name[:-3]}
+        row["after_wall_ms"], row["after_cpu_ms"], ptx, diags = time_compile(argusc, path, args.runs,
+                                                                             "/tmp/argus_phases_after.ptx")
+        row["diagnostics"] = diags.strip()
         if args.before:
-            row["before_wall_ms"], row["before_cpu_ms"] = time_compile(args.before, path, args.runs)
-        row["after_wall_ms"], row["after_cpu_ms"] = time_compile(argusc, path, args.runs)
+            row["before_wall_ms"], row["before_cpu_ms"], old_ptx, old_diags = time_compile(
+                args.before, path, args.runs, "/tmp/argus_phases_before.ptx")
+            row["ptx_identical"] = old_ptx == ptx
+            row["diagnostics_identical"] = old_diags == diags
         rows.append(row)
+        print(row, flush=True)
     bench = os.path.join(ROOT, "build", "bench", "compile_bench")
-    out = subprocess.run([bench, "--phases", f"--repetitions={args.runs}"], check=True, capture_output=True,
+    out = subprocess.run([bench, "--phases", f"--repetitions={args.phase_runs}"], check=True, capture_output=True,
                          text=True).stdout
     phases = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     load_end = os.getloadavg()[0]
@@ -66,20 +76,22 @@ def main():
         "# Whole compile per example, and where the time goes", "",
         f"- date: {stamp}; machine: {platform.machine()}, {os.cpu_count()} cores, shared; load average "
         f"{load_start:.1f} at the start, {load_end:.1f} at the end",
-        f"- command: `python3 bench/compile_phases.py --runs {args.runs}"
+        f"- command: `python3 bench/compile_phases.py --runs {args.runs} --phase-runs {args.phase_runs}"
         + (" --before OLD_ARGUSC" if args.before else "") + "` (raw: compile_phases.json)",
         f"- whole: `build/argusc FILE -o OUT`, the whole process, median of {args.runs}; CPU = user + sys", "",
     ]
     if args.before:
-        lines += ["| example | before wall | before CPU | after wall | after CPU |", "| --- | --- | --- | --- | --- |"]
+        lines += ["| example | before wall | before CPU | after wall | after CPU | PTX byte-identical | same diagnostics |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
         for r in rows:
             lines.append(f"| {r['example']} | {r['before_wall_ms']:.0f} ms | {r['before_cpu_ms']:.0f} ms | "
-                         f"{r['after_wall_ms']:.0f} ms | {r['after_cpu_ms']:.0f} ms |")
+                         f"{r['after_wall_ms']:.0f} ms | {r['after_cpu_ms']:.0f} ms | "
+                         f"{'yes' if r['ptx_identical'] else 'NO'} | {'yes' if r['diagnostics_identical'] else 'NO'} |")
     else:
         lines += ["| example | wall | CPU |", "| --- | --- | --- |"]
         for r in rows:
             lines.append(f"| {r['example']} | {r['after_wall_ms']:.0f} ms | {r['after_cpu_ms']:.0f} ms |")
-    lines += ["", f"Phases (`build/bench/compile_bench --phases --repetitions={args.runs}`, in process, median; "
+    lines += ["", f"Phases (`build/bench/compile_bench --phases --repetitions={args.phase_runs}`, in process, median; "
               "checker analyses as `name ms (queries q, undecided u, units)`):", "",
               "| example | whole | parse | sema | checker | lower+O3 | backend | analyses with queries |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]

@@ -36,7 +36,7 @@ namespace {
 // Runtime sizes of the "small launches" asked first, and the resources the
 // question for every launch may spend after that.
 constexpr int64_t kSmallSize = 256;
-constexpr uint64_t kLargeLaunchRlimit = 2'000'000;
+constexpr uint64_t kLargeLaunchRlimit = 500'000;
 
 struct GlobalStore {
   const ir::Op* store = nullptr;
