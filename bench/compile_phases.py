@@ -65,8 +65,8 @@ def main():
         rows.append(row)
         print(row, flush=True)
     bench = os.path.join(ROOT, "build", "bench", "compile_bench")
-    out = subprocess.run([bench, "--phases", f"--repetitions={args.phase_runs}"], check=True, capture_output=True,
-                         text=True).stdout
+    out = "" if args.phase_runs == 0 else subprocess.run(
+        [bench, "--phases", f"--repetitions={args.phase_runs}"], check=True, capture_output=True, text=True).stdout
     phases = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     load_end = os.getloadavg()[0]
     with open(os.path.join(RESULTS, "compile_phases.json"), "w") as f:
