@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -263,18 +262,16 @@ class AsyncChecker {
     auto key = std::make_tuple(earlier.access, read, earlier.relation, earlier.distance, earlier.sameThreadToo,
                                pinKey(earlier.pins));
     if (!asked_.insert(key).second) return;
-    auto elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
-    if (elapsedMs.count() >= options_.kernelBudgetMs) {
+    if (budget_.spent()) {
       reported_.insert(pairKey);
-      cannotProveRead(copy, reader, "the checker's time budget for this kernel (" +
-                                        std::to_string(options_.kernelBudgetMs) + " ms) is spent");
+      cannotProveRead(copy, reader, budget_.spentReason());
       return;
     }
     try {
       if (!ctx_) ctx_ = std::make_unique<z3::context>();
       PairEncoder encoder(*ctx_, fn_, fa_);
       Side first, second;
-      PairEncoder::Answer answer = encoder.solve(earlier, read, first, second, options_.queryTimeoutMs);
+      PairEncoder::Answer answer = encoder.solve(earlier, read, first, second, budget_);
       if (answer.result == z3::unsat) return;
       reported_.insert(pairKey);
       if (!answer.model) {
@@ -411,7 +408,7 @@ class AsyncChecker {
   int64_t commitCap_ = 3;
   int64_t exactWalks_ = 3;
   std::unique_ptr<z3::context> ctx_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SolverBudget budget_{options_};
   std::set<std::tuple<int, int, std::vector<IterRelation>, int64_t, bool, std::vector<std::tuple<int, int64_t, bool>>>>
       asked_;
   std::set<std::pair<const Op*, ir::ValueId>> reported_;

@@ -1,5 +1,7 @@
 #include "checker/checker.h"
 
+#include <chrono>
+
 #include "checker/async_check.h"
 #include "checker/invariant_check.h"
 #include "checker/mbarrier_check.h"
@@ -12,27 +14,45 @@ namespace argus::checker {
 // Separation of global stores (AG2036), checker/invariant_separation.cpp.
 void checkGlobalSeparation(const ir::Function& fn, DiagnosticSink& diags, const Options& options);
 
+namespace {
+
+// Runs one analysis, adding its wall time to its phase of the profile (when one is asked for).
+template <typename Analysis>
+void timed(const Options& options, const char* name, const Analysis& analysis) {
+  Profile* profile = options.profile;
+  if (!profile) return analysis();
+  size_t index = 0;
+  while (index < profile->phases.size() && profile->phases[index].name != name) ++index;
+  if (index == profile->phases.size()) profile->phases.push_back({name});
+  profile->current = index;
+  auto start = std::chrono::steady_clock::now();
+  analysis();
+  profile->phases[index].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
 void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
   auto stop = [&] { return options.cancelled && options.cancelled(); };
   auto skip = [&](const std::unique_ptr<ir::Function>& fn) { return !fn || (options.accept && !options.accept(*fn)); };
   for (const auto& fn : module.functions) {
     if (skip(fn)) continue;
     if (stop()) return;
-    checkSharedSync(*fn, diags, file, options);
+    timed(options, "sync", [&] { checkSharedSync(*fn, diags, file, options); });
     if (stop()) return;
-    checkAsyncCopies(*fn, diags, file, options);
+    timed(options, "async", [&] { checkAsyncCopies(*fn, diags, file, options); });
     if (stop()) return;
-    checkMbarriers(*fn, diags, file, options);
-    checkWgmmaDescriptors(*fn, diags);
+    timed(options, "mbarrier", [&] { checkMbarriers(*fn, diags, file, options); });
+    timed(options, "wgmma", [&] { checkWgmmaDescriptors(*fn, diags); });
     if (stop()) return;
-    checkTagAssertions(*fn, diags, file, options);
+    timed(options, "tags", [&] { checkTagAssertions(*fn, diags, file, options); });
   }
   for (const auto& fn : module.functions) {
     if (skip(fn)) continue;
     if (stop()) return;
-    checkBuiltinInvariants(*fn, diags, file, options);
+    timed(options, "invariants", [&] { checkBuiltinInvariants(*fn, diags, file, options); });
     if (stop()) return;
-    checkGlobalSeparation(*fn, diags, options);
+    timed(options, "separation", [&] { checkGlobalSeparation(*fn, diags, options); });
   }
 }
 

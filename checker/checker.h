@@ -3,7 +3,11 @@
 // and report a concrete counterexample when one fails. See docs/checker.md.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "ir/ir.h"
 #include "support/diagnostic.h"
@@ -11,13 +15,33 @@
 
 namespace argus::checker {
 
+// Where the checker's time goes, per analysis (bench/compile_bench fills one).
+struct Profile {
+  struct Phase {
+    std::string name;
+    double ms = 0;          // wall time of the analysis, solver included
+    int queries = 0;        // Z3 checks
+    int unknown = 0;        // of which undecided
+    double solverMs = 0;    // wall time inside Z3's check
+    uint64_t units = 0;     // Z3 resource units spent
+  };
+  std::vector<Phase> phases;
+  size_t current = 0;
+  Phase& currentPhase() {
+    if (phases.empty()) phases.push_back({"checker"});
+    return phases[std::min(current, phases.size() - 1)];
+  }
+};
+
 struct Options {
-  // Wall-clock limits, so that a pathological kernel cannot hang an editor. They
-  // are far above what the examples need (the slowest query of gemm_tc.ag takes
-  // well under a second), because a proof that times out only on a loaded
-  // machine would make the result depend on the load.
-  unsigned queryTimeoutMs = 10000;  // per Z3 query; a timeout is reported as "cannot prove"
-  unsigned kernelBudgetMs = 60000;  // per kernel; the queries left then are "cannot prove" too
+  // Solver limits are Z3 resource counts ("rlimit"), never wall-clock time, so
+  // that the same file gives the same diagnostics on every run and at any
+  // machine load (checker/solver_budget.h). About 1 to 2 million units are a
+  // second of solving on the 2-core machine; the examples' largest query
+  // spends well under a million.
+  uint64_t queryRlimit = 20'000'000;   // per Z3 query; exhausted: "cannot prove"
+  uint64_t kernelRlimit = 200'000'000; // per kernel and analysis; the queries left then are "cannot prove" too
+  Profile* profile = nullptr;          // optional: filled with the time and queries of each analysis
   // Polled between functions and between checks: once it returns true the
   // checker stops and its findings are incomplete (an editor's next keystroke).
   std::function<bool()> cancelled;

@@ -11,7 +11,6 @@
 // encoding does not interpret gets "cannot prove" (AG2034), never silence.
 #include <z3++.h>
 
-#include <chrono>
 #include <memory>
 
 #include "checker/invariant_check.h"
@@ -174,12 +173,15 @@ class BoundsCheck {
     const ir::Type& base = fn_.typeOf(view.operands[0]);
     if (base.kind != ir::TypeKind::Shared || allConstant(fn_, view)) return;  // sema checks constant offsets
     if (provedByRanges(view, scope)) return;
-    auto elapsed = std::chrono::steady_clock::now() - start_;
-    if (std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() >= options_.kernelBudgetMs) return;
     const std::vector<int64_t>& shape = base.shape;
     const std::vector<int64_t>& viewShape = fn_.typeOf(view.results[0]).shape;
     size_t rank = shape.size(), k = viewShape.size();
     if (view.operands.size() != rank + 1 || k > rank) return;
+    if (budget_.spent()) {  // never silence: what is left unasked is "cannot prove"
+      diags_.report(DiagId::SharedBoundsUnproved, view.range,
+                    {shapeText(viewShape), sharedName(fn_, view.operands[0]), shapeText(shape), budget_.spentReason()});
+      return;
+    }
     try {
       if (!ctx_) ctx_ = std::make_unique<z3::context>();
       ScalarEncoder enc(*ctx_, fn_, scope);
@@ -196,20 +198,18 @@ class BoundsCheck {
       // the checker does not model; the CPU interpreter checks it (docs/checker.md, Limits).
       if (!enc.opaqueNames().empty()) return;
       z3::solver solver(*ctx_, "QF_BV");
-      z3::params params(*ctx_);
-      params.set("timeout", options_.queryTimeoutMs);
-      solver.set(params);
+      budget_.limit(solver);
       for (const z3::expr& c : enc.constraints()) solver.add(c);
       solver.add(outside);
-      z3::check_result result = solver.check();
+      z3::check_result result = budget_.check(solver);
       if (result == z3::unsat) return;
       std::string name = sharedName(fn_, view.operands[0]);
       if (result == z3::unknown) {
         diags_.report(DiagId::SharedBoundsUnproved, view.range,
-                      {shapeText(viewShape), name, shapeText(shape), "the solver gave up (" + solver.reason_unknown() + ")"});
+                      {shapeText(viewShape), name, shapeText(shape), "the solver gave up (" + budget_.unknownReason(solver) + ")"});
         return;
       }
-      z3::model model = enc.minimize(solver.assertions(), options_.queryTimeoutMs).value_or(solver.get_model());
+      z3::model model = enc.minimize(solver.assertions(), budget_).value_or(solver.get_model());
       report(view, enc, model, offsets, viewShape, shape, name);
     } catch (const z3::exception& e) {
       diags_.report(DiagId::SharedBoundsUnproved, view.range,
@@ -263,7 +263,7 @@ class BoundsCheck {
   DiagnosticSink& diags_;
   const Options& options_;
   std::unique_ptr<z3::context> ctx_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SolverBudget budget_{options_};
 };
 
 }  // namespace

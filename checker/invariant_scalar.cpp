@@ -314,17 +314,15 @@ z3::expr ScalarEncoder::scalar(ir::ValueId id) {
   return result;
 }
 
-std::optional<z3::model> ScalarEncoder::minimize(const z3::expr_vector& assertions, unsigned timeoutMs) {
+std::optional<z3::model> ScalarEncoder::minimize(const z3::expr_vector& assertions, SolverBudget& budget) {
   z3::optimize opt(ctx_);
-  z3::params params(ctx_);
-  params.set("timeout", timeoutMs);
-  opt.set(params);
+  budget.limit(opt);
   for (const z3::expr& a : assertions) opt.add(a);
   // Lexicographic: earliest outer iteration first, then program ids, then sizes.
   for (const z3::expr& j : iterations_) opt.minimize(j);
   for (const auto& [axis, pid] : programIds_) opt.minimize(pid);
   for (const auto& [index, size] : sizes_) opt.minimize(size);
-  if (opt.check() != z3::sat) return std::nullopt;
+  if (budget.check(opt) != z3::sat) return std::nullopt;
   return opt.get_model();
 }
 

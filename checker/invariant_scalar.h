@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/solver_budget.h"
 #include "ir/ir.h"
 
 namespace argus::checker {
@@ -43,8 +44,8 @@ class ScalarEncoder {
   // Names of the uninterpreted values the encoded scalars depend on ("'n'", "a sum(...)").
   const std::vector<std::string>& opaqueNames() const { return opaqueNames_; }
 
-  // A model of `assertions` with the earliest iterations and the smallest launch, if found in time.
-  std::optional<z3::model> minimize(const z3::expr_vector& assertions, unsigned timeoutMs);
+  // A model of `assertions` with the earliest iterations and the smallest launch, if found within the budget.
+  std::optional<z3::model> minimize(const z3::expr_vector& assertions, SolverBudget& budget);
   // Loop variables by source name, outermost first.
   std::vector<std::pair<std::string, int64_t>> iterationValues(const z3::model& model) const;
   // The program ids and runtime sizes the encoding used ("program_id(0)", "N").

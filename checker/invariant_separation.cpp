@@ -14,12 +14,13 @@
 // value per side through the layout's mixed radix, and the question whether
 // both sides reach one in-bounds element from different blocks or different
 // threads. A side whose offsets depend on a value the encoding does not
-// interpret, an `if` condition it cannot encode, a grid it cannot encode, or
-// an answer "unknown" keeps the check silent: it reports only what it proves.
+// interpret, an `if` condition it cannot encode, or a grid it cannot encode
+// keeps the check silent (it does not model such stores). An answer "unknown"
+// (the query's resource limit, or the kernel's budget, spent) is the warning
+// AG2004 "cannot prove", never silence.
 #include <z3++.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
 
@@ -32,7 +33,10 @@ using ir::OpKind;
 
 namespace {
 
-constexpr unsigned kSeparationQueryMs = 1000;
+// Runtime sizes of the "small launches" asked first, and the resources the
+// question for every launch may spend after that.
+constexpr int64_t kSmallSize = 256;
+constexpr uint64_t kLargeLaunchRlimit = 500'000;
 
 struct GlobalStore {
   const ir::Op* store = nullptr;
@@ -95,12 +99,14 @@ class SeparationCheck {
     for (size_t i = 0; i < stores_.size(); ++i)
       for (size_t j = i; j < stores_.size(); ++j) {
         if (stores_[i].tensor != stores_[j].tensor) continue;
-        auto elapsed = std::chrono::steady_clock::now() - start_;
-        if (std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() >= options_.kernelBudgetMs) return;
+        if (budget_.spent()) {
+          cannotProve(stores_[i], stores_[j], budget_.spentReason());
+          continue;
+        }
         try {
           checkPair(stores_[i], stores_[j]);
-        } catch (const z3::exception&) {
-          // A solver failure proves nothing either way: stay silent (docs/checker.md, Limits).
+        } catch (const z3::exception& e) {
+          cannotProve(stores_[i], stores_[j], std::string("the solver failed: ") + e.msg());
         }
       }
   }
@@ -250,29 +256,50 @@ class SeparationCheck {
     Instance first(*ctx_), second(*ctx_);
     if (!encode(a, "_a", first) || !encode(b, "_b", second)) return;
     z3::solver solver(*ctx_, "QF_BV");
-    z3::params params(*ctx_);
-    // Undecided is silent here, so a long wait buys nothing: index arithmetic
-    // the solver cannot settle quickly (a grouped block order's divisions)
-    // would otherwise cost every compile the whole query budget.
-    params.set("timeout", std::min(options_.queryTimeoutMs, kSeparationQueryMs));
-    solver.set(params);
     for (const z3::expr& c : first.constraints) solver.add(c);
     for (const z3::expr& c : second.constraints) solver.add(c);
     for (size_t d = 0; d < first.element.size(); ++d) solver.add(first.element[d] == second.element[d]);
     z3::expr otherBlock = ctx_->bool_val(false);
     for (size_t axis = 0; axis < 3; ++axis) otherBlock = otherBlock || first.programIds[axis] != second.programIds[axis];
     solver.add(otherBlock || *first.thread != *second.thread);
-    if (solver.check() != z3::sat) return;  // unsat: separate; unknown: silent, never a guess
+    // Small launches first (every runtime size at most kSmallSize): there the
+    // solver settles a grouped tile order's divisions quickly, both ways, and a
+    // model is a real counterexample.
+    z3::expr small = ctx_->bool_val(true);
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) small = small && z3::ule(sizeVar(i), bv(kSmallSize));
+    solver.push();
+    solver.add(small);
+    budget_.limit(solver);
+    z3::check_result result = budget_.check(solver);
+    if (result == z3::unknown) {  // undecided: "cannot prove", never silence and never a guess
+      cannotProve(a, b, "the solver gave up (" + budget_.unknownReason(solver) + ")");
+      return;
+    }
+    if (result == z3::sat) {
+      z3::model model = minimize(solver.assertions(), first, second).value_or(solver.get_model());
+      return report(a, b, first, second, model);
+    }
+    solver.pop();
+    // Separate in every small launch; now any launch, within a smaller limit:
+    // past it the stores are taken as separate (docs/checker.md, Limits).
+    budget_.limit(solver, kLargeLaunchRlimit);
+    if (budget_.check(solver) != z3::sat) return;
     z3::model model = minimize(solver.assertions(), first, second).value_or(solver.get_model());
     report(a, b, first, second, model);
+  }
+
+  void cannotProve(const GlobalStore& a, const GlobalStore& b, const std::string& why) {
+    const std::string& tensor = a.tensor->name;
+    std::string what = "no two blocks or threads store the same element of '" + tensor + "'" +
+                       (a.store == b.store ? std::string(" here") : std::string(" (this store and the labelled one)"));
+    Diagnostic& d = diags_.report(DiagId::CheckerCannotProve, b.store->range, {what, why});
+    if (a.store != b.store) d.labels.push_back(Label{a.store->range, "the other store of '" + tensor + "'"});
   }
 
   // Smallest launch, then the first blocks, iterations and threads: a readable counterexample.
   std::optional<z3::model> minimize(const z3::expr_vector& assertions, const Instance& first, const Instance& second) {
     z3::optimize opt(*ctx_);
-    z3::params params(*ctx_);
-    params.set("timeout", options_.queryTimeoutMs);
-    opt.set(params);
+    budget_.limit(opt);
     for (const z3::expr& e : assertions) opt.add(e);
     for (size_t i = 0; i < fn_.sizeNames.size(); ++i) opt.minimize(sizeVar(i));
     for (const Instance* side : {&first, &second}) {
@@ -282,7 +309,7 @@ class SeparationCheck {
       opt.minimize(*side->thread);
       opt.minimize(*side->value);
     }
-    if (opt.check() != z3::sat) return std::nullopt;
+    if (budget_.check(opt) != z3::sat) return std::nullopt;
     return opt.get_model();
   }
 
@@ -352,7 +379,7 @@ class SeparationCheck {
   const Options& options_;
   std::vector<GlobalStore> stores_;
   std::unique_ptr<z3::context> ctx_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SolverBudget budget_{options_};
 };
 
 }  // namespace

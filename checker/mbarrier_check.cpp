@@ -29,7 +29,6 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -108,22 +107,19 @@ class MbarrierChecker {
 
   Answer solve(const MbWindow& w, const z3::expr& formula) {
     Answer a;
-    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
-    if (elapsed.count() >= options_.kernelBudgetMs) {
+    if (budget_.spent()) {
       a.result = Result::Unknown;
-      a.reason = "the checker's time budget for this kernel (" + std::to_string(options_.kernelBudgetMs) + " ms) is spent";
+      a.reason = budget_.spentReason();
       return a;
     }
     z3::solver solver(*ctx_, "QF_BV");
-    z3::params params(*ctx_);
-    params.set("timeout", options_.queryTimeoutMs);
-    solver.set(params);
+    budget_.limit(solver);
     solver.add(withoutDivisions(*ctx_, formula && w.assumptions));
-    z3::check_result r = solver.check();
+    z3::check_result r = budget_.check(solver);
     if (r == z3::unsat) return a;
     if (r == z3::unknown) {
       a.result = Result::Unknown;
-      a.reason = "the solver gave up (" + solver.reason_unknown() + ")";
+      a.reason = "the solver gave up (" + budget_.unknownReason(solver) + ")";
       return a;
     }
     a.result = Result::Violated;
@@ -139,7 +135,7 @@ class MbarrierChecker {
     auto tryWith = [&](const z3::expr& extra) {
       solver.push();
       solver.add(extra);
-      bool found = solver.check() == z3::sat;
+      bool found = budget_.check(solver) == z3::sat;
       if (found) a.model = solver.get_model();
       solver.pop();
       return found;
@@ -618,7 +614,7 @@ class MbarrierChecker {
   std::set<std::pair<ir::ValueId, int>> reportedInit_;
   int64_t depth_ = 2;
   bool widen_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SolverBudget budget_{options_};
 };
 
 }  // namespace

@@ -163,23 +163,21 @@ class TxCheck {
       ScalarEncoder enc(*ctx_, fn_, scope_);
       z3::expr x = enc.scalar(expect.operands[1]), y = enc.scalar(copy.operands[3]);
       z3::solver solver(*ctx_, "QF_BV");
-      z3::params params(*ctx_);
-      params.set("timeout", options_.queryTimeoutMs);
-      solver.set(params);
+      budget_.limit(solver);
       for (const z3::expr& c : enc.constraints()) solver.add(c);
       solver.add(x != y);
-      z3::check_result r = solver.check();
+      z3::check_result r = budget_.check(solver);
       if (r == z3::unsat) return;
       if (r == z3::unknown) {
         diags_.report(DiagId::CheckerCannotProve, copy.range,
                       {"this copy_bulk completes on the mbarrier its mbarrier_expect_tx armed",
-                       "the solver gave up (" + solver.reason_unknown() + ")"});
+                       "the solver gave up (" + budget_.unknownReason(solver) + ")"});
         return;
       }
       z3::expr_vector all(*ctx_);
       for (const z3::expr& c : enc.constraints()) all.push_back(c);
       all.push_back(x != y);
-      std::optional<z3::model> model = enc.minimize(all, options_.queryTimeoutMs);
+      std::optional<z3::model> model = enc.minimize(all, budget_);
       if (!model) model = solver.get_model();
       int64_t ex = ScalarEncoder::valueOf(*model, x), cy = ScalarEncoder::valueOf(*model, y);
       Diagnostic& d = diags_.report(
@@ -209,6 +207,7 @@ class TxCheck {
   const Options& options_;
   ScalarScope scope_;
   std::unique_ptr<z3::context> ctx_;
+  SolverBudget budget_{options_};
 };
 
 }  // namespace

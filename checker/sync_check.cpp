@@ -5,7 +5,6 @@
 
 #include <z3++.h>
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
@@ -48,20 +47,16 @@ class SyncChecker {
     }
     auto key = std::make_tuple(earlier.access, later, relation);
     if (!asked_.insert(key).second) return;
-    auto elapsedMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
-    if (elapsedMs.count() >= options_.kernelBudgetMs) {
+    if (budget_.spent()) {
       reported_.insert(pairKey);
-      reportCannotProve(RacePair{fn_, fa_, earlier, later, file_},
-                        "the checker's time budget for this kernel (" + std::to_string(options_.kernelBudgetMs) +
-                            " ms) is spent",
-                        diags_);
+      reportCannotProve(RacePair{fn_, fa_, earlier, later, file_}, budget_.spentReason(), diags_);
       return;
     }
     try {
       if (!ctx_) ctx_ = std::make_unique<z3::context>();
       PairEncoder encoder(*ctx_, fn_, fa_);
       Side first, second;
-      PairEncoder::Answer answer = encoder.solve(earlier, later, first, second, options_.queryTimeoutMs);
+      PairEncoder::Answer answer = encoder.solve(earlier, later, first, second, budget_);
       if (answer.result == z3::unsat) return;
       reported_.insert(pairKey);
       RacePair pair{fn_, fa_, earlier, later, file_};
@@ -82,7 +77,7 @@ class SyncChecker {
   const Options& options_;
   FunctionAccesses fa_;
   std::unique_ptr<z3::context> ctx_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SolverBudget budget_{options_};
   std::set<std::tuple<int, int, std::vector<IterRelation>>> asked_;
   std::set<std::tuple<const ir::Op*, const ir::Op*, ir::ValueId>> reported_;
 };

@@ -291,22 +291,20 @@ z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Sid
 }
 
 PairEncoder::Answer PairEncoder::solve(const Pending& earlier, int later, Side& first, Side& second,
-                                       unsigned timeoutMs) {
+                                       SolverBudget& budget) {
   z3::expr formula = encode(earlier, later, first, second);
   z3::solver solver(ctx_, "QF_BV");
-  z3::params params(ctx_);
-  params.set("timeout", timeoutMs);
-  solver.set(params);
+  budget.limit(solver);
   solver.add(formula);
   Answer answer;
-  answer.result = solver.check();
-  if (answer.result == z3::unknown) answer.reason = solver.reason_unknown();
+  answer.result = budget.check(solver);
+  if (answer.result == z3::unknown) answer.reason = budget.unknownReason(solver);
   if (answer.result != z3::sat) return answer;
   answer.model = solver.get_model();
   for (int tier = 0; tier < kPreferenceTiers; ++tier) {
     solver.push();
     for (const z3::expr& small : preferences(tier)) solver.add(small);
-    bool found = solver.check() == z3::sat;
+    bool found = budget.check(solver) == z3::sat;
     if (found) answer.model = solver.get_model();
     solver.pop();
     if (found) break;

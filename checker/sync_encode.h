@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/solver_budget.h"
 #include "checker/sync_walk.h"
 
 namespace argus::checker {
@@ -36,15 +37,15 @@ class PairEncoder {
 
   z3::expr scalar(Side& side, ir::ValueId id);
 
-  // Asks Z3 whether the pair can touch one element (QF_BV, `timeoutMs` per
-  // query). On sat, the model is narrowed to the most readable preference tier
+  // Asks Z3 whether the pair can touch one element (QF_BV, within `budget`'s
+  // resource limits). On sat, the model is narrowed to the most readable preference tier
   // that still holds. `reason` says why the answer is unknown.
   struct Answer {
     z3::check_result result = z3::unknown;
     std::optional<z3::model> model;
     std::string reason;
   };
-  Answer solve(const Pending& earlier, int later, Side& first, Side& second, unsigned timeoutMs);
+  Answer solve(const Pending& earlier, int later, Side& first, Side& second, SolverBudget& budget);
 
   // Optional constraints that make a counterexample easy to read, tried in
   // order until one tier is satisfiable: first iterations and tiny launches,

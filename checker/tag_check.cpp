@@ -4,7 +4,6 @@
 // compiled over their tags, and Z3 looks for an element where it is false.
 #include "checker/tag_check.h"
 
-#include <chrono>
 
 #include "checker/tag_state.h"
 
@@ -34,17 +33,17 @@ class AssertionChecker {
       : flow_(flow), ctx_(ctx), fn_(fn), diags_(diags), file_(file), options_(options) {}
 
   void check(const ir::Op& op) {
-    if (op.kind == ir::OpKind::Dot) {  // built-in, silent unless definitely violated (and within the budget)
-      if (std::chrono::steady_clock::now() - start_ >= std::chrono::milliseconds(options_.kernelBudgetMs)) return;
+    if (op.kind == ir::OpKind::Dot) {  // built-in: an error when definitely violated, "cannot prove" when undecided
       try {
         checkDotOperandsAgreeInK(flow_, fn_, diags_, options_, op);
-      } catch (const z3::exception&) {
+      } catch (const z3::exception& e) {
+        diags_.report(DiagId::CheckerCannotProve, op.range,
+                      {"the operands of this dot agree in K", std::string("the solver failed: ") + e.msg()});
       }
       return;
     }
-    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
-    if (elapsed.count() >= options_.kernelBudgetMs) {
-      cannotProve(op, "the checker's time budget for this kernel (" + std::to_string(options_.kernelBudgetMs) + " ms) is spent", {});
+    if (flow_.budget().spent()) {
+      cannotProve(op, flow_.budget().spentReason(), {});
       return;
     }
     try {
@@ -269,24 +268,23 @@ class AssertionChecker {
 
     // The common case first: one query proves the assertion outright.
     if (flow_.check(context && (!allKnown || !cond))) return;
+    SolverBudget& budget = flow_.budget();
     z3::solver solver(ctx_, "QF_BV");
-    z3::params params(ctx_);
-    params.set("timeout", options_.queryTimeoutMs);
-    solver.set(params);
+    budget.limit(solver);
     solver.add(context && allKnown && !cond);
-    z3::check_result violated = solver.check();
+    z3::check_result violated = budget.check(solver);
     if (violated == z3::sat) {
       report(op, solver, subjects, reads, dot);
       return;
     }
     if (violated == z3::unknown) {
-      cannotProve(op, "the solver gave up (" + solver.reason_unknown() + ")", {});
+      cannotProve(op, "the solver gave up (" + budget.unknownReason(solver) + ")", {});
       return;
     }
     z3::solver unknown(ctx_, "QF_BV");
-    unknown.set(params);
+    budget.limit(unknown);
     unknown.add(context && !allKnown);
-    z3::check_result somewhereUnknown = unknown.check();
+    z3::check_result somewhereUnknown = budget.check(unknown);
     if (somewhereUnknown == z3::unsat) return;  // proven
     std::string where;
     std::optional<z3::model> unknownModel;
@@ -308,7 +306,7 @@ class AssertionChecker {
         }
       }
     } else {
-      where = "the solver gave up (" + unknown.reason_unknown() + ")";
+      where = "the solver gave up (" + budget.unknownReason(unknown) + ")";
     }
     std::string launch = flow_.launchText(unknownModel);
     if (!launch.empty() && somewhereUnknown == z3::sat) where += " (launch: " + launch + ")";
@@ -396,7 +394,6 @@ class AssertionChecker {
   const SourceFile* file_;
   const Options& options_;
   std::vector<z3::expr> compared_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace

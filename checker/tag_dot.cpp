@@ -135,7 +135,7 @@ std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Bloc
   return out;
 }
 
-void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,
+void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& /*options*/,
                               const ir::Op& op) {
   std::optional<std::pair<int, int>> tensors = dotOperandTensors(fn, op);
   if (!tensors) return;
@@ -184,20 +184,25 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
                      inside(b, pb, atB);
   if (flow.check(formula)) return;  // proven (the common case, one cached query)
   z3::solver solver(ctx, "QF_BV");
-  z3::params params(ctx);
-  params.set("timeout", options.queryTimeoutMs);
-  solver.set(params);
+  SolverBudget& budget = flow.budget();
+  budget.limit(solver);
   solver.add(formula);
-  if (solver.check() != z3::sat) return;  // undecided: silent (no assertion asked for it)
+  z3::check_result result = budget.check(solver);
+  if (result == z3::unknown) {  // undecided is never silence
+    diags.report(DiagId::CheckerCannotProve, op.range,
+                 {"the operands of this dot agree in K", "the solver gave up (" + budget.unknownReason(solver) + ")"});
+    return;
+  }
+  if (result != z3::sat) return;
   flow.preferSmall(solver);
   // Then the first rows and columns of the accumulator (thread 0 holds acc[0, 0]).
   for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
     solver.push();
     solver.add(z3::ult(m, flow.bv(bound)) && z3::ult(n, flow.bv(bound)));
-    if (solver.check() == z3::sat) break;
+    if (budget.check(solver) == z3::sat) break;
     solver.pop();
   }
-  if (solver.check() != z3::sat) return;
+  if (budget.check(solver) != z3::sat) return;
   z3::model model = solver.get_model();
   int64_t mv = modelValue(model, m), nv = modelValue(model, n), kv = modelValue(model, k);
   int64_t aK = modelValue(model, kA), bK = modelValue(model, kB);

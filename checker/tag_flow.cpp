@@ -71,20 +71,20 @@ z3::expr TagFlow::assumptions() const {
 // Walks of a loop body repeat the same queries: each formula is asked once.
 bool TagFlow::check(const z3::expr& formula) {
   if (auto it = proven_.find(formula.id()); it != proven_.end()) return it->second.second;
+  // (The exact solver is made first: the order in which solvers are made shapes
+  // the models of later queries, and the corpus's counterexamples are exact.)
   z3::solver solver(ctx_, "QF_BV");
-  z3::params params(ctx_);
-  params.set("timeout", options_.queryTimeoutMs);
-  solver.set(params);
+  budget_.limit(solver);
   bool unsat = false;
   if (std::optional<z3::expr> abstracted = abstractRemainders(formula)) {
     z3::solver fast(ctx_, "QF_BV");
-    fast.set(params);
+    budget_.limit(fast);
     fast.add(*abstracted);
-    unsat = fast.check() == z3::unsat;
+    unsat = budget_.check(fast) == z3::unsat;
   }
   if (!unsat) {
     solver.add(formula);
-    unsat = solver.check() == z3::unsat;
+    unsat = budget_.check(solver) == z3::unsat;
   }
   proven_.emplace(formula.id(), std::make_pair(formula, unsat));
   return unsat;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "checker/checker.h"
+#include "checker/solver_budget.h"
 #include "ir/ir.h"
 
 namespace argus::checker {
@@ -101,6 +102,8 @@ class TagFlow {
   void preferSmall(z3::solver& solver);
   std::string valueName(ir::ValueId id) const;  // as written, for messages
   bool check(const z3::expr& formula);          // true when unsat (proven)
+  // The resource limits of every query of this walk and its checks (solver_budget.h).
+  SolverBudget& budget() { return budget_; }
 
  private:
   void declareLaunch();
@@ -150,6 +153,7 @@ class TagFlow {
   const ir::Function& fn_;
   const Options& options_;
   const SourceFile* file_;
+  SolverBudget budget_{options_};
   AssertHook hook_;
   bool recording_ = true;
   bool kOnly_ = false;

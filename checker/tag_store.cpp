@@ -28,17 +28,17 @@ void TagFlow::preferSmall(z3::solver& solver) {
     for (const LoopFrame& l : loops()) solver.add(z3::ult(l.j, bv(iterations[tier])));
     for (const auto& [name, term] : launchTerms())
       solver.add(name.rfind("num_programs", 0) == 0 ? term <= bv(grid[tier]) : term <= bv(sizes[tier]));
-    if (solver.check() == z3::sat) return;  // keep the narrowed scope for get_model()
+    if (budget_.check(solver) == z3::sat) return;  // keep the narrowed scope for get_model()
     solver.pop();
   }
-  solver.check();
+  budget_.check(solver);
 }
 
 
 // Built-in: a tile stored into a tensor of the same shape as the one its
 // origin indexes lands at the coordinates its origin says. Only a definite
 // violation is reported; unknown origins and undecided queries stay silent.
-void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, DiagnosticSink& diags_, const Options& options_,
+void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, DiagnosticSink& diags_, const Options& /*options*/,
                              const ir::Op& op) {
   z3::context& ctx_ = flow_.context();
   const TagMap* tile = flow_.tilesTags(op.operands[1]);
@@ -80,11 +80,16 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
     wrong = wrong || origin.back() != dest.back();
   }
   z3::solver solver(ctx_, "QF_BV");
-  z3::params params(ctx_);
-  params.set("timeout", options_.queryTimeoutMs);
-  solver.set(params);
+  SolverBudget& budget = flow_.budget();
+  budget.limit(solver);
   solver.add(context && wrong);
-  if (solver.check() != z3::sat) return;
+  z3::check_result result = budget.check(solver);
+  if (result == z3::unknown) {  // undecided is never silence
+    diags_.report(DiagId::CheckerCannotProve, op.range,
+                  {"this store writes every element where its 'origin' says", "the solver gave up (" + budget.unknownReason(solver) + ")"});
+    return;
+  }
+  if (result != z3::sat) return;
   flow_.preferSmall(solver);
   z3::model model = solver.get_model();
   auto tuple = [&](const std::vector<z3::expr>& terms) {

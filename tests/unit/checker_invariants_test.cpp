@@ -139,7 +139,7 @@ def deep(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
 
 TEST(CheckerBounds, AnUndecidedQueryIsNeverSilence) {
   checker::Options options;
-  options.queryTimeoutMs = 1;
+  options.queryRlimit = 1;
   auto c = check(R"(@kernel(grid=(1,), warps=4)
 def hard(x: Tensor[f32, (M, N, K)], y: Tensor[f32, (128,)]):
     s = shared(f32, (4, 128))
@@ -148,7 +148,7 @@ def hard(x: Tensor[f32, (M, N, K)], y: Tensor[f32, (128,)]):
     y.tile((128,))[0] = load(s[(M * N * K) % 5])
 )",
                  options);
-  // The view reaches s[4] (and s[-4]): with 1 ms the solver finds it or gives up, never "holds".
+  // The view reaches s[4] (and s[-4]): with 1 resource unit the solver finds it or gives up, never "holds".
   bool reported = false;
   for (const Diagnostic& d : c->diags.diagnostics()) {
     std::string code = d.code();

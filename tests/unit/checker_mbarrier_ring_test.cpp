@@ -146,8 +146,8 @@ std::unique_ptr<Result> checkRing(const Ring& o) {
   ir::Module module;
   module.functions.push_back(std::move(r->fn));
   Options options;
-  options.queryTimeoutMs = 30000;
-  options.kernelBudgetMs = 300000;
+  options.queryRlimit = 100000000;
+  options.kernelRlimit = 2000000000;
   check(module, r->diags, nullptr, options);
   r->fn = std::move(module.functions[0]);
   return r;
@@ -419,8 +419,8 @@ std::unique_ptr<Compiled> compile(const std::string& text) {
   const ir::Module& module = out->compilation->ir();
   EXPECT_FALSE(out->compilation->hasErrors()) << "the test kernel must pass sema";
   Options checkerOptions;
-  checkerOptions.queryTimeoutMs = 30000;
-  checkerOptions.kernelBudgetMs = 300000;
+  checkerOptions.queryRlimit = 100000000;
+  checkerOptions.kernelRlimit = 2000000000;
   check(module, out->diags, &out->compilation->source(), checkerOptions);
   return out;
 }

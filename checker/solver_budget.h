@@ -1,0 +1,56 @@
+// Every Z3 query of the checker goes through here (internal to the checker).
+//
+// Limits are Z3 resource counts ("rlimit"), never wall-clock time: the same
+// query gets the same answer on every run and at any machine load, so the
+// same file always gives the same diagnostics. A query that exhausts its
+// limit answers "unknown", which every check reports as "cannot prove".
+//
+// The per-kernel budget is counted in the same units: each query's spent
+// resources are added up, and once a kernel has spent `kernelRlimit` the
+// queries left are "cannot prove" as well.
+#pragma once
+
+#include <z3++.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "checker/checker.h"
+
+namespace argus::checker {
+
+class SolverBudget {
+ public:
+  explicit SolverBudget(const Options& options) : options_(options) {}
+
+  // True once the kernel's queries have spent its budget.
+  bool spent() const { return spentUnits_ >= options_.kernelRlimit; }
+  // What to say in a "cannot prove" when `spent()`.
+  std::string spentReason() const;
+
+  // Applies the per-query resource limit (at most what the kernel has left) to `solver`.
+  void limit(z3::solver& solver) const;
+  // The same, at most `cap` units (an analysis whose queries should stay cheaper).
+  void limit(z3::solver& solver, uint64_t cap) const;
+  void limit(z3::optimize& optimize) const;
+  // solver.check(), counted in the profile and in the kernel's budget.
+  z3::check_result check(z3::solver& solver);
+  z3::check_result check(z3::solver& solver, const z3::expr_vector& assumptions);
+  z3::check_result check(z3::optimize& optimize);
+  // Why a solver answered "unknown", in words for a diagnostic.
+  std::string unknownReason(z3::solver& solver) const;
+
+  uint64_t spentUnits() const { return spentUnits_; }
+
+ private:
+  uint64_t queryLimit() const;
+  // Adds what `ctx` spent since it was last seen (Z3's counter is per context and cumulative).
+  void account(Z3_context ctx, uint64_t counter, double ms, z3::check_result result);
+
+  const Options& options_;
+  uint64_t spentUnits_ = 0;
+  std::map<Z3_context, uint64_t> lastCounter_;
+};
+
+}  // namespace argus::checker
