@@ -527,8 +527,9 @@ int runCommand(const std::vector<std::string>& args) {
     printDiagnostics(loadDiags.diagnostics(), SourceFile(o.input, ""), o.common);
     return 1;
   }
-  // On the CPU, the source's '# arch:' line decides as for argusc; on a GPU, the device does.
-  if (o.cpu) applySourceArch(o.common, *file);
+  // The source's '# arch:' line decides as for argusc (on a GPU, the device's architecture
+  // is compiled for, once runOnGpu has checked that it has what the line asks for).
+  applySourceArch(o.common, *file);
   Compilation compilation(std::move(*file), o.common.compile);
   const ir::Module& module = compilation.ir();
   if (compilation.hasErrors()) {
