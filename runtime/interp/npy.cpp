@@ -114,6 +114,7 @@ std::string npyTypeNameFor(ir::DType dtype) {
 }
 
 bool parseNpy(const std::string& bytes, NpyArray& out, std::string& error) {
+  out = NpyArray{};
   if (bytes.size() < kMagicBytes + 4 || bytes.compare(0, kMagicBytes, kMagic, kMagicBytes) != 0) {
     error = "not a .npy file (it does not start with numpy's magic string; write it with numpy.save)";
     return false;
