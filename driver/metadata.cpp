@@ -71,6 +71,11 @@ json paramJson(const ir::Param& p, const std::vector<std::string>& sizeNames) {
     }
     j["dims"] = std::move(dims);
   }
+  // Integers and bools as JSON integers, so that 64-bit defaults below 2^53 read back exactly.
+  if (p.kind == ir::ParamKind::Scalar && p.defaultValue) {
+    if (ir::isFloat(p.dtype)) j["default"] = *p.defaultValue;
+    else j["default"] = static_cast<long long>(*p.defaultValue);
+  }
   return j;
 }
 

@@ -9,6 +9,7 @@
 //     "params": [{"name": "x", "kind": "tensor", "dtype": "f32",
 //                 "dims": [{"size": "N"} | {"const": 64}, ...]},
 //                {"name": "s", "kind": "scalar", "dtype": "f32"},
+//                {"name": "eps", "kind": "scalar", "dtype": "f32", "default": 1e-05},  // declared default
 //                {"name": "N", "kind": "size", "dtype": "i32"}],   // ABI order
 //     "sizes": ["N"],
 //     "grid": [expr, expr, expr], "grid_text": ["cdiv(N, 1024)", "1", "1"],

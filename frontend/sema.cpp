@@ -200,6 +200,28 @@ std::optional<Constant> Analyzer::constParamValue(const ast::Param& p) {
   return v.c;
 }
 
+// The declared default of a scalar parameter ('eps: f32 = 1e-5'): a constant
+// (constants may use the const parameters, bound before), as a double; what the
+// host passes when the caller gives no value (argusc run, the Python launcher).
+std::optional<double> Analyzer::scalarDefault(const ast::Param& p, ir::DType dtype) {
+  Val v = eval(*p.defaultValue);
+  if (v.isError()) return std::nullopt;
+  if (v.kind != Val::Kind::Const) {
+    report(DiagId::NotConstant, p.defaultValue->range, {"the default of scalar parameter '" + p.name + "'", describe(v)});
+    return std::nullopt;
+  }
+  bool fits = dtype == ir::DType::Bool ? v.c.kind == Constant::Kind::Bool
+              : ir::isFloat(dtype)     ? v.c.kind != Constant::Kind::Bool
+                                       : v.c.kind == Constant::Kind::Int;
+  if (!fits) {
+    report(DiagId::BadParamType, p.defaultValue->range,
+           {"the default of '" + p.name + ": " + ir::dtypeName(dtype) + "' is " + v.c.str() + ", not " +
+            (dtype == ir::DType::Bool ? "True or False" : ir::isFloat(dtype) ? "a number" : "an integer")});
+    return std::nullopt;
+  }
+  return v.c.asDouble();
+}
+
 bool Analyzer::parseTensorAnnotation(const ast::Expr& annotation, ir::DType& dtype,
                                      std::vector<const ast::Expr*>& dims) {
   const auto& sub = static_cast<const ast::SubscriptExpr&>(annotation);
@@ -263,9 +285,9 @@ bool Analyzer::setupKernelParams(const ast::FunctionDef& def) {
     } else {
       report(DiagId::BadParamType, p.annotation->range, {quote(text(p.annotation->range)) + " is not a parameter type"});
     }
-    if (p.defaultValue && info.kind != PKind::Const && info.kind != PKind::Bad)
+    if (p.defaultValue && info.kind == PKind::Tensor)
       report(DiagId::BadParamType, p.defaultValue->range,
-             {"only const parameters have default values, and '" + p.name + "' is not const"});
+             {"only const and scalar parameters have default values, and '" + p.name + "' is a tensor"});
     infos.push_back(std::move(info));
   }
 
@@ -353,6 +375,7 @@ bool Analyzer::setupKernelParams(const ast::FunctionDef& def) {
     } else {
       param.kind = ir::ParamKind::Scalar;
       type = ir::Type::scalar(info.dtype);
+      if (p.defaultValue) param.defaultValue = scalarDefault(p, info.dtype);
     }
     param.value = b().addBlockArg(fn_->body, type, p.name, p.nameRange);
     if (info.kind == PKind::Tensor) tensorDims_[param.value] = tensorDimText[k];

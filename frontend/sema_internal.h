@@ -143,6 +143,7 @@ class Analyzer {
   bool setupKernelParams(const ast::FunctionDef& def);
   bool checkDecorators(const ast::FunctionDef& def, bool& isKernel, const ast::Decorator*& kernelDecorator);
   std::optional<Constant> constParamValue(const ast::Param& p);
+  std::optional<double> scalarDefault(const ast::Param& p, ir::DType dtype);
   bool parseTensorAnnotation(const ast::Expr& annotation, ir::DType& dtype,
                              std::vector<const ast::Expr*>& dims);
 

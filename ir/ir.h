@@ -224,6 +224,9 @@ struct Param {
   std::vector<DimRef> dims;  // Tensor only
   ValueId value = kNoValue;  // the body's block argument
   SourceRange range;
+  // Scalar only: the declared default ('eps: f32 = 1e-5'; bools as 0/1), which
+  // hosts pass when the caller gives no value. The kernel itself always takes it as an argument.
+  std::optional<double> defaultValue;
 };
 
 // A launch-time requirement on runtime sizes (`require(N <= BLOCK)`).

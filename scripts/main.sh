@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The main job: install, build, then compile every kernel in examples/ to PTX,
 # assemble it with ptxas, and run it on the CPU interpreter, showing diagnostics.
+# It builds only the programs it runs, each just before it is needed: argusc (126 of
+# the 275 build steps) before the examples, argus-agent (30 more) before the agent;
+# none of the tests. scripts/test.sh builds and runs the rest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh || exit 1
+bash scripts/build.sh argusc || exit 1
 ARGUSC=build/argusc
 OUT=build/examples
 mkdir -p "$OUT"
@@ -39,6 +42,7 @@ for src in examples/broken/*.ag; do
 done
 # The optimization agent, offline: validation on the CPU interpreter, ranking by
 # the cost model (docs/agent.md). A small task and budget keep this quick.
+bash scripts/build.sh argus-agent || exit 1
 echo "== argus-agent run examples/agent/gemm_small.task.json (offline: CPU interpreter + cost model)"
 build/argus-agent run examples/agent/gemm_small.task.json --no-gpu --budget 6 --memory :memory: \
   --out "$OUT/agent-report" || status=1

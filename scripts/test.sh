@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: install, build, run every test (unit, golden, fuzz, ptxas).
+# The whole test suite: install, build everything (the tests and benchmarks too,
+# which scripts/main.sh leaves out), run every test (unit, golden, fuzz, ptxas).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -46,7 +46,9 @@ run options (on the GPU, checked against the CPU interpreter and timed; argusc r
   --cpu                       run on the CPU interpreter only (no GPU needed)
   --kernel NAME               the kernel to run (default: the only or first kernel)
   --size NAME=VALUE           a runtime size (every size name of the kernel needs one)
-  --arg NAME=VALUE            a scalar parameter's value (default: random)
+  --arg NAME=VALUE            a scalar parameter's value (default: the declared one; else required)
+  --input NAME=FILE.npy       a tensor's values from a NumPy file (default: random)
+  --output-dir DIR            with --cpu: write the tensors the kernel writes as DIR/NAME.npy
   --seed N                    seed of the random inputs (default: 1)
 )";
 

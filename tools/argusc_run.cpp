@@ -1,6 +1,7 @@
-// `argusc run FILE.ag`: runs a kernel on random inputs.
+// `argusc run FILE.ag`: runs a kernel on random inputs or on .npy files (--input).
 //   --cpu: on the CPU interpreter, printing a summary of every tensor afterwards
-//          (--save-io DIR also saves the PTX, the metadata, the inputs and the
+//          (--output-dir DIR writes the tensors it wrote as .npy files;
+//          --save-io DIR also saves the PTX, the metadata, the inputs and the
 //          interpreter's outputs for `argus-replay DIR` on a GPU machine).
 //   else:  on the GPU (runtime/gpu): compiled for the device's architecture,
 //          checked against the interpreter on the same inputs, then timed.
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <random>
@@ -21,7 +23,9 @@
 #include "runtime/gpu/gpu_runtime.h"
 #include "runtime/gpu/launch_metadata.h"
 #include "runtime/interp/interpreter.h"
+#include "runtime/interp/npy.h"
 #include "tools/cli_common.h"
+#include "tools/run_io.h"
 
 namespace argus::cli {
 namespace {
@@ -31,19 +35,30 @@ namespace {
 constexpr size_t kInterpreterCheckLimit = size_t{1} << 20;
 
 constexpr const char* kRunHelp = R"(usage: argusc run [--cpu] [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
+                 [--input NAME=FILE.npy]... [--output-dir DIR]
 
-Runs a kernel on random inputs. Without --cpu: on the GPU, compiled for the
-device (sm_80 for compute capability 8.x, sm_90a for 9.0, sm_90 for newer), checked
-against the CPU interpreter on the same inputs, then timed (docs/runtime.md).
+Runs a kernel on random inputs, or on the .npy files given. Without --cpu: on the
+GPU, compiled for the device (sm_80 for compute capability 8.x, sm_90a for 9.0,
+sm_90 for newer; a source whose '# arch:' line names more than the device has is
+refused), checked against the CPU interpreter on the same inputs, then timed
+(docs/runtime.md).
 
 options:
   --cpu                 run on the CPU interpreter instead
   --kernel NAME         the kernel to run (default: the only or first kernel)
-  --size NAME=VALUE     a runtime size (every size name of the kernel needs one)
-  --arg NAME=VALUE      a scalar parameter's value (default: random)
+  --size NAME=VALUE     a runtime size (every size name of the kernel needs one,
+                        unless an --input's shape gives it)
+  --arg NAME=VALUE      a scalar parameter's value (default: the one declared,
+                        as in 'eps: f32 = 1e-5'; a scalar without one must be given)
+  --input NAME=FILE     tensor NAME's values from a NumPy .npy file (its dtype must be
+                        the tensor's; bf16 and f8 read float32 or their raw bits as
+                        uint16/uint8); the others are random
+  --output-dir DIR      with --cpu: write every tensor the kernel writes as DIR/NAME.npy
+                        (bf16 and f8 as float32)
   --seed N              seed of the random inputs (default: 1 with --cpu, fresh on the GPU)
-  --save-io DIR         with --cpu: save PTX (sm_90), metadata, inputs and expected
-                        outputs for `argus-replay DIR` on a GPU machine
+  --save-io DIR         with --cpu: save PTX (for the source's '# arch:' line, else sm_90,
+                        or --arch), metadata, inputs and expected outputs for
+                        `argus-replay DIR` on a GPU machine
 GPU runs:
   --repeat N            timed runs (default 50; 0: check only)
   --warmup N            untimed runs first (default 10)
@@ -109,9 +124,11 @@ struct RunOptions {
   CommonOptions common;
   bool cpu = false;
   bool archGiven = false;
-  std::string input, kernelName, saveIoDir, flopsText;
+  std::string input, kernelName, saveIoDir, flopsText, outputDir;
   std::map<std::string, int64_t> sizes;
   std::map<std::string, std::string> scalarArgs;
+  std::map<std::string, std::string> inputFiles;          // --input NAME=FILE
+  std::map<std::string, interp::HostTensor> inputTensors;  // their contents, once read
   std::optional<uint64_t> seed;
   gpu::BenchOptions bench;
   std::optional<bool> check;  // --check / --no-check; unset: by size
@@ -135,10 +152,10 @@ int parseRunOptions(const std::vector<std::string>& args, RunOptions& o) {
     if (a == "--cpu") { o.cpu = true; continue; }
     if (a == "--check") { o.check = true; continue; }
     if (a == "--no-check") { o.check = false; continue; }
-    if (a == "--kernel" || a == "--save-io" || a == "--flops") {
+    if (a == "--kernel" || a == "--save-io" || a == "--flops" || a == "--output-dir") {
       const std::string* v = next();
       if (!v) return runUsage(a + (a == "--kernel" ? " needs a name" : a == "--flops" ? " needs an expression such as '2*M*N*K'" : " needs a directory"));
-      (a == "--kernel" ? o.kernelName : a == "--flops" ? o.flopsText : o.saveIoDir) = *v;
+      (a == "--kernel" ? o.kernelName : a == "--flops" ? o.flopsText : a == "--output-dir" ? o.outputDir : o.saveIoDir) = *v;
       continue;
     }
     if (a == "--repeat" || a == "--warmup" || a == "--device") {
@@ -156,10 +173,11 @@ int parseRunOptions(const std::vector<std::string>& args, RunOptions& o) {
       o.bench.tolerance = tol;
       continue;
     }
-    if (a == "--size" || a == "--arg") {
+    if (a == "--size" || a == "--arg" || a == "--input") {
       const std::string* v = next();
-      if (!v || !parseAssignment(*v, name, value)) return runUsage(a + " needs NAME=VALUE");
+      if (!v || !parseAssignment(*v, name, value)) return runUsage(a + (a == "--input" ? " needs NAME=FILE.npy" : " needs NAME=VALUE"));
       if (a == "--arg") { o.scalarArgs[name] = value; continue; }
+      if (a == "--input") { o.inputFiles[name] = value; continue; }
       char* end = nullptr;
       long long n = std::strtoll(value.c_str(), &end, 10);
       if (*end != '\0' || n < 0 || n > (1ll << 31) - 1)
@@ -179,10 +197,12 @@ int parseRunOptions(const std::vector<std::string>& args, RunOptions& o) {
   }
   if (o.input.empty()) return runUsage("no input file");
   if (!o.saveIoDir.empty() && !o.cpu) return runUsage("--save-io works with --cpu (then replay the directory with argus-replay on a GPU machine)");
+  if (!o.outputDir.empty() && !o.cpu) return runUsage("--output-dir works with --cpu (a GPU run checks its outputs against the interpreter's)");
   return -1;
 }
 
-// The kernel's arguments, drawn at random as `argusc run --cpu` always did.
+// The kernel's arguments: tensors from --input files or drawn at random, scalars
+// from --arg or the kernel's declared defaults.
 struct Arguments {
   std::vector<interp::HostTensor> tensors;  // one per tensor parameter, in order
   std::vector<interp::ArgValue> values;     // one per tensor or scalar parameter
@@ -192,7 +212,10 @@ struct Arguments {
 int drawArguments(const ir::Function& fn, const RunOptions& o, std::mt19937_64& rng, Arguments& out) {
   out.tensors.reserve(fn.params.size());
   for (const ir::Param& p : fn.params) {
-    if (p.kind == ir::ParamKind::Tensor) {
+    if (auto given = o.inputTensors.find(p.name); p.kind == ir::ParamKind::Tensor && given != o.inputTensors.end()) {
+      out.tensors.push_back(given->second);
+      out.values.emplace_back(&out.tensors.back());
+    } else if (p.kind == ir::ParamKind::Tensor) {
       std::vector<int64_t> shape;
       for (const ir::DimRef& d : p.dims)
         shape.push_back(d.constant >= 0 ? d.constant : o.sizes.at(fn.sizeNames[static_cast<size_t>(d.sizeIndex)]));
@@ -216,12 +239,18 @@ int drawArguments(const ir::Function& fn, const RunOptions& o, std::mt19937_64& 
       fillRandom(out.tensors.back(), rng);
       out.values.emplace_back(&out.tensors.back());
     } else if (p.kind == ir::ParamKind::Scalar) {
-      double v = ir::isFloat(p.dtype) ? std::uniform_real_distribution<double>(-1, 1)(rng)
-                                      : static_cast<double>(rng() % 16);
-      if (auto it = o.scalarArgs.find(p.name); it != o.scalarArgs.end()) {
+      double v = 0;
+      auto it = o.scalarArgs.find(p.name);
+      if (it != o.scalarArgs.end()) {
         char* end = nullptr;
         v = std::strtod(it->second.c_str(), &end);
-        if (*end != '\0') return runUsage("--arg " + p.name + ": '" + it->second + "' is not a number");
+        if (*end != '\0' || it->second.empty()) return runUsage("--arg " + p.name + ": '" + it->second + "' is not a number");
+      } else if (p.defaultValue) {
+        v = *p.defaultValue;
+      } else {
+        return runUsage("kernel '" + fn.name + "' needs --arg " + p.name + "=VALUE: its scalar parameter '" +
+                        p.name + ": " + ir::dtypeName(p.dtype) + "' has no default (declare one as in '" + p.name +
+                        ": " + ir::dtypeName(p.dtype) + " = " + (ir::isFloat(p.dtype) ? "1.0" : "1") + "')");
       }
       // Converting a double outside int64's range (or NaN) to int64 is undefined.
       if (!ir::isFloat(p.dtype) && !(v >= -0x1p63 && v < 0x1p63))
@@ -236,10 +265,17 @@ int drawArguments(const ir::Function& fn, const RunOptions& o, std::mt19937_64& 
         cell.setInt(0, static_cast<int64_t>(v));
       }
       out.scalars.push_back({p.name, ir::dtypeName(p.dtype), v, cell.bytes});
-      std::cout << "  " << p.name << " = " << v << "\n";
+      std::cout << "  " << p.name << " = " << v << (it == o.scalarArgs.end() ? " (its default)" : "") << "\n";
     }
   }
   return -1;
+}
+
+// Whether code for `device` (the architecture compiled for) runs what `needed` asks for:
+// sm_90a has all of sm_90, which has all of sm_80.
+bool archRuns(const std::string& device, const std::string& needed) {
+  auto rank = [](const std::string& a) { return a == "sm_90a" ? 2 : a == "sm_90" ? 1 : 0; };
+  return rank(device) >= rank(needed);
 }
 
 // How the kernel uses each tensor parameter: read (Load, CopyAsync source),
@@ -330,7 +366,8 @@ int saveIo(const RunOptions& o, Compilation& compilation, const ir::Function& fn
            const Arguments& after, uint64_t seed) {
   gpu::ReplayCase replay;
   replay.kernelName = fn.name;
-  replay.arch = o.archGiven ? compilation.options().arch : "sm_90";
+  // --arch, else the source's '# arch:' line (applied to the compilation), else sm_90.
+  replay.arch = compilation.options().arch;
   if (!compileFor(compilation, replay.arch, o.common, replay.ptx, replay.metaJson)) return 1;
   replay.seed = seed;
   for (const std::string& s : fn.sizeNames) replay.sizes[s] = o.sizes.at(s);
@@ -368,6 +405,22 @@ int runOnCpu(const RunOptions& o, Compilation& compilation, const ir::Function& 
   size_t t = 0;
   for (const ir::Param& p : fn.params)
     if (p.kind == ir::ParamKind::Tensor) std::cout << "  " << p.name << ": " << summarize(args.tensors[t++]) << "\n";
+  if (!o.outputDir.empty()) {
+    std::vector<gpu::TensorRole> roles = tensorRoles(fn);
+    t = 0;
+    for (const ir::Param& p : fn.params) {
+      if (p.kind != ir::ParamKind::Tensor) continue;
+      const interp::HostTensor& tensor = args.tensors[t];
+      if (roles[t++] == gpu::TensorRole::Input) continue;
+      std::string error;
+      if (!writeOutput(o.outputDir, p.name, tensor, error)) {
+        std::cerr << "argusc run: error: " << error << "\n";
+        return 1;
+      }
+      std::cout << "wrote " << (std::filesystem::path(o.outputDir) / (p.name + ".npy")).string() << " ("
+                << interp::npyTypeNameFor(p.dtype) << ", shape " << shapeText(tensor.shape) << ")\n";
+    }
+  }
   if (!o.saveIoDir.empty()) return saveIo(o, compilation, fn, before, args, seed);
   return 0;
 }
@@ -378,6 +431,14 @@ int runOnGpu(const RunOptions& o, gpu::GpuRuntime& runtime, Compilation& compila
   if (arch.empty()) {
     std::cerr << "argusc run: error: " << device.name << " has compute capability " << device.major << "."
               << device.minor << "; Argus targets 8.0 (sm_80) and newer; pass --cpu to run on the CPU interpreter\n";
+    return 2;
+  }
+  // The device's architecture must have what the source's '# arch:' line asks for.
+  const std::string declared = declaredArch(compilation.source().text());
+  if (!o.archGiven && isSupportedArch(declared) && !archRuns(arch, declared)) {
+    std::cerr << "argusc run: error: " << compilation.source().name() << " says '# arch: " << declared << "' but "
+              << device.name << " (compute capability " << device.major << "." << device.minor << ") runs " << arch
+              << " code; run it on a GPU with " << declared << ", or on the CPU interpreter with --cpu\n";
     return 2;
   }
   std::optional<double> flops;
@@ -466,8 +527,9 @@ int runCommand(const std::vector<std::string>& args) {
     printDiagnostics(loadDiags.diagnostics(), SourceFile(o.input, ""), o.common);
     return 1;
   }
-  // On the CPU, the source's '# arch:' line decides as for argusc; on a GPU, the device does.
-  if (o.cpu) applySourceArch(o.common, *file);
+  // The source's '# arch:' line decides as for argusc (on a GPU, the device's architecture
+  // is compiled for, once runOnGpu has checked that it has what the line asks for).
+  applySourceArch(o.common, *file);
   Compilation compilation(std::move(*file), o.common.compile);
   const ir::Module& module = compilation.ir();
   if (compilation.hasErrors()) {
@@ -483,8 +545,16 @@ int runCommand(const std::vector<std::string>& args) {
     return runUsage(o.kernelName.empty() ? "the file has no kernel"
                                          : "no kernel named '" + o.kernelName + "' (kernels: " + known + ")");
   }
+  for (const auto& [name, value] : o.scalarArgs) {
+    bool known = false;
+    for (const ir::Param& p : fn->params) known = known || (p.kind == ir::ParamKind::Scalar && p.name == name);
+    if (!known) return runUsage("--arg " + name + ": kernel '" + fn->name + "' has no scalar parameter '" + name + "'");
+  }
+  std::string inputError;
+  if (!loadInputs(*fn, o.inputFiles, o.sizes, o.inputTensors, inputError)) return runUsage(inputError);
   for (const std::string& s : fn->sizeNames)
-    if (!o.sizes.count(s)) return runUsage("kernel '" + fn->name + "' needs --size " + s + "=VALUE");
+    if (!o.sizes.count(s))
+      return runUsage("kernel '" + fn->name + "' needs --size " + s + "=VALUE (or an --input whose shape gives it)");
   return runtime ? runOnGpu(o, *runtime, compilation, *fn) : runOnCpu(o, compilation, *fn);
 }
 

@@ -124,6 +124,9 @@ def bind_arguments(spec, args, kwargs):
         if key in bound:
             raise ArgumentError(f"{spec.name}() got argument '{key}' twice (by position and by name)")
         bound[key] = value
+    for p in params:  # scalars with a declared default ('eps: f32 = 1e-5') may be left out
+        if p.name not in bound and p.kind == "scalar" and p.default is not None:
+            bound[p.name] = p.default
     missing = [n for n in names if n not in bound]
     if missing:
         raise ArgumentError(f"{spec.name}() is missing argument{'s' if len(missing) > 1 else ''} "

@@ -86,7 +86,7 @@ def evaluate(expr, sizes):
 
 
 class Param:
-    __slots__ = ("name", "kind", "dtype", "dims")
+    __slots__ = ("name", "kind", "dtype", "dims", "default")
 
     def __init__(self, raw, kernel):
         try:
@@ -94,6 +94,7 @@ class Param:
             self.kind = str(raw["kind"])
             self.dtype = str(raw["dtype"])
             self.dims = [dict(d) for d in raw.get("dims", [])]
+            self.default = raw.get("default")  # a scalar's declared default ('eps: f32 = 1e-5'), else None
         except (KeyError, TypeError, ValueError) as e:
             raise MetadataError(f"kernel '{kernel}': malformed parameter {raw!r} ({e})") from None
         if self.kind not in ("tensor", "scalar", "size"):
@@ -177,7 +178,7 @@ class KernelSpec:
         parts = []
         for p in self.user_params:
             parts.append(f"{p.name}: Tensor[{p.dtype}, {p.shape_text()}]" if p.kind == "tensor"
-                         else f"{p.name}: {p.dtype}")
+                         else f"{p.name}: {p.dtype}" + (f" = {p.default}" if p.default is not None else ""))
         return f"{self.name}({', '.join(parts)})"
 
 

@@ -39,7 +39,7 @@ struct KernelBuilder {
   }
   // dims: a size name, or a decimal constant.
   ValueId tensor(const std::string& name, DType t, const std::vector<std::string>& dims) {
-    Param p{ParamKind::Tensor, name, t, {}, kNoValue, {}};
+    Param p{ParamKind::Tensor, name, t, {}, kNoValue, {}, {}};
     std::vector<int64_t> shape;
     for (const std::string& d : dims) {
       if (!d.empty() && d[0] >= '0' && d[0] <= '9') {
@@ -55,7 +55,7 @@ struct KernelBuilder {
     return p.value;
   }
   ValueId scalarParam(const std::string& name, DType t) {
-    Param p{ParamKind::Scalar, name, t, {}, kNoValue, {}};
+    Param p{ParamKind::Scalar, name, t, {}, kNoValue, {}, {}};
     p.value = b.addBlockArg(fn->body, Type::scalar(t), name);
     fn->params.push_back(p);
     return p.value;
@@ -63,7 +63,7 @@ struct KernelBuilder {
   // Size parameters come last (ABI order); call after all tensors and scalars.
   void sizeParams() {
     for (const std::string& name : fn->sizeNames) {
-      Param p{ParamKind::Size, name, DType::I32, {}, kNoValue, {}};
+      Param p{ParamKind::Size, name, DType::I32, {}, kNoValue, {}, {}};
       p.value = b.addBlockArg(fn->body, Type::scalar(DType::I32), name);
       fn->params.push_back(p);
     }

@@ -33,7 +33,7 @@ std::unique_ptr<ir::Function> makeKernel() {
   ir::Builder b(*fn, &fn->body);
   auto addParam = [&](ir::ParamKind kind, const std::string& name, DType dt, std::vector<ir::DimRef> dims,
                       ir::Type type) {
-    ir::Param p{kind, name, dt, std::move(dims), ir::kNoValue, {}};
+    ir::Param p{kind, name, dt, std::move(dims), ir::kNoValue, {}, {}};
     p.value = b.addBlockArg(fn->body, std::move(type), name);
     fn->params.push_back(p);
   };
@@ -130,7 +130,7 @@ std::unique_ptr<ir::Function> makeBulkKernel() {
   auto tensor = [&](const std::string& name, DType dt, std::vector<ir::DimRef> dims) {
     std::vector<int64_t> shape;
     for (const ir::DimRef& d : dims) shape.push_back(d.constant >= 0 ? d.constant : -1);
-    ir::Param p{ir::ParamKind::Tensor, name, dt, std::move(dims), ir::kNoValue, {}};
+    ir::Param p{ir::ParamKind::Tensor, name, dt, std::move(dims), ir::kNoValue, {}, {}};
     p.value = b.addBlockArg(fn->body, ir::Type::tensor(dt, shape), name);
     fn->params.push_back(p);
     return p.value;
@@ -139,7 +139,7 @@ std::unique_ptr<ir::Function> makeBulkKernel() {
   ir::ValueId bt = tensor("B", DType::BF16, {{-1, 1}, {-1, 2}});
   ir::ValueId c = tensor("C", DType::F32, {{2, -1}, {-1, 0}, {-1, 1}});
   for (const char* size : {"M", "K", "N"}) {
-    ir::Param p{ir::ParamKind::Size, size, DType::I32, {}, ir::kNoValue, {}};
+    ir::Param p{ir::ParamKind::Size, size, DType::I32, {}, ir::kNoValue, {}, {}};
     p.value = b.addBlockArg(fn->body, ir::Type::scalar(DType::I32), size);
     fn->params.push_back(p);
   }

@@ -33,7 +33,7 @@ class KernelBuilder {
 
   // --- parameters (declare all tensors and scalars, then call sizes())
   ValueId tensor(const std::string& name, DType dt, std::vector<Dim> dims) {
-    ir::Param p{ir::ParamKind::Tensor, name, dt, {}, ir::kNoValue, {}};
+    ir::Param p{ir::ParamKind::Tensor, name, dt, {}, ir::kNoValue, {}, {}};
     std::vector<int64_t> shape;
     for (const Dim& d : dims) {
       if (const int64_t* c = std::get_if<int64_t>(&d)) {
@@ -49,7 +49,7 @@ class KernelBuilder {
     return p.value;
   }
   ValueId scalar(const std::string& name, DType dt) {
-    ir::Param p{ir::ParamKind::Scalar, name, dt, {}, ir::kNoValue, {}};
+    ir::Param p{ir::ParamKind::Scalar, name, dt, {}, ir::kNoValue, {}, {}};
     p.value = b.addBlockArg(fn->body, Type::scalar(dt), name);
     fn->params.push_back(p);
     return p.value;
@@ -58,7 +58,7 @@ class KernelBuilder {
   std::vector<ValueId> sizes() {
     std::vector<ValueId> out;
     for (const std::string& n : fn->sizeNames) {
-      ir::Param p{ir::ParamKind::Size, n, DType::I32, {}, ir::kNoValue, {}};
+      ir::Param p{ir::ParamKind::Size, n, DType::I32, {}, ir::kNoValue, {}, {}};
       p.value = b.addBlockArg(fn->body, Type::scalar(DType::I32), n);
       fn->params.push_back(p);
       out.push_back(p.value);

@@ -26,11 +26,11 @@ std::unique_ptr<Function> makeVadd() {
   fn->constants = {{"BLOCK", 1024}};
   Builder b(*fn, &fn->body);
   for (const char* name : {"x", "y", "out"}) {
-    Param p{ParamKind::Tensor, name, DType::F32, {DimRef{-1, 0}}, kNoValue, {}};
+    Param p{ParamKind::Tensor, name, DType::F32, {DimRef{-1, 0}}, kNoValue, {}, {}};
     p.value = b.addBlockArg(fn->body, Type::tensor(DType::F32, {-1}), name);
     fn->params.push_back(p);
   }
-  Param n{ParamKind::Size, "N", DType::I32, {}, kNoValue, {}};
+  Param n{ParamKind::Size, "N", DType::I32, {}, kNoValue, {}, {}};
   n.value = b.addBlockArg(fn->body, Type::scalar(DType::I32), "N");
   fn->params.push_back(n);
 

@@ -259,6 +259,25 @@ TEST(FakeDriverCli, ArguscRunChecksAgainstTheInterpreterAndTimes) {
       << old.output;
 }
 
+TEST(FakeDriverCli, TheSourcesArchLineMustBeOneTheDeviceRuns) {
+  // An sm_90a kernel on an sm_80 device was compiled for sm_80 (and failed to compile);
+  // now the run is refused up front, naming the line.
+  fs::path dir = fs::temp_directory_path() / ("argus_fake_arch_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::path kernel = dir / "hopper_vadd.ag";
+  std::ifstream in(vadd());
+  std::ofstream(kernel) << "# arch: sm_90a\n" << in.rdbuf();
+  Result ampere = run("ARGUS_FAKE_CUDA_CC=86 " + kFake + argusc() + " run " + kernel.string() + " --size N=10");
+  EXPECT_EQ(ampere.status, 2) << ampere.output;
+  EXPECT_NE(ampere.output.find(kernel.string() + " says '# arch: sm_90a' but Argus Fake GPU (compute capability 8.6) "
+                               "runs sm_80 code"),
+            std::string::npos)
+      << ampere.output;
+  Result hopper = run(kFake + argusc() + " run " + kernel.string() + " --size N=10 --repeat 1");
+  EXPECT_EQ(hopper.status, 0) << hopper.output;
+  EXPECT_NE(hopper.output.find("compiled vadd for sm_90a"), std::string::npos) << hopper.output;
+}
+
 TEST(FakeDriverCli, SkippedChecksSaySo) {
   Result flag = run(kFake + argusc() + " run " + vadd() + " --size N=100 --no-check --repeat 1");
   EXPECT_EQ(flag.status, 0) << flag.output;

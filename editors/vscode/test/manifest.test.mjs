@@ -14,7 +14,10 @@ const config = createRequire(import.meta.url)("../out/config.js");
 test("engine and client versions", () => {
   assert.equal(pkg.engines.vscode, "^1.91.0");
   assert.match(pkg.dependencies["vscode-languageclient"], /^(9\.0\.1|11\.)/);
-  assert.equal(pkg.devDependencies["@vscode/vsce"], "3.9.2");
+  // Debian 12 ships Node 18: vsce 3 needs Node 20, and so does cheerio 1.1+ (through undici 7:
+  // "ReferenceError: File is not defined"). vsce 2.32 with cheerio held at 1.0.0 runs on both.
+  assert.equal(pkg.devDependencies["@vscode/vsce"], "2.32.0");
+  assert.equal(pkg.overrides?.cheerio, "1.0.0");
   assert.ok(pkg.devDependencies["@types/vscode"].startsWith("1.91"), "types must not be newer than the engine");
 });
 
