@@ -7,7 +7,9 @@
 // frontend/limits.h, and a program just under each limit compiles to PTX.
 // tests/fuzz/gen_deep_inputs.py writes the same inputs as files.
 #include <gtest/gtest.h>
+#include <pthread.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -198,6 +200,37 @@ TEST(DeepInputs, DeepFunctionsSumUpAcrossDeviceCalls) {
   Outcome out = compile(text + kernel("    t = d0(t)\n"));
   ASSERT_GE(out.nesting.size(), 1u);
   EXPECT_NE(out.nesting[0].message.find("across the @device calls"), std::string::npos) << out.nesting[0].message;
+}
+
+// Runs `body` on a thread with a small stack: recursion along a chain as long
+// as the input overflows it at once instead of only on larger inputs.
+void onSmallStack(size_t bytes, const std::function<void()>& body) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, bytes);
+  pthread_t thread;
+  auto trampoline = [](void* arg) -> void* {
+    (*static_cast<const std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, trampoline, const_cast<std::function<void()>*>(&body)), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+TEST(DeepInputs, DependentScalarChainsNeedNoStackProportionalToTheirLength) {
+  // 10,000 statements, each using the last one's value, then an index built
+  // from all of them: the checker's Z3 encodings of `j` used to recurse once
+  // per statement (a crash on a 512 KiB stack, and on the main thread's 8 MiB
+  // at 100,000 statements).
+  for (const char* step : {"j = j * 3 + i", "j = j ^ i"}) {
+    std::string body = "    j = i\n" + repeat("    " + std::string(step) + "\n", 10000) +
+                       "    t = load(x.tile((BLOCK,))[j % 4])\n";
+    Outcome out;
+    onSmallStack(512 * 1024, [&] { out = compile(kernel(body)); });
+    EXPECT_EQ(out.errors, 0u) << step;
+    EXPECT_TRUE(out.ptx) << step;
+  }
 }
 
 }  // namespace
