@@ -1,5 +1,6 @@
 // Z3 encoding of block-uniform i32 scalars for the invariant checks.
 #include "checker/invariant_scalar.h"
+#include "checker/operands_first.h"
 
 #include <algorithm>
 #include <climits>
@@ -218,6 +219,16 @@ std::optional<z3::expr> ScalarEncoder::launchBool(const ir::LaunchExpr& e) {
 
 // A bool scalar as a Z3 condition, when it is built from i32 comparisons; else nothing (not assumed).
 std::optional<z3::expr> ScalarEncoder::condition(ir::ValueId id) {
+  if (auto it = conditionMemo_.find(id); it != conditionMemo_.end()) return it->second;
+  if (encodingDepth_ >= kMaxEncodingDepth) return std::nullopt;
+  ++encodingDepth_;
+  std::optional<z3::expr> result = conditionTerm(id);
+  --encodingDepth_;
+  conditionMemo_.emplace(id, result);
+  return result;
+}
+
+std::optional<z3::expr> ScalarEncoder::conditionTerm(ir::ValueId id) {
   if (id >= fn_.values.size() || !isBool(fn_.values[id].type)) return std::nullopt;
   const ir::Op* def = fn_.values[id].def;
   if (!def) return std::nullopt;
@@ -255,6 +266,20 @@ z3::expr ScalarEncoder::opaque(ir::ValueId id) {
 
 z3::expr ScalarEncoder::scalar(ir::ValueId id) {
   if (auto it = memo_.find(id); it != memo_.end()) return it->second;
+  // Arithmetic chains, operands first (checker/operands_first.h); other
+  // recursion (selects, conditions) stops at kMaxEncodingDepth: the value is
+  // then unknown, which can only make a query unprovable, never wrong.
+  std::vector<ir::ValueId> chain = operandsFirst(
+      id, [&](ir::ValueId v) { return binaryOperands(fn_, v); }, [&](ir::ValueId v) { return memo_.count(v) > 0; });
+  for (size_t i = 0; i + 1 < chain.size(); ++i) scalar(chain[i]);
+  if (encodingDepth_ >= kMaxEncodingDepth) return opaque(id);
+  ++encodingDepth_;
+  z3::expr result = scalarTerm(id);
+  --encodingDepth_;
+  return result;
+}
+
+z3::expr ScalarEncoder::scalarTerm(ir::ValueId id) {
   z3::expr result = bv(0);
   const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
   const ir::Op* def = value ? value->def : nullptr;

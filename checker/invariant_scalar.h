@@ -60,6 +60,11 @@ class ScalarEncoder {
   std::optional<z3::expr> launchBool(const ir::LaunchExpr& e);
   std::optional<z3::expr> condition(ir::ValueId id);
   z3::expr opaque(ir::ValueId id);
+  // scalar() and condition() below their memo and depth check.
+  z3::expr scalarTerm(ir::ValueId id);
+  std::optional<z3::expr> conditionTerm(ir::ValueId id);
+  static constexpr int kMaxEncodingDepth = 256;
+  int encodingDepth_ = 0;
 
   z3::context& ctx_;
   const ir::Function& fn_;
@@ -67,6 +72,7 @@ class ScalarEncoder {
   std::vector<z3::expr> constraints_;
   std::vector<std::string> opaqueNames_;
   std::map<ir::ValueId, z3::expr> memo_;
+  std::map<ir::ValueId, std::optional<z3::expr>> conditionMemo_;  // bool chains share operands: no exponential walk
   std::vector<std::pair<ir::ValueId, z3::expr>> inductionVars_;  // iv value -> iv
   std::vector<z3::expr> iterations_;                             // per scope loop: j
   std::map<int, z3::expr> sizes_;                                // size index -> variable

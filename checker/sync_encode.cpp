@@ -2,6 +2,7 @@
 // tiles are powers of two, so the distribution's / and % by constants are bit
 // slices that Z3 simplifies away.
 #include "checker/sync_encode.h"
+#include "checker/operands_first.h"
 
 #include <algorithm>
 
@@ -31,6 +32,20 @@ z3::expr PairEncoder::opaque(Side& side, ir::ValueId id) {
 
 z3::expr PairEncoder::scalar(Side& side, ir::ValueId id) {
   if (auto it = side.memo.find(id); it != side.memo.end()) return it->second;
+  // Arithmetic chains, operands first (checker/operands_first.h); other
+  // recursion (selects, loop bounds) stops at kMaxEncodingDepth: the value is
+  // then unknown, which can only make a query unprovable, never wrong.
+  std::vector<ir::ValueId> chain = operandsFirst(
+      id, [&](ir::ValueId v) { return binaryOperands(fn_, v); }, [&](ir::ValueId v) { return side.memo.count(v) > 0; });
+  for (size_t i = 0; i + 1 < chain.size(); ++i) scalar(side, chain[i]);
+  if (encodingDepth_ >= kMaxEncodingDepth) return opaque(side, id);
+  ++encodingDepth_;
+  z3::expr result = scalarTerm(side, id);
+  --encodingDepth_;
+  return result;
+}
+
+z3::expr PairEncoder::scalarTerm(Side& side, ir::ValueId id) {
   z3::expr result = bv(0);
   const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
   const ir::Op* def = value ? value->def : nullptr;

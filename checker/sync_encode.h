@@ -59,6 +59,9 @@ class PairEncoder {
   }
 
  private:
+  z3::expr scalarTerm(Side& side, ir::ValueId id);  // scalar() below its memo and depth check
+  static constexpr int kMaxEncodingDepth = 256;
+  int encodingDepth_ = 0;
   z3::expr bv(int64_t v) { return ctx_.bv_val(v, 32); }
   z3::expr iterationOf(Side& side, int loop);
   void encodeAccess(Side& side, const Access& access);

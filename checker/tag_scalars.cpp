@@ -55,7 +55,46 @@ z3::expr TagFlow::divide(const z3::expr& x, const z3::expr& y, bool remainder) {
   return remainder ? z3::srem(x, y) : z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y));
 }
 
+// The i32 values whose terms scalarTerm(id) is built from: a binary op's
+// operands, a loop variable's bounds. Must match scalarTerm's reads.
+std::vector<ir::ValueId> TagFlow::scalarInputs(ir::ValueId id) const {
+  const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
+  if (!value || !value->type.isScalar() || value->type.dtype != ir::DType::I32) return {};
+  if (const ir::Op* def = value->def) {
+    if (def->kind == OpKind::Binary) return {def->operands[0], def->operands[1]};
+    return {};
+  }
+  std::vector<ir::ValueId> inputs;
+  for (const auto& [loop, j] : loopJ_)
+    if (!loop->regions[0].args.empty() && loop->regions[0].args[0] == id && loop->operands.size() >= 3)
+      inputs.insert(inputs.end(), {loop->operands[0], loop->operands[2]});
+  return inputs;
+}
+
+// A chain of dependent statements (`j = j * 3 + i`, a thousand times) is a
+// use-def chain as long as the kernel: the terms are built inputs first from an
+// explicit stack, so that scalarTerm's own calls of scalar() are cache hits and
+// nothing recurses along the chain.
 z3::expr TagFlow::scalar(ir::ValueId id) {
+  if (auto it = scalars_.find(id); it != scalars_.end()) return it->second;
+  std::vector<std::pair<ir::ValueId, bool>> work{{id, false}};  // (value, its inputs are pushed)
+  while (!work.empty()) {
+    auto [v, expanded] = work.back();
+    if (scalars_.count(v)) {
+      work.pop_back();
+    } else if (expanded) {
+      work.pop_back();
+      scalarTerm(v);
+    } else {
+      work.back().second = true;
+      for (ir::ValueId input : scalarInputs(v))
+        if (!scalars_.count(input)) work.push_back({input, false});
+    }
+  }
+  return scalars_.at(id);
+}
+
+z3::expr TagFlow::scalarTerm(ir::ValueId id) {
   if (auto it = scalars_.find(id); it != scalars_.end()) return it->second;
   z3::expr result = bv(0);
   const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;

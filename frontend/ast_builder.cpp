@@ -1,6 +1,7 @@
 // AST building, part 1: ranges and expressions.
 #include <algorithm>
 
+#include "frontend/limits.h"
 #include "frontend/parser_internal.h"
 
 namespace argus::frontend {
@@ -114,7 +115,33 @@ ast::ExprPtr AstBuilder::exprList(P::ExprlistContext* ctx, SourceRange missingAt
   return tuple;
 }
 
+// The parse tree of a left-associative chain (`a * b * c ...`, `x.y.y ...`) is
+// as deep as the chain is long (ANTLR builds it in a loop), and every later
+// stage walks the AST recursively: an expression deeper than
+// kMaxExpressionDepth is reported once, on the whole outermost expression, and
+// becomes an Error node; the builder never descends further.
 ast::ExprPtr AstBuilder::expr(P::ExprContext* ctx, SourceRange missingAt) {
+  if (exprDepth_ >= kMaxExpressionDepth) {
+    exprTooDeep_ = true;
+    return errorExpr(ctx ? range(ctx) : missingAt);
+  }
+  ++exprDepth_;
+  ast::ExprPtr node = buildExpr(ctx, missingAt);
+  --exprDepth_;
+  if (exprDepth_ > 0 || !exprTooDeep_) return node;
+  exprTooDeep_ = false;
+  SourceRange whole = ctx ? joinRanges(range(ctx), node->range) : node->range;
+  if (!quiet_) {
+    Diagnostic& d = diags_.report(DiagId::NestingTooDeep, whole,
+                                  {"this expression", std::to_string(kMaxExpressionDepth) + " levels"});
+    d.notes.push_back("each operator of a chain ('a * b * c' is '(a * b) * c'), each attribute access, call, "
+                      "subscript, bracket and unary operator adds a level; split it into several statements "
+                      "with intermediate variables");
+  }
+  return errorExpr(whole);
+}
+
+ast::ExprPtr AstBuilder::buildExpr(P::ExprContext* ctx, SourceRange missingAt) {
   if (!ctx || ctx->children.empty()) return errorExpr(ctx ? range(ctx) : missingAt);
   SourceRange whole = range(ctx);
 
@@ -171,7 +198,7 @@ ast::ExprPtr AstBuilder::binary(P::BinaryExprContext* ctx, SourceRange missingAt
   node->rhs = expr(childRule<P::ExprContext>(ctx, P::RuleExpr, 1), after(ctx->op));
   // The tokens' range: `a * (b + c)` ends at the ')' that the rhs's range leaves out.
   node->range = joinRanges(node->range, joinRanges(node->lhs->range, joinRanges(node->opRange, node->rhs->range)));
-  if (!quiet_ && isComparison(*op)) checkComparisonChain(ctx, *node);
+  if (!quiet_ && !exprTooDeep_ && isComparison(*op)) checkComparisonChain(ctx, *node);
   return node;
 }
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "frontend/limits.h"
 #include "frontend/parser_internal.h"
 
 namespace argus::frontend {
@@ -21,23 +22,41 @@ using antlr4::Token;
 
 namespace {
 
-// Lines with more brackets and operators than this are not handed to the
-// (recursive) parser: a pathological input must not exhaust the stack.
-constexpr size_t kMaxNestingTokensPerLine = 500;
+// Thrown when a rule would nest deeper than kMaxParseDepth: ANTLR's parser is
+// recursive, so a pathological statement must not reach it whole. Not a
+// RecognitionException, so no generated rule catches it; each rule's exit
+// action still runs while it unwinds.
+struct ParseTooDeep {
+  antlr4::Token* at;  // the token the too-deep rule would have started at
+  antlr4::ParserRuleContext* deepest;  // the innermost rule entered, whose ancestors are the partial tree
+};
 
-bool isNestingToken(size_t type) {
-  switch (type) {
-    case P::LPAREN: case P::LBRACK: case P::LBRACE: case P::MINUS: case P::PLUS:
-    case P::TILDE: case P::NOT: case P::POWER:
-      return true;
-    default:
-      return false;
+// The generated parser with a depth check on every rule entry. Left-recursive
+// chains (`a * b * c`, `x.y.z`) are loops in ANTLR and do not deepen the rule
+// stack; brackets, calls, subscripts, unary operators and `**` do.
+class DepthGuardedParser : public P {
+ public:
+  using P::P;
+  void enterRule(antlr4::ParserRuleContext* ctx, size_t state, size_t ruleIndex) override {
+    checkDepth();
+    P::enterRule(ctx, state, ruleIndex);
   }
-}
+  void enterRecursionRule(antlr4::ParserRuleContext* ctx, size_t state, size_t ruleIndex, int precedence) override {
+    checkDepth();
+    P::enterRecursionRule(ctx, state, ruleIndex, precedence);
+  }
+
+ private:
+  void checkDepth() {
+    size_t depth = 0;
+    for (antlr4::tree::ParseTree* c = _ctx; c; c = c->parent)
+      if (++depth >= kMaxParseDepth) throw ParseTooDeep{getCurrentToken(), _ctx};
+  }
+};
 
 class RecoveringDriver {
  public:
-  RecoveringDriver(P& parser, antlr4::CommonTokenStream& tokens, SyntaxErrorStrategy& strategy, AstBuilder& builder,
+  RecoveringDriver(DepthGuardedParser& parser, antlr4::CommonTokenStream& tokens, SyntaxErrorStrategy& strategy, AstBuilder& builder,
                    const IndentingLexer& lexer, const SourceCharStream& input, const SourceFile& file,
                    DiagnosticSink& diags)
       : parser_(parser), tokens_(tokens), strategy_(strategy), builder_(builder), lexer_(lexer), input_(input),
@@ -59,8 +78,13 @@ class RecoveringDriver {
     if (la(1) == P::NEWLINE) consume();
   }
   // Whether the logical line starting at `firstIndex` has a lexical error (the
-  // parser then stays quiet about it) or is too deeply nested to parse.
-  bool lineIsDamaged(size_t firstIndex, bool* tooDeep);
+  // parser then stays quiet about it).
+  bool lineIsDamaged(size_t firstIndex);
+  // Runs one rule of the grammar for the current unit. A unit nested too deeply
+  // for the parser is reported (AG1014), skipped to its end and marked failed;
+  // the partial tree is returned for the (then quiet) builder.
+  template <class Context>
+  Context* parseUnit(Context* (P::*rule)());
   // Whether the lexer reported a problem on the line that the INDENT at LT(1) starts.
   bool indentLineDamaged() {
     const std::vector<uint32_t>& damaged = lexer_.damagedOffsets();
@@ -74,14 +98,23 @@ class RecoveringDriver {
   void simpleStatement(ast::Block& out, bool afterBrokenHeader);
   ast::StmtPtr forStatement();
   ast::StmtPtr whileStatement();
-  ast::StmtPtr ifStatement(bool isElif);
+  ast::StmtPtr ifStatement();
+  std::unique_ptr<ast::IfStmt> ifClause(bool isElif);
   ast::StmtPtr orphanClause(const ast::Block& before, bool afterBrokenHeader);
   ast::StmtPtr nestedFunction();
   void indentedBlock(ast::Block& out);
   ast::Block suite(Token* keyword, bool headerFailed);
+  // The body of a compound statement, one block deeper than the statement;
+  // past kMaxBlockDepth it is reported (AG1014) and skipped.
+  ast::Block nestedSuite(Token* keyword, bool headerFailed);
+  void reportBlockTooDeep(Token* at, const std::string& what);
+  // Skips the rest of the line and the indented block that follows it, if any.
+  void skipLineAndBlock();
+  // Skips from the INDENT at LT(1) to its matching DEDENT.
+  void skipBlock();
   std::string indentationOf(const Token* t) const;
 
-  P& parser_;
+  DepthGuardedParser& parser_;
   antlr4::CommonTokenStream& tokens_;
   SyntaxErrorStrategy& strategy_;
   AstBuilder& builder_;
@@ -93,6 +126,7 @@ class RecoveringDriver {
   bool suiteWasMissing_ = false;  // the last suite() reported AG1007
   bool afterBrokenHeader_ = false;  // the last statement was a broken line ending with ':' (or its clause)
   const Token* lastLineStart_ = nullptr;
+  size_t blockDepth_ = 0;  // compound statements (and elifs) around the current line
 };
 
 std::string RecoveringDriver::indentationOf(const Token* t) const {
@@ -104,22 +138,9 @@ std::string RecoveringDriver::indentationOf(const Token* t) const {
   return end == std::string::npos ? ws : ws.substr(0, end);
 }
 
-bool RecoveringDriver::lineIsDamaged(size_t firstIndex, bool* tooDeep) {
+bool RecoveringDriver::lineIsDamaged(size_t firstIndex) {
   size_t i = firstIndex;
-  size_t nesting = 0;
-  while (i + 1 < tokens_.size() && tokens_.get(i)->getType() != P::NEWLINE) {
-    nesting += isNestingToken(tokens_.get(i)->getType());
-    ++i;
-  }
-  if (nesting > kMaxNestingTokensPerLine) {
-    SourceRange first = range(tokens_.get(firstIndex));
-    diags_.report(DiagId::SyntaxError, first,
-                  {"this statement is too deeply nested to parse (more than " + std::to_string(kMaxNestingTokensPerLine) +
-                   " brackets and operators)"})
-        .notes.push_back("split it into several statements");
-    *tooDeep = true;
-    return true;
-  }
+  while (i + 1 < tokens_.size() && tokens_.get(i)->getType() != P::NEWLINE) ++i;
   uint32_t begin = file_.offsetOf(file_.lineCol(range(tokens_.get(firstIndex)).begin).line, 1);
   uint32_t end = range(tokens_.get(i)).end;
   const std::vector<uint32_t>& damaged = lexer_.damagedOffsets();
@@ -130,12 +151,24 @@ bool RecoveringDriver::lineIsDamaged(size_t firstIndex, bool* tooDeep) {
 void RecoveringDriver::beginUnit() {
   parser_.setState(antlr4::atn::ATNState::INVALID_STATE_NUMBER);  // a unit is parsed as if it were the start rule
   lastLineStart_ = lt(1);
-  bool tooDeep = false;
-  strategy_.beginUnit(lineIsDamaged(tokens_.index(), &tooDeep));
-  if (!tooDeep) return;
-  // Never hand such a line to the recursive parser: skip it; the rule then
-  // fails quietly at the NEWLINE and the builder sees an empty tree.
-  while (!(la(1) == P::NEWLINE || la(1) == Token::EOF)) consume();
+  strategy_.beginUnit(lineIsDamaged(tokens_.index()));
+}
+
+template <class Context>
+Context* RecoveringDriver::parseUnit(Context* (P::*rule)()) {
+  try {
+    return (parser_.*rule)();
+  } catch (const ParseTooDeep& tooDeep) {
+    Diagnostic& d = diags_.report(DiagId::NestingTooDeep, range(tooDeep.at),
+                                  {"this statement", std::to_string(kMaxParseDepth) + " levels for the parser"});
+    d.notes.push_back("brackets, calls, subscripts, unary operators and '**' each add a level; "
+                      "split the expression into several statements with intermediate variables");
+    strategy_.beginUnit(/*quiet=*/true);  // the unit failed, and it is reported
+    while (!(la(1) == P::NEWLINE || la(1) == Token::EOF)) consume();
+    antlr4::tree::ParseTree* root = tooDeep.deepest;
+    while (root && root->parent) root = root->parent;
+    return dynamic_cast<Context*>(root);
+  }
 }
 
 void RecoveringDriver::moduleItems(ast::Module& module, bool untilDedent) {
@@ -157,8 +190,15 @@ void RecoveringDriver::moduleItems(ast::Module& module, bool untilDedent) {
           d.fixits.push_back({range(lt(1)), "", "remove the indentation"});
         }
         previousLineFailed_ = true;
+        if (blockDepth_ >= kMaxBlockDepth) {
+          reportBlockTooDeep(lt(2), "this indented block");
+          skipBlock();
+          break;
+        }
+        ++blockDepth_;
         consume();
         moduleItems(module, true);
+        --blockDepth_;
         break;
       }
       case P::AT:
@@ -178,7 +218,7 @@ std::unique_ptr<ast::FunctionDef> RecoveringDriver::function(bool topLevel) {
   std::vector<ast::Decorator> decorators;
   while (la(1) == P::AT) {
     beginUnit();
-    P::DecoratorContext* ctx = parser_.decorator();
+    P::DecoratorContext* ctx = parseUnit(&P::decorator);
     builder_.setQuiet(strategy_.unitFailed());
     decorators.push_back(builder_.decorator(ctx));
     finishLine();
@@ -195,14 +235,14 @@ std::unique_ptr<ast::FunctionDef> RecoveringDriver::function(bool topLevel) {
   }
   Token* keyword = lt(1);
   beginUnit();
-  P::Def_headerContext* header = parser_.def_header();
+  P::Def_headerContext* header = parseUnit(&P::def_header);
   bool failed = strategy_.unitFailed();
   builder_.setQuiet(failed);
   auto fn = std::make_unique<ast::FunctionDef>();
   fn->decorators = std::move(decorators);
   builder_.defHeader(*fn, header);
   previousLineFailed_ = failed;
-  fn->body = suite(keyword, failed);
+  fn->body = topLevel ? suite(keyword, failed) : nestedSuite(keyword, failed);
   if (topLevel && suiteWasMissing_) {
     // `def f():` followed by unindented lines: they are its body that lost
     // its indentation (already reported), not statements at the top level.
@@ -221,7 +261,7 @@ void RecoveringDriver::statement(ast::Block& out) {
   switch (la(1)) {
     case P::FOR: out.push_back(forStatement()); break;
     case P::WHILE: out.push_back(whileStatement()); break;
-    case P::IF: out.push_back(ifStatement(false)); break;
+    case P::IF: out.push_back(ifStatement()); break;
     case P::ELIF: case P::ELSE: out.push_back(orphanClause(out, afterBrokenHeader)); break;
     case P::DEF: case P::AT: out.push_back(nestedFunction()); break;
     case P::INDENT: indentedBlock(out); break;
@@ -238,7 +278,7 @@ void RecoveringDriver::simpleStatement(ast::Block& out, bool afterBrokenHeader) 
   bool sameMistake = afterBrokenHeader && (word == "except" || word == "finally");
   beginUnit();
   if (sameMistake) strategy_.beginUnit(true);
-  P::Simple_stmtContext* ctx = parser_.simple_stmt();
+  P::Simple_stmtContext* ctx = parseUnit(&P::simple_stmt);
   bool failed = strategy_.unitFailed();
   builder_.setQuiet(failed);
   ast::StmtPtr stmt = builder_.simpleStmt(ctx);
@@ -260,13 +300,13 @@ void RecoveringDriver::simpleStatement(ast::Block& out, bool afterBrokenHeader) 
 ast::StmtPtr RecoveringDriver::forStatement() {
   Token* keyword = lt(1);
   beginUnit();
-  P::For_headerContext* header = parser_.for_header();
+  P::For_headerContext* header = parseUnit(&P::for_header);
   bool failed = strategy_.unitFailed();
   builder_.setQuiet(failed);
   auto node = std::make_unique<ast::ForStmt>(builder_.range(header));
   builder_.forHeader(*node, header);
   previousLineFailed_ = failed;
-  node->body = suite(keyword, failed);
+  node->body = nestedSuite(keyword, failed);
   node->range = extendToBlock(node->range, node->body);
   return node;
 }
@@ -274,30 +314,65 @@ ast::StmtPtr RecoveringDriver::forStatement() {
 ast::StmtPtr RecoveringDriver::whileStatement() {
   Token* keyword = lt(1);
   beginUnit();
-  P::While_headerContext* header = parser_.while_header();
+  P::While_headerContext* header = parseUnit(&P::while_header);
   bool failed = strategy_.unitFailed();
   builder_.setQuiet(failed);
   auto node = std::make_unique<ast::WhileStmt>(builder_.range(header));
   node->cond = builder_.headerCondition(header->expr(), keyword);
   previousLineFailed_ = failed;
-  node->body = suite(keyword, failed);
+  node->body = nestedSuite(keyword, failed);
   node->range = extendToBlock(node->range, node->body);
   return node;
 }
 
-ast::StmtPtr RecoveringDriver::ifStatement(bool isElif) {
+// An `if` with its `elif`s and `else`, as nested IfStmts (each `elif` in the
+// `orelse` of the clause before it), built in a loop: a chain of any length
+// costs no stack here. Each `elif` is a block inside the clause before it, so
+// it counts against kMaxBlockDepth like any nested block.
+ast::StmtPtr RecoveringDriver::ifStatement() {
+  std::unique_ptr<ast::IfStmt> top = ifClause(false);
+  std::vector<ast::IfStmt*> chain{top.get()};
+  size_t depthBefore = blockDepth_;
+  while (la(1) == P::ELIF) {
+    if (blockDepth_ + 1 >= kMaxBlockDepth) {  // the elif's body would cross the limit
+      reportBlockTooDeep(lt(1), "this 'elif'");
+      while (la(1) == P::ELIF || la(1) == P::ELSE) skipLineAndBlock();
+      break;
+    }
+    ++blockDepth_;
+    std::unique_ptr<ast::IfStmt> elif = ifClause(true);
+    ast::IfStmt* raw = elif.get();
+    chain.back()->orelse.push_back(std::move(elif));
+    chain.push_back(raw);
+  }
+  if (la(1) == P::ELSE) {
+    Token* elseKeyword = lt(1);
+    beginUnit();
+    parseUnit(&P::else_header);
+    bool elseFailed = strategy_.unitFailed();
+    previousLineFailed_ = elseFailed;
+    chain.back()->orelse = nestedSuite(elseKeyword, elseFailed);
+  }
+  blockDepth_ = depthBefore;
+  // Each clause spans to the end of the whole chain after it.
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    (*it)->range = extendToBlock(extendToBlock((*it)->range, (*it)->then), (*it)->orelse);
+  return top;
+}
+
+std::unique_ptr<ast::IfStmt> RecoveringDriver::ifClause(bool isElif) {
   Token* keyword = lt(1);
   beginUnit();
   antlr4::ParserRuleContext* header = nullptr;
   P::ExprContext* cond = nullptr;
   if (isElif) {
-    P::Elif_headerContext* h = parser_.elif_header();
+    P::Elif_headerContext* h = parseUnit(&P::elif_header);
     header = h;
-    cond = h->expr();
+    cond = h ? h->expr() : nullptr;
   } else {
-    P::If_headerContext* h = parser_.if_header();
+    P::If_headerContext* h = parseUnit(&P::if_header);
     header = h;
-    cond = h->expr();
+    cond = h ? h->expr() : nullptr;
   }
   bool failed = strategy_.unitFailed();
   builder_.setQuiet(failed);
@@ -305,18 +380,7 @@ ast::StmtPtr RecoveringDriver::ifStatement(bool isElif) {
   node->isElif = isElif;
   node->cond = builder_.headerCondition(cond, keyword);
   previousLineFailed_ = failed;
-  node->then = suite(keyword, failed);
-  if (la(1) == P::ELIF) {
-    node->orelse.push_back(ifStatement(true));
-  } else if (la(1) == P::ELSE) {
-    Token* elseKeyword = lt(1);
-    beginUnit();
-    parser_.else_header();
-    bool elseFailed = strategy_.unitFailed();
-    previousLineFailed_ = elseFailed;
-    node->orelse = suite(elseKeyword, elseFailed);
-  }
-  node->range = extendToBlock(extendToBlock(node->range, node->then), node->orelse);
+  node->then = nestedSuite(keyword, failed);
   return node;
 }
 
@@ -335,8 +399,8 @@ ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before, bool after
   }
   beginUnit();
   strategy_.beginUnit(true);  // already reported
-  if (word == "elif") parser_.elif_header();
-  else parser_.else_header();
+  if (word == "elif") parseUnit(&P::elif_header);
+  else parseUnit(&P::else_header);
   previousLineFailed_ = true;
   ast::Block body = suite(keyword, true);
   afterBrokenHeader_ = true;  // a following `else` belongs to the same broken chain
@@ -368,9 +432,51 @@ void RecoveringDriver::indentedBlock(ast::Block& out) {
     d.fixits.push_back({range(indent), indentationOf(lastLineStart_), "indent like the line before"});
   }
   previousLineFailed_ = true;
+  if (blockDepth_ >= kMaxBlockDepth) {
+    reportBlockTooDeep(lt(2), "this indented block");
+    skipBlock();
+    return;
+  }
+  ++blockDepth_;
   consume();
   while (la(1) != P::DEDENT && la(1) != Token::EOF) statement(out);
   if (la(1) == P::DEDENT) consume();
+  --blockDepth_;
+}
+
+ast::Block RecoveringDriver::nestedSuite(Token* keyword, bool headerFailed) {
+  if (blockDepth_ >= kMaxBlockDepth) {
+    reportBlockTooDeep(keyword, "the body of this '" + keyword->getText() + "'");
+    skipLineAndBlock();
+    return {};
+  }
+  ++blockDepth_;
+  ast::Block block = suite(keyword, headerFailed);
+  --blockDepth_;
+  return block;
+}
+
+void RecoveringDriver::reportBlockTooDeep(Token* at, const std::string& what) {
+  Diagnostic& d = diags_.report(DiagId::NestingTooDeep, range(at), {what, std::to_string(kMaxBlockDepth) + " nested blocks"});
+  d.notes.push_back("each 'if', 'elif', 'else', 'for' and 'while' body is a block inside the one around it; "
+                    "move the inner part into a @device function, or join conditions with 'and'");
+  previousLineFailed_ = true;
+}
+
+void RecoveringDriver::skipLineAndBlock() {
+  while (la(1) != P::NEWLINE && la(1) != P::INDENT && la(1) != P::DEDENT && la(1) != Token::EOF) consume();
+  if (la(1) == P::NEWLINE) consume();
+  if (la(1) == P::INDENT) skipBlock();
+}
+
+void RecoveringDriver::skipBlock() {
+  // From an INDENT to its matching DEDENT, counting, not recursing.
+  size_t open = 0;
+  do {
+    if (la(1) == P::INDENT) ++open;
+    else if (la(1) == P::DEDENT) --open;
+    consume();
+  } while (open > 0 && la(1) != Token::EOF);
 }
 
 ast::Block RecoveringDriver::suite(Token* keyword, bool headerFailed) {
@@ -406,6 +512,32 @@ ast::Block RecoveringDriver::suite(Token* keyword, bool headerFailed) {
   return block;
 }
 
+// Whether no block of the fast path's tree is nested deeper than
+// kMaxBlockDepth (each `elif` counting as a block inside the clause before
+// it, as in the AST). When one is, the recovering stage reports it. An
+// explicit stack: statements can only be found under statements, so
+// expressions are never entered.
+bool blocksFitDepthLimit(P::File_Context* tree) {
+  std::vector<std::pair<antlr4::tree::ParseTree*, size_t>> work{{tree, 0}};
+  while (!work.empty()) {
+    auto [node, depth] = work.back();
+    work.pop_back();
+    if (depth > kMaxBlockDepth) return false;
+    if (dynamic_cast<P::ExprContext*>(node) || dynamic_cast<P::Simple_stmtContext*>(node)) continue;
+    bool compound = dynamic_cast<P::For_stmtContext*>(node) || dynamic_cast<P::While_stmtContext*>(node) ||
+                    dynamic_cast<P::If_stmtContext*>(node) || dynamic_cast<P::Elif_clauseContext*>(node) ||
+                    dynamic_cast<P::Else_clauseContext*>(node);
+    size_t elifs = 0;  // clauses of an if chain are nested one level per elif
+    for (antlr4::tree::ParseTree* child : node->children) {
+      if (dynamic_cast<P::Elif_clauseContext*>(child)) ++elifs;
+      size_t childDepth = depth + elifs;
+      if (compound && dynamic_cast<P::SuiteContext*>(child)) ++childDepth;
+      work.push_back({child, childDepth});
+    }
+  }
+  return true;
+}
+
 // Marks each function that contains an error reported during this parse.
 void markFunctionsWithErrors(ast::Module& module, const DiagnosticSink& diags, size_t firstNew) {
   const std::vector<Diagnostic>& all = diags.diagnostics();
@@ -414,16 +546,6 @@ void markFunctionsWithErrors(ast::Module& module, const DiagnosticSink& diags, s
       fn->hasSyntaxErrors = all[i].severity == Severity::Error && all[i].range.begin >= fn->range.begin &&
                             all[i].range.begin <= fn->range.end;
   }
-}
-
-bool hasOverlyNestedLine(antlr4::CommonTokenStream& tokens) {
-  size_t nesting = 0;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    size_t type = tokens.get(i)->getType();
-    if (type == P::NEWLINE) nesting = 0;
-    else if (isNestingToken(type) && ++nesting > kMaxNestingTokensPerLine) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -436,13 +558,13 @@ std::unique_ptr<ast::Module> parse(const SourceFile& file, DiagnosticSink& diags
     IndentingLexer lexer(input, file, diags);
     antlr4::CommonTokenStream tokens(&lexer);
     tokens.fill();
-    P parser(&tokens);
+    DepthGuardedParser parser(&tokens);
     parser.removeErrorListeners();
     AstBuilder builder(file, input, diags);
 
     // Stage 1: SLL, bail out at the first error.
     P::File_Context* tree = nullptr;
-    if (!forceRecovery && !hasOverlyNestedLine(tokens)) {
+    if (!forceRecovery) {
       parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
       parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
       try {
@@ -451,9 +573,11 @@ std::unique_ptr<ast::Module> parse(const SourceFile& file, DiagnosticSink& diags
         tree = nullptr;
       } catch (const antlr4::RecognitionException&) {
         tree = nullptr;
+      } catch (const ParseTooDeep&) {
+        tree = nullptr;  // stage 2 finds the statement and reports it
       }
     }
-    if (tree) {
+    if (tree && blocksFitDepthLimit(tree)) {
       builder.file(tree, *module);
     } else {
       // Stage 2: LL with error reporting and line-by-line recovery.

@@ -109,6 +109,7 @@ class AstBuilder {
     return node;
   }
 
+  ast::ExprPtr buildExpr(P::ExprContext* ctx, SourceRange missingAt);  // expr() without the depth limit
   ast::ExprPtr atom(P::ExprContext* ctx, SourceRange range);
   ast::ExprPtr binary(P::BinaryExprContext* ctx, SourceRange missingAt);
   void checkComparisonChain(P::BinaryExprContext* ctx, const ast::BinaryExpr& node);
@@ -127,6 +128,8 @@ class AstBuilder {
   DiagnosticSink& diags_;
   uint32_t nextId_ = 0;
   bool quiet_ = false;
+  size_t exprDepth_ = 0;  // expr() calls on the stack
+  bool exprTooDeep_ = false;  // the current outermost expression crossed kMaxExpressionDepth
 };
 
 // Range of a block of statements (empty when the block is).

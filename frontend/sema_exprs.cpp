@@ -7,7 +7,9 @@
 namespace argus::sema::detail {
 
 Val Analyzer::eval(const ast::Expr& e) {
+  if (!enterAnalysis(e.range, "this expression")) return Val::error();
   Val v = evalUncached(e);
+  --analysisDepth_;
   if (v.kind == Val::Kind::Value) result_.exprTypes[e.id] = fn_->values[v.id].type;
   else if (v.kind == Val::Kind::Const) result_.exprTypes[e.id] = ir::Type::scalar(v.c.dtype);
   return v;

@@ -249,6 +249,7 @@ class Analyzer {
   // ---- statements (sema_stmts.cpp, sema_control.cpp)
   void analyzeBlock(const ast::Block& block, bool functionTop);
   void analyzeStmt(const ast::Stmt& s, bool lastOfFunction);
+  void analyzeStmtAtDepth(const ast::Stmt& s, bool lastOfFunction);  // analyzeStmt() inside the depth check
   void analyzeAssign(const ast::AssignStmt& s);
   void analyzeAugAssign(const ast::AugAssignStmt& s);
   void assignTo(const ast::Expr& target, const Val& value, SourceRange valueRange);
@@ -301,6 +302,8 @@ class Analyzer {
   std::vector<const ast::FunctionDef*> inlineStack_;
   std::unordered_set<const ast::FunctionDef*> inlined_;  // device functions analysed at a call
   std::vector<SourceRange> callStack_;
+  size_t analysisDepth_ = 0;  // eval() and analyzeStmt() calls on the stack (frontend/limits.h)
+  bool enterAnalysis(SourceRange range, const char* what);  // false past kMaxAnalysisDepth (reported)
 
   std::unordered_map<uint64_t, int> symbolIndex_;  // (definition.begin, kind) -> symbol
   std::unordered_map<std::string, int> builtinSymbols_;

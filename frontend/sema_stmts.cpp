@@ -1,5 +1,6 @@
 // Statements: blocks, assignments, returns, unsupported and reserved
 // statements, and inlining of @device functions.
+#include "frontend/limits.h"
 #include "frontend/sema_internal.h"
 
 namespace argus::sema::detail {
@@ -13,7 +14,26 @@ void Analyzer::analyzeBlock(const ast::Block& block, bool functionTop) {
     if (block[i]) analyzeStmt(*block[i], functionTop && i + 1 == block.size());
 }
 
+bool Analyzer::enterAnalysis(SourceRange range, const char* what) {
+  if (analysisDepth_ < frontend::kMaxAnalysisDepth) {
+    ++analysisDepth_;
+    return true;
+  }
+  if (Diagnostic* d = report(DiagId::NestingTooDeep, range,
+                             {what, std::to_string(frontend::kMaxAnalysisDepth) + " levels of expressions and statements "
+                                                                                   "across the @device calls that lead here"}))
+    d->notes.push_back("the expressions and blocks of each inlined @device function add up; flatten the deepest "
+                       "function or call fewer functions inside each other");
+  return false;
+}
+
 void Analyzer::analyzeStmt(const ast::Stmt& s, bool lastOfFunction) {
+  if (!enterAnalysis(s.range, "this statement")) return;
+  analyzeStmtAtDepth(s, lastOfFunction);
+  --analysisDepth_;
+}
+
+void Analyzer::analyzeStmtAtDepth(const ast::Stmt& s, bool lastOfFunction) {
   switch (s.kind) {
     case ast::StmtKind::Expr:
       if (const auto& e = static_cast<const ast::ExprStmt&>(s).expr) eval(*e);
@@ -152,6 +172,14 @@ Val Analyzer::callDevice(const ast::FunctionDef& def, const ast::CallExpr& call)
     for (const ast::Argument& a : call.args)
       if (a.value) eval(*a.value);
   };
+  if (inlineStack_.size() >= frontend::kMaxDeviceCallDepth) {
+    if (Diagnostic* d = report(DiagId::NestingTooDeep, call.callee->range,
+                               {"this call of '" + def.name + "'",
+                                std::to_string(frontend::kMaxDeviceCallDepth) + " @device calls inside each other"}))
+      d->notes.push_back("each @device call is inlined into its caller; call fewer functions inside each other");
+    evalArgs();
+    return Val::error();
+  }
   for (size_t i = 0; i < inlineStack_.size(); ++i) {
     if (inlineStack_[i] != &def) continue;
     std::string chain;
