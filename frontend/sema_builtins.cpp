@@ -58,6 +58,16 @@ const std::vector<BuiltinInfo>& builtinTable() {
        "pipelined loop (sm_90a); multicast=True: one copy of the tile into every block of the kernel's cluster"},
       {Builtin::Pipelined, "pipelined", {"n", "stages"}, 2,
        "pipelined(n, stages=S): 0..n-1 with the loop's leading copy_async calls run S-1 iterations ahead"},
+      {Builtin::ExpandDims, "expand_dims", {"x", "axis"}, 2,
+       "expand_dims(x, axis) -> tile: x with a new axis of extent 1 at axis (x[None, :] is expand_dims(x, 0))"},
+      {Builtin::Reshape, "reshape", {"x", "shape"}, 2,
+       "reshape(x, shape) -> tile: the same elements in row-major order, in another shape"},
+      {Builtin::Rand, "rand", {"seed", "offsets"}, 2,
+       "rand(seed, offsets) -> f32 tile: uniform in [0, 1), Philox 4x32-10 of each offset (as Triton's tl.rand)"},
+      {Builtin::Randint, "randint", {"seed", "offsets"}, 2,
+       "randint(seed, offsets) -> u32 tile: the first word of Philox 4x32-10 of each offset (as Triton's tl.randint)"},
+      {Builtin::Randint4x, "randint4x", {"seed", "offsets"}, 2,
+       "randint4x(seed, offsets) -> (u32 tile, u32 tile, u32 tile, u32 tile): the four words of Philox 4x32-10"},
   };
   return table;
 }
@@ -106,6 +116,7 @@ bool Analyzer::bindArguments(const ast::CallExpr& call, const std::string& fname
     size_t i = 0;
     while (i < params.size() && params[i] != *a.keyword) ++i;
     if (i == params.size()) {
+      if (tritonMaskArgument(fname, call, a)) continue;  // reported; the call is analysed without it
       std::string hint = suggestion(*a.keyword, params);
       Diagnostic* d = report(DiagId::UnknownKeyword, a.keywordRange,
                              {fname, *a.keyword, hint.empty() ? "" : "; did you mean '" + hint + "'?"});
@@ -151,6 +162,8 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
     evalArgs();
     return Val::error();
   }
+  if (info.id == Builtin::Zeros)
+    if (std::optional<Val> v = tritonZerosOrder(call)) return *v;
   std::vector<std::string> params(info.params.begin(), info.params.end());
   std::vector<const ast::Argument*> a;
   if (!bindArguments(call, info.name, params, info.required, a)) {
@@ -197,6 +210,11 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
     case Builtin::CopyBulk:
     case Builtin::CommitGroup:
     case Builtin::WaitGroup: return builtinAsync(info.id, call, a);
+    case Builtin::ExpandDims:
+    case Builtin::Reshape: return builtinReshape(info.id, call, a);
+    case Builtin::Rand:
+    case Builtin::Randint:
+    case Builtin::Randint4x: return builtinRandom(info.id, call, a);
     case Builtin::Tag:
       report(DiagId::ReservedForChecker, call.callee->range, {"tag"});
       return Val::error();
