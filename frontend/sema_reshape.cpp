@@ -57,13 +57,14 @@ Val Analyzer::subscriptTile(const ast::SubscriptExpr& e, const Val& base) {
                  !static_cast<const ast::SliceExpr&>(*i).upper && !static_cast<const ast::SliceExpr&>(*i).step;
     if (colon) {
       ++colons;
-    } else if (i->kind != ast::ExprKind::None) {
-      std::string what = i->kind == ast::ExprKind::Slice ? "the slice '" + text(i->range) + "' picks part of it"
-                                                         : "'" + text(i->range) + "' picks elements of it";
+    } else if (i->kind == ast::ExprKind::Slice) {
       report(DiagId::NewAxisIndex, i->range,
-             {"a register tile is used whole, and " + what +
-              "; in '[]' it takes ':' for each axis and None for a new axis of extent 1 (x[None, :]); choose "
-              "elements with where(...), or load a smaller view"});
+             {"a register tile is used whole, and the slice '" + text(i->range) +
+              "' picks part of it; in '[]' it takes ':' for each axis and None for a new axis of extent 1 "
+              "(x[None, :]); choose elements with where(...), or load a smaller view"});
+      return Val::error();
+    } else if (i->kind != ast::ExprKind::None) {
+      report(DiagId::TileSubscript, e.range, {describe(base)});
       return Val::error();
     }
   }

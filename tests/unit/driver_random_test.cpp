@@ -96,8 +96,10 @@ TEST(Random, PtxAssemblesWithPtxas) {
     const auto& cubin = c.cubin();
     for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << arch << ": " << d.code() << " " << d.message;
     ASSERT_TRUE(cubin.has_value()) << arch;
-    // The 64-bit products become 32-bit high multiplies, not 64-bit multiplies.
-    EXPECT_NE(c.ptx().find("mul.hi.u32"), std::string::npos) << c.ptx().substr(0, 4000);
+    // The 64-bit products of 32-bit words become widening 32-bit multiplies, not 64-bit ones.
+    EXPECT_NE(c.ptx().find("mul.wide.u32"), std::string::npos);
+    EXPECT_EQ(c.ptx().find("mul.lo.s64"), std::string::npos);
+    EXPECT_EQ(c.ptx().find("mul.lo.u64"), std::string::npos);
   }
 }
 
