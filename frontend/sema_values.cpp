@@ -1,6 +1,8 @@
 // Runtime values: materializing constants, unifying dtypes of operands and
 // broadcasting tiles by the layout rules of ir/ir.h (Splat, Broadcast,
 // ConvertLayout).
+#include <algorithm>
+
 #include "frontend/sema_internal.h"
 
 namespace argus::sema::detail {
@@ -137,13 +139,33 @@ ir::ValueId Analyzer::rematerialize(ir::ValueId v, const ir::Layout& target, int
   return b().make(def->kind, std::move(operands), type, def->range, def->attrs);
 }
 
-// A tile that was just reshaped (x[None, :]) is reshaped again straight into the
-// layout wanted: one trip through shared memory instead of two.
+namespace {
+// True when no op after `v`'s definition in `block` reads it (and none of them has
+// regions that might): its type may still change.
+bool unusedSinceDefined(const ir::Function& fn, const ir::Block& block, ir::ValueId v) {
+  const ir::Op* def = fn.values[v].def;
+  for (size_t i = block.ops.size(); i-- > 0;) {
+    const ir::Op& op = *block.ops[i];
+    if (&op == def) return true;
+    if (!op.regions.empty() || std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end()) return false;
+  }
+  return false;  // defined in another block
+}
+}  // namespace
+
+// A tile reshaped (x[None, :]) is reshaped straight into the layout wanted: one
+// trip through shared memory instead of two. Where nothing has read the reshape
+// yet, it is retyped in place rather than left behind unused.
 ir::ValueId Analyzer::convertLayout(ir::ValueId v, const ir::Layout& target, SourceRange range) {
   const ir::Type t = fn_->values[v].type;
   const ir::Op* def = fn_->values[v].def;
-  if (def && def->kind == ir::OpKind::Reshape)
+  if (def && def->kind == ir::OpKind::Reshape) {
+    if (unusedSinceDefined(*fn_, *b().block(), v)) {
+      fn_->values[v].type = ir::Type::tile(t.dtype, target);
+      return v;
+    }
     return b().make(ir::OpKind::Reshape, {def->operands[0]}, ir::Type::tile(t.dtype, target), range);
+  }
   return b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, target), range);
 }
 

@@ -83,7 +83,7 @@ TEST(SemaNewAxes, ReshapeKeepsTheElementCount) {
   EXPECT_EQ(a->diagText(),
             "3:45 AG3012: argument 'shape' of reshape() must be a shape of 64 elements, as (64,) has, but it is "
             "(8, 4) (32 elements)\n"
-            "4:51 AG4013: axis 2 is out of range for an f32 tile (64,) (a new axis goes at 0 to 1)\n");
+            "4:49 AG4013: axis 2 is out of range for an f32 tile (64,) (a new axis goes at 0 to 1)\n");
 }
 
 TEST(SemaConstants, NanIsAQuietNan) {
