@@ -254,7 +254,8 @@ class Walker {
           memory(fn_.typeOf(op.operands.at(0)), mult);
           memory(fn_.typeOf(op.operands.at(1)), mult);
           break;
-        case OpKind::ConvertLayout: {
+        case OpKind::ConvertLayout:
+        case OpKind::Reshape: {
           const ir::Type& t = fn_.typeOf(op.operands.at(0));
           counts_.sharedBytes += 2.0 * static_cast<double>(t.numElements()) * elementBytes(t.dtype) * mult;
           break;

@@ -329,6 +329,26 @@ void TagFlow::step(const ir::Op& op) {
     case OpKind::ConvertLayout:
       if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = *t;
       return;
+    case OpKind::Reshape: {
+      // Result element c' is operand element c with the same row-major index.
+      const TagMap* t = tilesTags(op.operands[0]);
+      if (!t) return;
+      const std::vector<int64_t>& from = fn_.values[op.operands[0]].type.shape;
+      const std::vector<int64_t>& to = fn_.values[op.results[0]].type.shape;
+      z3::expr linear = bv(0);
+      for (size_t d = 0; d < to.size(); ++d) linear = linear * bv(to[d]) + coordVar(d);
+      std::vector<z3::expr> vars, terms;
+      int64_t stride = 1;
+      for (size_t e = from.size(); e-- > 0;) {
+        vars.push_back(coordVar(e));
+        terms.push_back(z3::urem(z3::udiv(linear, bv(stride)), bv(from[e])));
+        stride *= from[e];
+      }
+      TagMap out = *t;
+      mapTerms(out, [&](const z3::expr& e) { return substitute(e, vars, terms); });
+      tiles_[op.results[0]] = std::move(out);
+      return;
+    }
     case OpKind::Broadcast: {
       const TagMap* t = tilesTags(op.operands[0]);
       if (!t) return;

@@ -467,7 +467,8 @@ bool keepsWgmmaInFlight(ir::OpKind kind) {
     case ir::OpKind::Const: case ir::OpKind::ProgramId: case ir::OpKind::NumPrograms: case ir::OpKind::Binary:
     case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
     case ir::OpKind::Cast: case ir::OpKind::Splat: case ir::OpKind::Iota: case ir::OpKind::Broadcast:
-    case ir::OpKind::Reduce: case ir::OpKind::ReduceAll: case ir::OpKind::ConvertLayout: case ir::OpKind::View:
+    case ir::OpKind::Reduce: case ir::OpKind::ReduceAll: case ir::OpKind::ConvertLayout: case ir::OpKind::Reshape:
+    case ir::OpKind::View:
     case ir::OpKind::Load: case ir::OpKind::Dot: case ir::OpKind::TagSet: case ir::OpKind::Assert:
       return true;  // (reductions and conversions use codegen's own scratch, never a dot's operand)
     default:

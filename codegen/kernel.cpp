@@ -105,6 +105,8 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op) {
     case OpKind::ConvertLayout:
       if (fn.typeOf(op.results[0]).layout == in.layout) return 0;
       return product(in.shape) * bytes;
+    case OpKind::Reshape:
+      return product(in.shape) * bytes;
     default:
       return 0;
   }
@@ -498,7 +500,8 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::Splat: return lowerSplat(op);
     case OpKind::Iota: return lowerIota(op);
     case OpKind::Broadcast: return lowerBroadcast(op);
-    case OpKind::ConvertLayout: return lowerConvertLayout(op);
+    case OpKind::ConvertLayout:
+    case OpKind::Reshape: return lowerConvertLayout(op);
     case OpKind::Reduce: return lowerReduce(op);
     case OpKind::ReduceAll: return lowerReduceAll(op);
     case OpKind::AllocShared: {

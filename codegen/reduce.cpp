@@ -183,7 +183,7 @@ bool KernelLowering::lowerConvertLayout(const ir::Op& op) {
   const Lowered& src = values_[op.operands[0]];
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
-  if (in.layout == out.layout) {
+  if (in.layout == out.layout && in.shape == out.shape) {
     r.values = src.values;
     return true;
   }

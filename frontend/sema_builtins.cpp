@@ -65,6 +65,7 @@ bool Analyzer::bindArguments(const ast::CallExpr& call, const std::string& fname
     size_t i = 0;
     while (i < params.size() && params[i] != *a.keyword) ++i;
     if (i == params.size()) {
+      if (tritonMaskArgument(fname, call, a)) continue;  // reported; the call is analysed without it
       std::string hint = suggestion(*a.keyword, params);
       Diagnostic* d = report(DiagId::UnknownKeyword, a.keywordRange,
                              {fname, *a.keyword, hint.empty() ? "" : "; did you mean '" + hint + "'?"});
@@ -110,6 +111,8 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
     evalArgs();
     return Val::error();
   }
+  if (info.id == Builtin::Zeros)
+    if (std::optional<Val> v = tritonZerosOrder(call)) return *v;
   std::vector<std::string> params(info.params.begin(), info.params.end());
   std::vector<const ast::Argument*> a;
   if (!bindArguments(call, info.name, params, info.required, a)) {
@@ -156,6 +159,11 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
     case Builtin::CopyBulk:
     case Builtin::CommitGroup:
     case Builtin::WaitGroup: return builtinAsync(info.id, call, a);
+    case Builtin::ExpandDims:
+    case Builtin::Reshape: return builtinReshape(info.id, call, a);
+    case Builtin::Rand:
+    case Builtin::Randint:
+    case Builtin::Randint4x: return builtinRandom(info.id, call, a);
     case Builtin::Tag:
       report(DiagId::ReservedForChecker, call.callee->range, {"tag"});
       return Val::error();

@@ -96,6 +96,11 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
            static_cast<const ast::NameExpr&>(*call->callee).name == name && !findBinding(name);
   };
   bool isRange = isCallTo("range");
+  // Triton's `for i in tl.range(...)` / `tl.static_range(...)`: reported (AG3070), then a range loop.
+  if (call && call->callee && call->callee->kind == ast::ExprKind::Attribute) {
+    const auto& attr = static_cast<const ast::AttributeExpr&>(*call->callee);
+    if (attr.name == "range" || attr.name == "static_range") isRange = tritonQualifiedName(attr).has_value();
+  }
   if (isCallTo("pipelined")) {
     std::optional<PipelinedIterator> pipelined = analyzePipelinedIterator(*call);
     if (pipelined) analyzeLoopBody(s, pipelined->bounds, pipelined->stages, pipelined->specialize);
@@ -105,7 +110,7 @@ void Analyzer::analyzeFor(const ast::ForStmt& s) {
     if (call && call->callee && call->callee->kind == ast::ExprKind::Name) {
       const std::string& callee = static_cast<const ast::NameExpr&>(*call->callee).name;
       if (!findBinding(callee) && !devices_.count(callee) && !findBuiltin(callee)) {
-        reportUnknownName(callee, call->callee->range);
+        reportUnknownName(callee, call->callee->range, {}, true);
         return;
       }
     }
@@ -254,7 +259,7 @@ void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bo
   loopAttrs.i = stages;
   if (specialize) loopAttrs.ints = {ir::kForSpecialize};
   ir::Op& op = b().create(ir::OpKind::For, operands, types, s.range, loopAttrs);
-  size_t errorsBefore = errors_;
+  size_t errorsBefore = errors_, poisonedBefore = poisonedReads_;
   ir::Block* body = &op.regions[0];
   ir::ValueId iv = b().addBlockArg(*body, ir::Type::scalar(ir::DType::I32), loopVar.name, loopVar.range);
   std::vector<ir::ValueId> iterArgs;
@@ -297,7 +302,9 @@ void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bo
   b().setBlock(outer);
   // Checked once the body is complete; uses of a staged buffer after the loop
   // are found when the pass runs (driver/compilation.cpp).
-  if (stages > 0 && errors_ == errorsBefore) reportPipeliningProblems(s, op);
+  // A statement that uses a value whose definition failed is missing from the IR:
+  // judging the loop's shape without it would be judging a program nobody wrote.
+  if (stages > 0 && errors_ == errorsBefore && poisonedReads_ == poisonedBefore) reportPipeliningProblems(s, op);
 
   // After the loop: carried names hold the loop's results; names first
   // assigned in the body (and the loop variable) are out of scope.

@@ -235,6 +235,7 @@ Val Analyzer::evalUnary(const ast::UnaryExpr& e) {
 
 Val Analyzer::evalAttribute(const ast::AttributeExpr& e) {
   if (!e.base) return Val::error();
+  if (std::optional<Val> v = tritonQualifiedName(e)) return *v;
   Val base = eval(*e.base);
   if (base.isError()) return Val::error();
   const ir::Type* t = typeOf(base);
@@ -285,11 +286,13 @@ Val Analyzer::evalAttribute(const ast::AttributeExpr& e) {
 }
 
 Val Analyzer::evalMethod(const ast::CallExpr& call, const ast::AttributeExpr& callee) {
+  if (std::optional<Val> v = tritonQualifiedCall(call, callee)) return *v;
   Val base = callee.base ? eval(*callee.base) : Val::error();
   if (base.isError()) return Val::error();
   const ir::Type* t = typeOf(base);
   bool tileable = t && (t->kind == ir::TypeKind::Tensor || t->kind == ir::TypeKind::Shared || t->kind == ir::TypeKind::View);
   if (callee.name != "tile") {
+    if (std::optional<Val> v = tritonTileMethod(call, callee, base)) return *v;
     std::vector<std::string> names{"tile"};
     std::string hint = tileable ? suggestion(callee.name, names) : "";
     Diagnostic* d = report(DiagId::UnknownAttribute, callee.nameRange,
@@ -405,6 +408,7 @@ Val Analyzer::asView(const Val& v, SourceRange range, const char* fnName, const 
 Val Analyzer::evalSubscript(const ast::SubscriptExpr& e) {
   if (!e.base) return Val::error();
   Val base = eval(*e.base);
+  if (const ir::Type* bt = typeOf(base); bt && bt->isTile()) return subscriptTile(e, base);
   std::vector<Val> idx;
   bool ok = !base.isError();
   for (const ast::ExprPtr& i : e.indices) {
@@ -493,7 +497,8 @@ Val Analyzer::evalCall(const ast::CallExpr& call) {
     if (name.name == "tag" && !bnd && !devices_.count(name.name)) return evalTagCall(call);
     bool known = bnd || devices_.count(name.name) || kernels_.count(name.name) || findBuiltin(name.name);
     if (!known) {
-      reportUnknownName(name.name, name.range);
+      if (std::optional<Val> v = pythonConversion(call, name.name)) return *v;
+      reportUnknownName(name.name, name.range, {}, true);
       evalArgs();
       return Val::error();
     }

@@ -1,6 +1,7 @@
 // Internals of semantic analysis, shared by frontend/sema*.cpp only.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -153,8 +154,9 @@ class Analyzer {
   void bind(const std::string& name, Val val, SourceRange range, Symbol::Kind kind);
   void bindLocal(const ast::NameExpr& target, Val val);
   std::string suggestion(std::string_view name, const std::vector<std::string>& candidates) const;
-  std::vector<std::string> namesInScope() const;
-  void reportUnknownName(const std::string& name, SourceRange range, const std::vector<std::string>& extra = {});
+  std::vector<std::string> namesInScope(bool callee) const;
+  void reportUnknownName(const std::string& name, SourceRange range, const std::vector<std::string>& extra = {},
+                         bool callee = false);
   int defineSymbol(Symbol::Kind kind, const std::string& name, SourceRange def, std::string description);
   void addReference(int symbol, SourceRange range);
   int builtinSymbol(const std::string& name, const std::string& description);
@@ -185,6 +187,7 @@ class Analyzer {
   bool broadcast(std::vector<ir::ValueId>& values, const std::string& opName, SourceRange range,
                  const ir::Layout* target = nullptr);
   ir::ValueId toLayout(ir::ValueId v, const ir::Layout& target, SourceRange range);
+  ir::ValueId convertLayout(ir::ValueId v, const ir::Layout& target, SourceRange range);
   ir::ValueId rematerialize(ir::ValueId v, const ir::Layout& target, int depth = 0);
   ir::ValueId coerceTo(ir::ValueId v, const ir::Type& want, SourceRange range);
   std::optional<std::vector<ir::ValueId>> elementwiseOperands(std::vector<Operand*> ops, const std::string& opName,
@@ -234,6 +237,23 @@ class Analyzer {
   std::optional<std::pair<Val, Val>> globalToSharedViews(const char* name, const std::vector<const ast::Argument*>& a);
   std::optional<ir::Layout> wgmmaLayoutArg(const ast::CallExpr& call, const std::vector<int64_t>& shape);
   std::optional<ir::Swizzle> swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape);
+
+  // ---- new axes and reshapes (sema_reshape.cpp), random numbers (sema_random.cpp)
+  Val reshapeTile(const Val& x, const std::vector<int64_t>& shape, SourceRange range);
+  Val builtinReshape(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
+  Val subscriptTile(const ast::SubscriptExpr& e, const Val& base);
+  // The four words of Philox 4x32-10 for counters (offsets, 0, 0, 0) and the key of a seed.
+  std::array<ir::ValueId, 4> philox(ir::ValueId offsets, ir::ValueId seed, SourceRange range);
+  Val builtinRandom(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
+
+  // ---- habits from Triton (sema_triton.cpp): each reported once, then analysed as the Argus spelling
+  std::string argusNameForTriton(const std::string& name) const;
+  std::optional<Val> tritonQualifiedName(const ast::AttributeExpr& e);           // tl.float32
+  std::optional<Val> tritonQualifiedCall(const ast::CallExpr& call, const ast::AttributeExpr& callee);  // tl.load(...)
+  std::optional<Val> pythonConversion(const ast::CallExpr& call, const std::string& fn);  // float("inf"), int(x)
+  std::optional<Val> tritonTileMethod(const ast::CallExpr& call, const ast::AttributeExpr& callee, const Val& base);
+  bool tritonMaskArgument(const std::string& fname, const ast::CallExpr& call, const ast::Argument& a);
+  std::optional<Val> tritonZerosOrder(const ast::CallExpr& call);  // zeros((BN,), dtype=f32)
 
   // ---- launch geometry (sema_launch.cpp)
   struct LaunchVal {
@@ -292,6 +312,7 @@ class Analyzer {
   std::optional<ir::Builder> builder_;
   Frame* frame_ = nullptr;
   size_t errors_ = 0;                 // errors reported in the current kernel
+  size_t poisonedReads_ = 0;          // reads of names bound to an erroneous value (already reported)
   int quiet_ = 0;                     // > 0 inside functions with syntax errors: count, do not report
   int controlDepth_ = 0;              // loops and runtime ifs around the current statement
   int pipelinedDepth_ = 0;            // pipelined loops around the current statement

@@ -122,7 +122,7 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
         return LaunchVal{binaryExpr(kind, std::move(l->expr), std::move(r->expr)), false};
       }
       if (!name.empty() && !findBinding(name) && !findBuiltin(name) && !devices_.count(name)) {
-        reportUnknownName(name, call.callee->range);
+        reportUnknownName(name, call.callee->range, {}, true);
         return std::nullopt;
       }
       return bad(quote(text(e.range)));

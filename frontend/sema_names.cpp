@@ -24,7 +24,11 @@ size_t editDistance(std::string_view a, std::string_view b) {
 }
 
 std::string Analyzer::suggestion(std::string_view name, const std::vector<std::string>& candidates) const {
-  size_t limit = std::max<size_t>(1, (name.size() + 2) / 3);
+  // A suggestion must keep most of what was written: none for names of one or two
+  // letters (`tl` is not a typo of `t`), one edit up to five letters (`rand` is not
+  // `range`), a third of the letters beyond.
+  size_t limit = name.size() <= 2 ? 0 : name.size() <= 5 ? 1 : (name.size() + 2) / 3;
+  if (limit == 0) return "";
   size_t best = std::numeric_limits<size_t>::max();
   std::string bestName;
   for (const std::string& c : candidates) {
@@ -42,21 +46,28 @@ std::string Analyzer::suggestion(std::string_view name, const std::vector<std::s
   return bestName;
 }
 
-std::vector<std::string> Analyzer::namesInScope() const {
+std::vector<std::string> Analyzer::namesInScope(bool callee) const {
   std::vector<std::string> names;
+  // Only what can stand where the name stands: functions before '(', values elsewhere
+  // (`float(...)` is not a misspelled `floor`, `x` not a misspelled `exp`).
+  if (callee) {
+    for (const auto& [name, def] : devices_) names.push_back(name);
+    for (const BuiltinInfo& b : builtinTable())
+      if (b.id != Builtin::Tag) names.push_back(b.name);
+    return names;
+  }
   if (frame_)
     for (const auto& [name, binding] : frame_->env) names.push_back(name);
-  for (const auto& [name, def] : devices_) names.push_back(name);
-  for (const BuiltinInfo& b : builtinTable())
-    if (b.id != Builtin::Tag) names.push_back(b.name);
   names.push_back("inf");
+  names.push_back("nan");
   for (int t = 0; t <= static_cast<int>(ir::DType::F8E5M2); ++t)
     names.push_back(ir::dtypeName(static_cast<ir::DType>(t)));
   return names;
 }
 
-void Analyzer::reportUnknownName(const std::string& name, SourceRange range, const std::vector<std::string>& extra) {
-  std::vector<std::string> candidates = namesInScope();
+void Analyzer::reportUnknownName(const std::string& name, SourceRange range, const std::vector<std::string>& extra,
+                                 bool callee) {
+  std::vector<std::string> candidates = namesInScope(callee);
   candidates.insert(candidates.end(), extra.begin(), extra.end());
   std::string hint = suggestion(name, candidates);
   Diagnostic* d = report(DiagId::UnknownName, range, {name, hint.empty() ? "" : "; did you mean '" + hint + "'?"});
@@ -84,6 +95,7 @@ Val Analyzer::lookup(const ast::NameExpr& e) {
       return Val::error();
     }
     addReference(bnd->symbol, e.range);
+    if (bnd->val.isError()) ++poisonedReads_;  // an error was reported where it was assigned
     return bnd->val;
   }
   if (auto it = devices_.find(e.name); it != devices_.end()) {
@@ -120,6 +132,10 @@ Val Analyzer::lookup(const ast::NameExpr& e) {
   if (e.name == "inf") {
     addReference(builtinSymbol("inf", "inf: f32 constant (+infinity)"), e.range);
     return Val::constant(Constant::ofFloat(std::numeric_limits<double>::infinity()));
+  }
+  if (e.name == "nan") {
+    addReference(builtinSymbol("nan", "nan: f32 constant (a quiet NaN)"), e.range);
+    return Val::constant(Constant::ofFloat(std::numeric_limits<double>::quiet_NaN()));
   }
   if (std::optional<ir::DType> dt = ir::dtypeFromName(e.name)) {
     Val v;

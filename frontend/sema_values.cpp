@@ -1,12 +1,35 @@
 // Runtime values: materializing constants, unifying dtypes of operands and
 // broadcasting tiles by the layout rules of ir/ir.h (Splat, Broadcast,
 // ConvertLayout).
+#include <algorithm>
+
 #include "frontend/sema_internal.h"
 
 namespace argus::sema::detail {
 
+namespace {
+// Two float dtypes meet in the wider one, and two 16-bit kinds in f32, as in
+// Triton (docs/language.md, "Type promotion"); nullopt when they do not mix.
+std::optional<ir::DType> promotedFloat(ir::DType a, ir::DType b) {
+  if (!ir::isFloat(a) || !ir::isFloat(b)) return std::nullopt;
+  int wa = ir::dtypeBits(a), wb = ir::dtypeBits(b);
+  if (wa != wb) return wa > wb ? a : b;
+  if (wa == 16) return ir::DType::F32;
+  return std::nullopt;  // f8e4m3 with f8e5m2
+}
+}  // namespace
+
 ir::ValueId Analyzer::materialize(const Val& v, std::optional<ir::DType> dtype, SourceRange range) {
-  if (v.kind == Val::Kind::Value) return v.id;
+  if (v.kind == Val::Kind::Value) {
+    // An operand promoted to a wider float (bf16 * f32) is converted here.
+    const ir::Type& t = fn_->values[v.id].type;
+    if (!dtype || t.dtype == *dtype || !ir::isFloat(t.dtype) || !ir::isFloat(*dtype)) return v.id;
+    ir::Type to = t;
+    to.dtype = *dtype;
+    ir::Attrs attrs;
+    attrs.dtype = *dtype;
+    return b().make(ir::OpKind::Cast, {v.id}, to, range, attrs);
+  }
   if (v.kind != Val::Kind::Const) return ir::kNoValue;
   ir::DType to = dtype ? *dtype : v.c.dtype;
   const Constant& c = v.c;
@@ -36,6 +59,10 @@ std::optional<ir::DType> Analyzer::unifyDTypes(std::vector<Operand*>& ops, const
       continue;
     }
     if (dt != *target) {
+      if (std::optional<ir::DType> wider = promotedFloat(*target, dt)) {
+        target = *wider;
+        continue;
+      }
       Diagnostic* d = report(DiagId::DTypeMismatch, ops[i]->range, {opName, ir::dtypeName(*target), ir::dtypeName(dt)});
       std::string to = ir::dtypeName(*target);
       addFixIt(d, ops[i]->range, "cast(" + text(ops[i]->range) + ", " + to + ")", "convert it to " + to);
@@ -112,6 +139,36 @@ ir::ValueId Analyzer::rematerialize(ir::ValueId v, const ir::Layout& target, int
   return b().make(def->kind, std::move(operands), type, def->range, def->attrs);
 }
 
+namespace {
+// True when no op after `v`'s definition in `block` reads it (and none of them has
+// regions that might): its type may still change.
+bool unusedSinceDefined(const ir::Function& fn, const ir::Block& block, ir::ValueId v) {
+  const ir::Op* def = fn.values[v].def;
+  for (size_t i = block.ops.size(); i-- > 0;) {
+    const ir::Op& op = *block.ops[i];
+    if (&op == def) return true;
+    if (!op.regions.empty() || std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end()) return false;
+  }
+  return false;  // defined in another block
+}
+}  // namespace
+
+// A tile reshaped (x[None, :]) is reshaped straight into the layout wanted: one
+// trip through shared memory instead of two. Where nothing has read the reshape
+// yet, it is retyped in place rather than left behind unused.
+ir::ValueId Analyzer::convertLayout(ir::ValueId v, const ir::Layout& target, SourceRange range) {
+  const ir::Type t = fn_->values[v].type;
+  const ir::Op* def = fn_->values[v].def;
+  if (def && def->kind == ir::OpKind::Reshape) {
+    if (unusedSinceDefined(*fn_, *b().block(), v)) {
+      fn_->values[v].type = ir::Type::tile(t.dtype, target);
+      return v;
+    }
+    return b().make(ir::OpKind::Reshape, {def->operands[0]}, ir::Type::tile(t.dtype, target), range);
+  }
+  return b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, target), range);
+}
+
 ir::ValueId Analyzer::toLayout(ir::ValueId v, const ir::Layout& target, SourceRange range) {
   const ir::Type t = fn_->values[v].type;
   if (t.isScalar()) return b().make(ir::OpKind::Splat, {v}, ir::Type::tile(t.dtype, target), range);
@@ -120,14 +177,14 @@ ir::ValueId Analyzer::toLayout(ir::ValueId v, const ir::Layout& target, SourceRa
   if (t.shape == want) {
     ir::ValueId rebuilt = rematerialize(v, target);
     if (rebuilt != ir::kNoValue) return rebuilt;
-    return b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, target), range);
+    return convertLayout(v, target, range);
   }
   if (t.layout.parent != target.parent || (target.reducedMask & ~t.layout.reducedMask) != 0) {
     // Bring the operand into the target's parent, its extent-1 axes reduced.
     ir::Layout mid = target;
     for (size_t d = 0; d < want.size() && d < t.shape.size(); ++d)
       if (t.shape[d] == 1 && want[d] != 1) mid.reducedMask |= 1u << d;
-    if (t.layout != mid) v = b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, mid), range);
+    if (t.layout != mid) v = convertLayout(v, mid, range);
     if (mid == target) return v;
   }
   return b().make(ir::OpKind::Broadcast, {v}, ir::Type::tile(t.dtype, target), range);

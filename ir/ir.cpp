@@ -39,6 +39,7 @@ const char* opKindName(OpKind k) {
     case OpKind::Iota: return "iota";
     case OpKind::Broadcast: return "broadcast";
     case OpKind::ConvertLayout: return "convert_layout";
+    case OpKind::Reshape: return "reshape";
     case OpKind::Reduce: return "reduce";
     case OpKind::ReduceAll: return "reduce_all";
     case OpKind::AllocShared: return "alloc_shared";

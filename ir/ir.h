@@ -39,6 +39,9 @@ enum class OpKind : uint8_t {
   Broadcast,    // (tile with layout (P, R)) -> tile with layout (P, R') where R' is a subset of R.
                 // Free: each thread already holds the value. Element c = operand[c with R\R' axes = 0].
   ConvertLayout,// (tile) -> same shape and dtype, another layout (through shared scratch)
+  Reshape,      // (tile) -> tile of the same dtype and element count, any shape and layout: element i
+                // of the result in row-major order is element i of the operand (expand_dims,
+                // x[None, :], reshape). Lowered as ConvertLayout is: through shared scratch.
   Reduce,       // attrs.reduce, attrs.i = axis; (tile (P, R)) -> tile (P, R | 1<<axis)
   ReduceAll,    // attrs.reduce; (tile) -> scalar of its dtype
   // --- memory

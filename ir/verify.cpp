@@ -269,6 +269,15 @@ class Verifier {
         if (x.dtype != t.dtype || x.shape != t.shape) error("must keep dtype and shape: " + x.str() + " -> " + t.str());
         return;
       }
+      case OpKind::Reshape: {
+        if (!expectCounts(op, 1, 1)) return;
+        const Type& x = type(op.operands[0]);
+        const Type& t = type(op.results[0]);
+        if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
+        if (x.dtype != t.dtype || x.numElements() != t.numElements())
+          error("must keep dtype and element count: " + x.str() + " -> " + t.str());
+        return;
+      }
       case OpKind::Reduce: {
         if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);

@@ -213,11 +213,12 @@ TEST(GoldenSuite, HasEnoughNegativeCases) {
 
 namespace {
 
-// Every ```python block in docs/language.md is a complete program that must
+// Every ```python block in the page docs/NAME is a complete program that must
 // compile without diagnostics, unless the line before the block is
-// `<!-- expect-errors -->` (then it must produce at least one error).
-TEST(DocsExamples, LanguageReferenceBlocksCompile) {
-  std::string doc = readFile(fs::path(ARGUS_SOURCE_DIR) / "docs" / "language.md");
+// `<!-- expect-errors -->` (then it must produce at least one error). Returns
+// the number of blocks.
+int checkDocBlocks(const std::string& name) {
+  std::string doc = readFile(fs::path(ARGUS_SOURCE_DIR) / "docs" / name);
   std::istringstream in(doc);
   std::string line, previous, block;
   bool inBlock = false, expectErrors = false;
@@ -235,13 +236,13 @@ TEST(DocsExamples, LanguageReferenceBlocksCompile) {
       argus::CompileOptions options;
       const std::string arch = argus::testing::exampleArch(block);  // a Hopper-only block says so
       if (!arch.empty()) options.arch = arch;
-      argus::Compilation c(argus::SourceFile("language.md", block), options);
+      argus::Compilation c(argus::SourceFile(name, block), options);
       compileThroughCodegen(c);
       if (expectErrors) {
-        EXPECT_TRUE(c.hasErrors()) << "docs/language.md:" << blockLine << ": block should not compile";
+        EXPECT_TRUE(c.hasErrors()) << "docs/" << name << ":" << blockLine << ": block should not compile";
       } else {
         for (const argus::Diagnostic& d : c.diagnostics())
-          ADD_FAILURE() << "docs/language.md:" << blockLine << " (block line "
+          ADD_FAILURE() << "docs/" << name << ":" << blockLine << " (block line "
                         << c.source().lineCol(d.range.begin).line << "): " << d.code() << " " << d.message;
       }
     } else if (inBlock) {
@@ -249,7 +250,12 @@ TEST(DocsExamples, LanguageReferenceBlocksCompile) {
     }
     if (!line.empty()) previous = line;
   }
-  EXPECT_GT(blocks, 3);
+  return blocks;
 }
+
+TEST(DocsExamples, LanguageReferenceBlocksCompile) { EXPECT_GT(checkDocBlocks("language.md"), 3); }
+
+// The "Coming from Triton" page: its five tutorials.
+TEST(DocsExamples, TritonPageBlocksCompile) { EXPECT_EQ(checkDocBlocks("triton.md"), 5); }
 
 }  // namespace

@@ -102,6 +102,7 @@ void BlockExecutor::exec(const Op& op) {
       return execElementwise(op);
     case OpKind::Broadcast: return execBroadcast(op);
     case OpKind::ConvertLayout:
+    case OpKind::Reshape:  // row-major order is the same in both shapes
       values_[op.results[0]] = scatter(gather(value(op.operands[0]), typeOf(op.operands[0])), typeOf(op.results[0]));
       return;
     case OpKind::Reduce: case OpKind::ReduceAll: return execReduce(op);

@@ -16,6 +16,7 @@ syn keyword argusBuiltin     program_id num_programs cdiv load store copy shared
 syn keyword argusBuiltin     sum max min prod maximum minimum exp exp2 log log2 sqrt rsqrt tanh erf
 syn keyword argusBuiltin     sin cos floor ceil abs fma where cast dot barrier require range tag
 syn keyword argusBuiltin     copy_async commit_group wait_group copy_bulk pipelined mma wgmma
+syn keyword argusBuiltin     expand_dims reshape rand randint randint4x
 syn match   argusFunction    '\h\w*' contained
 syn match   argusDecorator   '@\s*\(kernel\|device\)\>'
 
