@@ -55,6 +55,19 @@ struct RunResult {
   std::vector<interp::HostTensor> tensors;
 };
 
+}  // namespace
+
+struct Baseline {
+  std::unique_ptr<Compilation> compilation;
+  // runs[set][function]: the original at kernel.sizeSets[set], seed kSetSeed + set.
+  std::vector<std::vector<RunResult>> runs;
+};
+
+namespace {
+
+// Inputs at size set i are drawn with this seed, for the original and every mutant alike.
+uint64_t setSeed(const EvalOptions& options, size_t set) { return options.seed * 1000 + set; }
+
 std::optional<RunResult> runFunction(const ir::Function& fn, const Sizes& sizes, uint64_t seed,
                                      const EvalOptions& options) {
   RunResult result;
@@ -123,10 +136,18 @@ std::string firstDifference(const ir::Function& fn, const RunResult& a, const Ru
 }
 
 // Compares the mutant with the original at one size set; empty when they agree.
+// `cached` holds the original's runs at these sizes, when known.
 std::string distinguish(const ir::Module& original, const ir::Module& mutant, const Sizes& sizes, uint64_t seed,
-                        const EvalOptions& options) {
+                        const EvalOptions& options, const std::vector<RunResult>* cached = nullptr) {
   for (size_t f = 0; f < original.functions.size() && f < mutant.functions.size(); ++f) {
-    auto base = runFunction(*original.functions[f], sizes, seed, options);
+    std::optional<RunResult> fresh;
+    const RunResult* base = nullptr;
+    if (cached && f < cached->size()) {
+      base = &(*cached)[f];
+    } else {
+      fresh = runFunction(*original.functions[f], sizes, seed, options);
+      if (fresh) base = &*fresh;
+    }
     if (!base || base->fault) continue;  // not a size the original runs at
     auto run = runFunction(*mutant.functions[f], sizes, seed, options);
     if (!run) continue;
@@ -160,7 +181,9 @@ KernelUnderTest prepare(const std::string& path, const std::string& source, cons
   k.source = source;
   k.arch = declaredArch(source);
   if (k.arch.empty()) k.arch = "sm_90";
-  Compilation c(SourceFile(path, source), optionsFor(k.arch));
+  auto baseline = std::make_shared<Baseline>();
+  baseline->compilation = std::make_unique<Compilation>(SourceFile(path, source), optionsFor(k.arch));
+  Compilation& c = *baseline->compilation;
   c.check();
   for (const Diagnostic& d : c.diagnostics())
     if (d.severity == Severity::Error) k.baselineErrors.push_back(std::string(d.code()) + " " + d.message);
@@ -190,22 +213,24 @@ KernelUnderTest prepare(const std::string& path, const std::string& source, cons
   }
   for (const Sizes& s : candidates) {
     if (static_cast<int>(k.sizeSets.size()) > options.sizeSets) break;
-    bool clean = true, ran = false;
+    std::vector<RunResult> runs;
+    bool clean = true;
     for (const auto& fn : module.functions) {
-      auto r = runFunction(*fn, s, options.seed, options);
-      if (!r) { clean = false; break; }
-      ran = true;
-      clean = clean && !r->fault;
+      auto r = runFunction(*fn, s, setSeed(options, k.sizeSets.size()), options);
+      if (!r || r->fault) { clean = false; break; }
+      runs.push_back(std::move(*r));
     }
-    if (clean && ran) k.sizeSets.push_back(s);
+    if (!clean) continue;
+    k.sizeSets.push_back(s);
+    baseline->runs.push_back(std::move(runs));
   }
   if (k.sizeSets.empty()) k.skipReason = "the unmutated kernel faults or is too large at every size tried";
+  k.baseline = baseline;
   return k;
 }
 
 Verdict evaluate(const KernelUnderTest& kernel, const std::string& mutantSource, const EvalOptions& options) {
   Verdict v;
-  Compilation original(SourceFile(kernel.path, kernel.source), optionsFor(kernel.arch));
   Compilation mutant(SourceFile(kernel.path, mutantSource), optionsFor(kernel.arch));
   // Front-end errors first: a mutant sema rejects is not a program.
   mutant.sema();
@@ -233,16 +258,16 @@ Verdict evaluate(const KernelUnderTest& kernel, const std::string& mutantSource,
     v.firstError = std::string(firstError->code()) + " " + std::to_string(at.line) + ":" + std::to_string(at.column) +
                    " " + firstError->message;
   }
-  const ir::Module& base = original.ir();
+  const ir::Module& base = kernel.baseline->compilation->ir();
   const ir::Module& mutated = mutant.ir();
   if (mutated.functions.size() != base.functions.size()) {
     // The checker's errors removed a kernel from the IR: judge the mutant without them.
     v.evidence = "not run: the mutant's IR lacks a kernel";
     return v;
   }
-  uint64_t seed = options.seed;
-  for (const Sizes& sizes : kernel.sizeSets) {
-    std::string diff = distinguish(base, mutated, sizes, ++seed, options);
+  for (size_t set = 0; set < kernel.sizeSets.size(); ++set) {
+    std::string diff =
+        distinguish(base, mutated, kernel.sizeSets[set], setSeed(options, set), options, &kernel.baseline->runs[set]);
     if (!diff.empty()) {
       v.distinguishable = true;
       v.evidence = diff;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ namespace argus::mutants {
 
 using Sizes = std::map<std::string, int64_t>;
 
+struct Baseline;  // the unmutated kernel's IR and its runs at each size set
+
 struct KernelUnderTest {
   std::string path;
   std::string source;
@@ -24,6 +27,7 @@ struct KernelUnderTest {
   Sizes baseSizes;                       // the file's '# run:' sizes, else 64 for each
   std::vector<std::string> baselineErrors;  // checker/front-end errors of the unmutated kernel
   std::string skipReason;                // non-empty: the kernel cannot serve as a baseline
+  std::shared_ptr<const Baseline> baseline;
 };
 
 struct EvalOptions {
