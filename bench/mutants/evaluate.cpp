@@ -41,9 +41,23 @@ Sizes runLineSizes(const std::string& source) {
   return out;
 }
 
-CompileOptions optionsFor(const std::string& arch) {
+// The file's '# run: ... -D NAME=VALUE' overrides (small persistent grids, say).
+std::vector<std::pair<std::string, std::string>> runLineDefines(const std::string& source) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::smatch line;
+  static const std::regex runLine(R"((^|\n)# run:([^\n]*))");
+  if (!std::regex_search(source, line, runLine)) return out;
+  std::string args = line[2];
+  static const std::regex define(R"(-D\s*([A-Za-z_][A-Za-z0-9_]*)=([^\s]+))");
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), define); it != std::sregex_iterator(); ++it)
+    out.emplace_back((*it)[1], (*it)[2]);
+  return out;
+}
+
+CompileOptions optionsFor(const KernelUnderTest& kernel) {
   CompileOptions o;
-  o.arch = arch;
+  o.arch = kernel.arch;
+  o.defines = kernel.defines;
   return o;
 }
 
@@ -181,8 +195,9 @@ KernelUnderTest prepare(const std::string& path, const std::string& source, cons
   k.source = source;
   k.arch = declaredArch(source);
   if (k.arch.empty()) k.arch = "sm_90";
+  k.defines = runLineDefines(source);
   auto baseline = std::make_shared<Baseline>();
-  baseline->compilation = std::make_unique<Compilation>(SourceFile(path, source), optionsFor(k.arch));
+  baseline->compilation = std::make_unique<Compilation>(SourceFile(path, source), optionsFor(k));
   Compilation& c = *baseline->compilation;
   c.check();
   for (const Diagnostic& d : c.diagnostics())
@@ -206,7 +221,8 @@ KernelUnderTest prepare(const std::string& path, const std::string& source, cons
   for (int i = 0; i < options.sizeSets * 4; ++i) {
     Sizes s;
     for (const auto& [name, value] : k.baseSizes) {
-      int64_t hi = std::max<int64_t>(2 * value, 2);
+      // Up to a quarter past the base sizes: ragged edges, and no run much dearer than the base one.
+      int64_t hi = std::max<int64_t>(value + value / 4, 2);
       s[name] = std::uniform_int_distribution<int64_t>(1, hi)(rng);
     }
     candidates.push_back(s);
@@ -231,7 +247,7 @@ KernelUnderTest prepare(const std::string& path, const std::string& source, cons
 
 Verdict evaluate(const KernelUnderTest& kernel, const std::string& mutantSource, const EvalOptions& options) {
   Verdict v;
-  Compilation mutant(SourceFile(kernel.path, mutantSource), optionsFor(kernel.arch));
+  Compilation mutant(SourceFile(kernel.path, mutantSource), optionsFor(kernel));
   // Front-end errors first: a mutant sema rejects is not a program.
   mutant.sema();
   for (const Diagnostic& d : mutant.diagnostics()) {

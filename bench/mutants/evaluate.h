@@ -25,6 +25,7 @@ struct KernelUnderTest {
   std::string arch;                      // from the file's '# arch:' line, else sm_90
   std::vector<Sizes> sizeSets;           // where the original runs cleanly (drawn by prepare)
   Sizes baseSizes;                       // the file's '# run:' sizes, else 64 for each
+  std::vector<std::pair<std::string, std::string>> defines;  // the '# run:' line's -D NAME=VALUE
   std::vector<std::string> baselineErrors;  // checker/front-end errors of the unmutated kernel
   std::string skipReason;                // non-empty: the kernel cannot serve as a baseline
   std::shared_ptr<const Baseline> baseline;
