@@ -1,0 +1,301 @@
+#include "bench/mutants/evaluate.h"
+
+#include <cmath>
+#include <ctime>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "driver/compilation.h"
+#include "ir/ir.h"
+#include "runtime/interp/interpreter.h"
+#include "support/source.h"
+
+namespace argus::mutants {
+namespace {
+
+constexpr int64_t kDefaultSize = 64;
+
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+std::string sizesText(const Sizes& sizes) {
+  std::string out;
+  for (const auto& [name, value] : sizes) out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  return out;
+}
+
+// The file's '# run: --size NAME=VALUE ...' line, as argusc run --cpu reads it.
+Sizes runLineSizes(const std::string& source) {
+  Sizes out;
+  std::smatch line;
+  static const std::regex runLine(R"((^|\n)# run:([^\n]*))");
+  if (!std::regex_search(source, line, runLine)) return out;
+  std::string args = line[2];
+  static const std::regex size(R"(--size\s+([A-Za-z_][A-Za-z0-9_]*)=([0-9]+))");
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), size); it != std::sregex_iterator(); ++it)
+    out[(*it)[1]] = std::stoll((*it)[2]);
+  return out;
+}
+
+// The file's '# run: ... -D NAME=VALUE' overrides (small persistent grids, say).
+std::vector<std::pair<std::string, std::string>> runLineDefines(const std::string& source) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::smatch line;
+  static const std::regex runLine(R"((^|\n)# run:([^\n]*))");
+  if (!std::regex_search(source, line, runLine)) return out;
+  std::string args = line[2];
+  static const std::regex define(R"(-D\s*([A-Za-z_][A-Za-z0-9_]*)=([^\s]+))");
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), define); it != std::sregex_iterator(); ++it)
+    out.emplace_back((*it)[1], (*it)[2]);
+  return out;
+}
+
+CompileOptions optionsFor(const KernelUnderTest& kernel) {
+  CompileOptions o;
+  o.arch = kernel.arch;
+  o.defines = kernel.defines;
+  return o;
+}
+
+// The outcome of one interpreter run: every tensor afterwards, or the fault.
+struct RunResult {
+  bool fault = false;
+  std::string faultText;
+  bool requirementFailed = false;
+  std::vector<interp::HostTensor> tensors;
+};
+
+}  // namespace
+
+struct Baseline {
+  std::unique_ptr<Compilation> compilation;
+  // runs[set][function]: the original at kernel.sizeSets[set], seed kSetSeed + set.
+  std::vector<std::vector<RunResult>> runs;
+};
+
+namespace {
+
+// Inputs at size set i are drawn with this seed, for the original and every mutant alike.
+uint64_t setSeed(const EvalOptions& options, size_t set) { return options.seed * 1000 + set; }
+
+std::optional<RunResult> runFunction(const ir::Function& fn, const Sizes& sizes, uint64_t seed,
+                                     const EvalOptions& options) {
+  RunResult result;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  result.tensors.reserve(fn.params.size());
+  std::vector<interp::ArgValue> args;
+  for (const ir::Param& p : fn.params) {
+    if (p.kind == ir::ParamKind::Tensor) {
+      std::vector<int64_t> shape;
+      int64_t elements = 1;
+      for (const ir::DimRef& d : p.dims) {
+        int64_t extent = d.constant;
+        if (extent < 0) {
+          const std::string& name = fn.sizeNames[static_cast<size_t>(d.sizeIndex)];
+          auto it = sizes.find(name);
+          extent = it == sizes.end() ? kDefaultSize : it->second;
+        }
+        shape.push_back(extent);
+        elements *= std::max<int64_t>(extent, 1);
+      }
+      if (elements > options.maxElements) return std::nullopt;
+      result.tensors.push_back(interp::HostTensor::zeros(p.dtype, shape));
+      interp::HostTensor& t = result.tensors.back();
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (ir::isFloat(t.dtype)) t.set(i, real(rng));
+        else if (t.dtype == ir::DType::Bool) t.set(i, static_cast<double>(rng() % 2));
+        else t.setInt(i, static_cast<int64_t>(rng() % 16));
+      }
+      args.emplace_back(&t);
+    } else if (p.kind == ir::ParamKind::Scalar) {
+      // Fixed, harmless scalars: the same for the original and every mutant.
+      if (ir::isFloat(p.dtype)) args.emplace_back(0.5);
+      else args.emplace_back(int64_t{3});
+    }
+  }
+  interp::RunOptions runOptions;
+  runOptions.maxOpsPerBlock = options.maxOpsPerBlock;
+  if (auto error = interp::run(fn, args, runOptions)) {
+    result.fault = true;
+    result.requirementFailed = error->id == DiagId::RunRequirementFailed;
+    result.faultText = std::string(diagInfo(error->id).code) + ": " + error->message;
+  }
+  return result;
+}
+
+// Where two runs' tensors differ, beyond float noise; empty when they agree.
+std::string firstDifference(const ir::Function& fn, const RunResult& a, const RunResult& b) {
+  size_t tensor = 0;
+  for (const ir::Param& p : fn.params) {
+    if (p.kind != ir::ParamKind::Tensor) continue;
+    const interp::HostTensor& x = a.tensors[tensor];
+    const interp::HostTensor& y = b.tensors[tensor];
+    ++tensor;
+    if (x.bytes == y.bytes) continue;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x.getBits(i) == y.getBits(i)) continue;
+      double u = x.get(i), v = y.get(i);
+      bool same = ir::isFloat(x.dtype) ? (std::abs(u - v) <= 1e-3 * (1 + std::abs(u))) : false;
+      if (!same || std::isnan(u) != std::isnan(v))
+        return "output " + p.name + "[" + std::to_string(i) + "] is " + std::to_string(v) + ", the original's " +
+               std::to_string(u);
+    }
+  }
+  return "";
+}
+
+// Compares the mutant with the original at one size set; empty when they agree.
+// `cached` holds the original's runs at these sizes, when known.
+std::string distinguish(const ir::Module& original, const ir::Module& mutant, const Sizes& sizes, uint64_t seed,
+                        const EvalOptions& options, const std::vector<RunResult>* cached = nullptr) {
+  for (size_t f = 0; f < original.functions.size() && f < mutant.functions.size(); ++f) {
+    std::optional<RunResult> fresh;
+    const RunResult* base = nullptr;
+    if (cached && f < cached->size()) {
+      base = &(*cached)[f];
+    } else {
+      fresh = runFunction(*original.functions[f], sizes, seed, options);
+      if (fresh) base = &*fresh;
+    }
+    if (!base || base->fault) continue;  // not a size the original runs at
+    auto run = runFunction(*mutant.functions[f], sizes, seed, options);
+    if (!run) continue;
+    if (run->fault) return "at " + sizesText(sizes) + ": " + run->faultText;
+    std::string diff = firstDifference(*original.functions[f], *base, *run);
+    if (!diff.empty()) return "at " + sizesText(sizes) + ": " + diff;
+  }
+  return "";
+}
+
+// The sizes a counterexample names in its 'launch' fact ("K = 17, program_id(0) = 1").
+Sizes witnessSizes(const Diagnostic& d, const ir::Module& module, const Sizes& base) {
+  Sizes out = base;
+  if (!d.counterexample) return out;
+  for (const auto& [key, value] : d.counterexample->facts) {
+    if (key != "launch") continue;
+    static const std::regex pair(R"(([A-Za-z_][A-Za-z0-9_]*) = (-?[0-9]+))");
+    for (auto it = std::sregex_iterator(value.begin(), value.end(), pair); it != std::sregex_iterator(); ++it)
+      for (const auto& fn : module.functions)
+        for (const std::string& name : fn->sizeNames)
+          if (name == (*it)[1]) out[name] = std::stoll((*it)[2]);
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelUnderTest prepare(const std::string& path, const std::string& source, const EvalOptions& options) {
+  KernelUnderTest k;
+  k.path = path;
+  k.source = source;
+  k.arch = declaredArch(source);
+  if (k.arch.empty()) k.arch = "sm_90";
+  k.defines = runLineDefines(source);
+  auto baseline = std::make_shared<Baseline>();
+  baseline->compilation = std::make_unique<Compilation>(SourceFile(path, source), optionsFor(k));
+  Compilation& c = *baseline->compilation;
+  c.check();
+  for (const Diagnostic& d : c.diagnostics())
+    if (d.severity == Severity::Error) k.baselineErrors.push_back(std::string(d.code()) + " " + d.message);
+  if (!k.baselineErrors.empty()) {
+    k.skipReason = "the unmutated kernel has errors";
+    return k;
+  }
+  const ir::Module& module = c.ir();
+  if (module.functions.empty()) {
+    k.skipReason = "no kernel";
+    return k;
+  }
+  k.baseSizes = runLineSizes(source);
+  for (const auto& fn : module.functions)
+    for (const std::string& name : fn->sizeNames)
+      if (!k.baseSizes.count(name)) k.baseSizes[name] = kDefaultSize;
+  // The base sizes, then random ones (ragged included) at which the original runs cleanly.
+  std::mt19937_64 rng(options.seed);
+  std::vector<Sizes> candidates = {k.baseSizes};
+  for (int i = 0; i < options.sizeSets * 4; ++i) {
+    Sizes s;
+    for (const auto& [name, value] : k.baseSizes) {
+      // Up to a quarter past the base sizes: ragged edges, and no run much dearer than the base one.
+      int64_t hi = std::max<int64_t>(value + value / 4, 2);
+      s[name] = std::uniform_int_distribution<int64_t>(1, hi)(rng);
+    }
+    candidates.push_back(s);
+  }
+  for (const Sizes& s : candidates) {
+    if (static_cast<int>(k.sizeSets.size()) > options.sizeSets) break;
+    std::vector<RunResult> runs;
+    bool clean = true;
+    for (const auto& fn : module.functions) {
+      auto r = runFunction(*fn, s, setSeed(options, k.sizeSets.size()), options);
+      if (!r || r->fault) { clean = false; break; }
+      runs.push_back(std::move(*r));
+    }
+    if (!clean) continue;
+    k.sizeSets.push_back(s);
+    baseline->runs.push_back(std::move(runs));
+  }
+  if (k.sizeSets.empty()) k.skipReason = "the unmutated kernel faults or is too large at every size tried";
+  k.baseline = baseline;
+  return k;
+}
+
+Verdict evaluate(const KernelUnderTest& kernel, const std::string& mutantSource, const EvalOptions& options) {
+  Verdict v;
+  Compilation mutant(SourceFile(kernel.path, mutantSource), optionsFor(kernel));
+  // Front-end errors first: a mutant sema rejects is not a program.
+  mutant.sema();
+  for (const Diagnostic& d : mutant.diagnostics()) {
+    if (d.severity != Severity::Error) continue;
+    v.rejected = true;
+    v.rejectedBy = std::string(d.code()) + " " + d.message;
+    return v;
+  }
+  // CPU time of this thread: the machine may be shared, and wall time would measure the others.
+  double start = threadCpuMs();
+  mutant.check();
+  v.checkMs = threadCpuMs() - start;
+  const Diagnostic* firstError = nullptr;
+  for (const Diagnostic& d : mutant.diagnostics()) {
+    if (d.severity == Severity::Error) {
+      v.errorCodes.push_back(d.code());
+      if (!firstError) firstError = &d;
+    } else if (d.severity == Severity::Warning) {
+      v.warningCodes.push_back(d.code());
+    }
+  }
+  if (firstError) {
+    LineCol at = mutant.source().lineCol(firstError->range.begin);
+    v.firstError = std::string(firstError->code()) + " " + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                   " " + firstError->message;
+  }
+  const ir::Module& base = kernel.baseline->compilation->ir();
+  const ir::Module& mutated = mutant.ir();
+  if (mutated.functions.size() != base.functions.size()) {
+    // The checker's errors removed a kernel from the IR: judge the mutant without them.
+    v.evidence = "not run: the mutant's IR lacks a kernel";
+    return v;
+  }
+  for (size_t set = 0; set < kernel.sizeSets.size(); ++set) {
+    std::string diff =
+        distinguish(base, mutated, kernel.sizeSets[set], setSeed(options, set), options, &kernel.baseline->runs[set]);
+    if (!diff.empty()) {
+      v.distinguishable = true;
+      v.evidence = diff;
+      break;
+    }
+  }
+  if (firstError) {
+    Sizes at = witnessSizes(*firstError, mutated, kernel.baseSizes);
+    v.witnessSizes = sizesText(at);
+    v.witnessReplayed = !distinguish(base, mutated, at, options.seed + 1000, options).empty();
+  }
+  return v;
+}
+
+}  // namespace argus::mutants

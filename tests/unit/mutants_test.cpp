@@ -1,0 +1,132 @@
+// The mutation operators of the checker's yardstick (bench/checker_mutants):
+// each makes the edits it promises, only in kernel bodies, never in comments.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "bench/mutants/mutate.h"
+
+namespace argus::mutants {
+namespace {
+
+const char* kKernel = R"(# a comment with barrier() and 7 in it
+@kernel(grid=(cdiv(M, BM), cdiv(N, BN)), warps=4)
+def k(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)],
+      BM: const = 64, BN: const = 64, BK: const = 16):
+    a_s = shared(f32, (2, BM, BK), swizzle=(2, 2, 2))
+    b_s = shared(f32, (2, BK, BN))
+    acc = zeros(f32, (BM, BN))
+    for kt in range(cdiv(K, BK)):
+        s = kt % 2
+        copy_async(a_s[s], A.tile((BM, BK))[program_id(0), kt])
+        copy_async(b_s[s], B.tile((BK, BN))[kt, program_id(1)])
+        commit_group()
+        wait_group(0)
+        barrier()
+        acc = dot(a_s[s], b_s[s], acc)
+        barrier()
+    C.tile((BM, BN))[program_id(0), program_id(1)] = acc
+)";
+
+std::vector<Mutant> byOp(const std::string& op) {
+  std::vector<Mutant> out;
+  for (Mutant& m : mutantsOf("k.ag", kKernel))
+    if (m.op == op) out.push_back(m);
+  return out;
+}
+
+bool hasLine(const Mutant& m, const std::string& line) { return m.text.find(line) != std::string::npos; }
+
+TEST(Mutants, EveryOperatorButTheSwapOfNestedLoopVariablesFindsSomethingInAGemm) {
+  for (const std::string& op : operatorNames())
+    if (op != "loop-variable-swap") EXPECT_FALSE(byOp(op).empty()) << op;
+}
+
+TEST(Mutants, NestedLoopVariablesSwapOnlyWhereBothAreInScope) {
+  const char* nested = R"(@kernel(grid=(1,), warps=4)
+def k(A: Tensor[f32, (M, K)], BM: const = 16):
+    for kt in range(4):
+        for kk in range(2):
+            x = load(A.tile((BM, 16))[kt, kk])
+    for j in range(3):
+        y = load(A.tile((BM, 16))[j, 0])
+)";
+  std::vector<std::string> swaps;
+  for (const Mutant& m : mutantsOf("n.ag", nested))
+    if (m.op == "loop-variable-swap") swaps.push_back(m.description);
+  std::sort(swaps.begin(), swaps.end());
+  EXPECT_EQ(swaps, (std::vector<std::string>{"kk -> kt", "kt -> kk"}));
+}
+
+TEST(Mutants, CommentsSignatureAndDecoratorAreNeverMutated) {
+  std::string text = kKernel;
+  std::string head = text.substr(0, text.find("    a_s ="));
+  for (const Mutant& m : mutantsOf("k.ag", kKernel))
+    EXPECT_EQ(m.text.substr(0, head.size()), head) << m.op << ": " << m.description;
+}
+
+TEST(Mutants, WaitCountsAndStageIndicesGoOffByOne) {
+  auto mutants = byOp("int-off-by-one");
+  EXPECT_TRUE(std::any_of(mutants.begin(), mutants.end(), [](const Mutant& m) { return hasLine(m, "wait_group(1)"); }));
+  EXPECT_TRUE(std::any_of(mutants.begin(), mutants.end(), [](const Mutant& m) { return hasLine(m, "s = kt % 3"); }));
+  // 0 never goes to -1.
+  EXPECT_FALSE(std::any_of(mutants.begin(), mutants.end(), [](const Mutant& m) { return hasLine(m, "-1"); }));
+}
+
+TEST(Mutants, DroppedBarrierBecomesPassAtTheSameIndentation) {
+  auto mutants = byOp("drop-sync");
+  ASSERT_FALSE(mutants.empty());
+  EXPECT_TRUE(std::any_of(mutants.begin(), mutants.end(), [](const Mutant& m) {
+    return hasLine(m, "        wait_group(0)\n        pass\n        acc = dot");
+  }));
+}
+
+TEST(Mutants, MovedBarrierSwapsWithItsNeighbour) {
+  auto mutants = byOp("move-sync");
+  EXPECT_TRUE(std::any_of(mutants.begin(), mutants.end(), [](const Mutant& m) {
+    return hasLine(m, "        acc = dot(a_s[s], b_s[s], acc)\n        barrier()\n        barrier()");
+  }));
+}
+
+TEST(Mutants, DotOperandsSwapAndSwizzleDropsOnOneSide) {
+  auto dots = byOp("swap-dot-operands");
+  ASSERT_EQ(dots.size(), 1u);
+  EXPECT_TRUE(hasLine(dots[0], "dot(b_s[s], a_s[s], acc)"));
+  auto swizzles = byOp("drop-swizzle");
+  ASSERT_EQ(swizzles.size(), 1u);
+  EXPECT_TRUE(hasLine(swizzles[0], "a_s = shared(f32, (2, BM, BK))\n"));
+}
+
+TEST(Mutants, TileCoordinatesTranspose) {
+  auto mutants = byOp("transpose-subscript");
+  EXPECT_TRUE(std::any_of(mutants.begin(), mutants.end(), [](const Mutant& m) {
+    return hasLine(m, "C.tile((BM, BN))[program_id(1), program_id(0)] = acc");
+  }));
+}
+
+TEST(Mutants, LoopBoundsAndLoopVariablesShift) {
+  auto bounds = byOp("loop-bound");
+  EXPECT_TRUE(std::any_of(bounds.begin(), bounds.end(),
+                          [](const Mutant& m) { return hasLine(m, "range((cdiv(K, BK)) - 1)"); }));
+  auto shifted = byOp("loop-variable-off-by-one");
+  EXPECT_TRUE(std::any_of(shifted.begin(), shifted.end(), [](const Mutant& m) { return hasLine(m, "s = (kt + 1) % 2"); }));
+  EXPECT_TRUE(std::any_of(shifted.begin(), shifted.end(),
+                          [](const Mutant& m) { return hasLine(m, "A.tile((BM, BK))[program_id(0), (kt + 1)]"); }));
+  // The loop header's own variable is not a use.
+  EXPECT_FALSE(std::any_of(shifted.begin(), shifted.end(), [](const Mutant& m) { return hasLine(m, "for (kt + 1)"); }));
+}
+
+TEST(Mutants, NoMutantRepeatsOrEqualsTheOriginal) {
+  auto all = mutantsOf("k.ag", kKernel);
+  std::vector<std::string> texts;
+  for (const Mutant& m : all) {
+    EXPECT_NE(m.text, kKernel);
+    texts.push_back(m.text);
+  }
+  std::sort(texts.begin(), texts.end());
+  EXPECT_EQ(std::adjacent_find(texts.begin(), texts.end()), texts.end());
+}
+
+}  // namespace
+}  // namespace argus::mutants
