@@ -66,7 +66,7 @@ TEST(LspFeaturesExtra, ExamplesAndTheirTruncationsNeverThrow) {
     // broken ones, which also keep the checker, and the test, short.)
     for (size_t cut : {text.size() * 3 / 5, text.size() / 3}) {
       SCOPED_TRACE("example " + std::to_string(t) + " cut at " + std::to_string(cut));
-      auto snapshot = analyzeDocument("file:///t.ag", 1, 1, text.substr(0, cut), CompileOptions{});
+      auto snapshot = analyzeDocument("file:///t.ag", 1, 1, text.substr(0, cut), ConfiguredOptions{});
       exerciseEverywhere(*snapshot);
     }
   }
@@ -90,7 +90,7 @@ TEST(LspFeaturesExtra, SelectionOfADeeplyNestedExpressionIsBounded) {
   // 400 operators: under the parser's limit per line, so 400 nested ranges.
   for (int i = 0; i < 400; ++i) text += " + 1";
   text += "\n";
-  auto snapshot = analyzeDocument("file:///deep.ag", 1, 1, text, CompileOptions{});
+  auto snapshot = analyzeDocument("file:///deep.ag", 1, 1, text, ConfiguredOptions{});
   json result = selectionRanges(*snapshot, {Position{2, 1000}});
   size_t depth = 0;
   for (const json* node = &result[0]; node; node = node->contains("parent") ? &(*node)["parent"] : nullptr) ++depth;
@@ -104,7 +104,7 @@ TEST(LspFeaturesExtra, ExtractIsNotOfferedForAReturnOrTwoResults) {
       "    a = x + 1\n"
       "    b = x + 2\n"
       "    return a + b\n";
-  auto snapshot = analyzeDocument("file:///f.ag", 1, 1, text, CompileOptions{});
+  auto snapshot = analyzeDocument("file:///f.ag", 1, 1, text, ConfiguredOptions{});
   // `a = ...` and `b = ...` both flow out: no extraction.
   EXPECT_TRUE(refactorActions(*snapshot, Range{{2, 0}, {3, 13}}).empty());
   // A selection with the return: none either.
