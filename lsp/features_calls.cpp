@@ -11,13 +11,7 @@ namespace argus::lsp {
 
 namespace {
 
-constexpr int kSymbolFunction = 12;
 
-bool hasDecorator(const ast::FunctionDef& fn, const char* name) {
-  for (const ast::Decorator& d : fn.decorators)
-    if (d.name == name) return true;
-  return false;
-}
 
 const ast::FunctionDef* functionNamed(const Snapshot& snapshot, std::string_view name) {
   if (!snapshot.ast || name.empty()) return nullptr;
@@ -30,7 +24,7 @@ json itemFor(const Snapshot& snapshot, const ast::FunctionDef& fn) {
   const SourceFile& file = snapshot.file();
   return json{{"name", fn.name},
               {"kind", kSymbolFunction},
-              {"detail", hasDecorator(fn, "kernel") ? "@kernel" : hasDecorator(fn, "device") ? "@device" : ""},
+              {"detail", decoratorDetail(fn)},
               {"uri", snapshot.uri},
               {"range", toJson(rangeOf(file, fn.range))},
               {"selectionRange", toJson(rangeOf(file, fn.nameRange))},

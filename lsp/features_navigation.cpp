@@ -4,13 +4,13 @@
 
 #include "lsp/builtins.h"
 #include "lsp/features.h"
+#include "lsp/syntax_walk.h"
 
 namespace argus::lsp {
 
 namespace {
 
 // LSP SymbolKind values.
-constexpr int kSymbolFunction = 12;
 constexpr int kSymbolVariable = 13;
 constexpr int kSymbolConstant = 14;
 
@@ -39,11 +39,6 @@ json locations(const Snapshot& snapshot, const std::vector<SourceRange>& ranges)
   return list;
 }
 
-bool hasDecorator(const ast::FunctionDef& fn, const char* name) {
-  for (const ast::Decorator& d : fn.decorators)
-    if (d.name == name) return true;
-  return false;
-}
 
 bool isConstParam(const ast::Param& p) {
   return p.annotation && p.annotation->kind == ast::ExprKind::Name &&
@@ -102,7 +97,6 @@ json documentSymbols(const Snapshot& snapshot) {
   const SourceFile& file = snapshot.file();
   for (const auto& fn : snapshot.ast->functions) {
     if (!fn || fn->name.empty()) continue;
-    bool kernel = hasDecorator(*fn, "kernel");
     json children = json::array();
     for (const ast::Param& p : fn->params) {
       if (p.name.empty()) continue;
@@ -115,7 +109,7 @@ json documentSymbols(const Snapshot& snapshot) {
                           {"selectionRange", toJson(rangeOf(file, p.nameRange))}});
     }
     list.push_back({{"name", fn->name},
-                    {"detail", kernel ? "@kernel" : hasDecorator(*fn, "device") ? "@device" : ""},
+                    {"detail", decoratorDetail(*fn)},
                     {"kind", kSymbolFunction},
                     {"range", toJson(rangeOf(file, fn->range))},
                     {"selectionRange", toJson(rangeOf(file, fn->nameRange))},

@@ -12,13 +12,7 @@ namespace argus::lsp {
 
 namespace {
 
-constexpr int kSymbolFunction = 12;
 
-bool hasDecorator(const ast::FunctionDef& fn, const char* name) {
-  for (const ast::Decorator& d : fn.decorators)
-    if (d.name == name) return true;
-  return false;
-}
 
 // clangd's rule, simplified: the query's characters appear in order in the
 // name, ignoring case; an empty query matches everything.
@@ -45,7 +39,7 @@ json workspaceSymbols(const std::vector<std::pair<std::string, std::string>>& do
       if (!fn || fn->name.empty() || !fuzzyMatches(query, fn->name)) continue;
       list.push_back({{"name", fn->name},
                       {"kind", kSymbolFunction},
-                      {"containerName", hasDecorator(*fn, "kernel") ? "@kernel" : hasDecorator(*fn, "device") ? "@device" : ""},
+                      {"containerName", decoratorDetail(*fn)},
                       {"location", toJson(Location{uri, rangeOf(file, fn->nameRange)})}});
     }
   }

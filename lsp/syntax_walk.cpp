@@ -57,4 +57,14 @@ std::vector<StatementVisit> allStatements(const ast::Module& module) {
   return out;
 }
 
+bool hasDecorator(const ast::FunctionDef& fn, const char* name) {
+  for (const ast::Decorator& d : fn.decorators)
+    if (d.name == name) return true;
+  return false;
+}
+
+const char* decoratorDetail(const ast::FunctionDef& fn) {
+  return hasDecorator(fn, "kernel") ? "@kernel" : hasDecorator(fn, "device") ? "@device" : "";
+}
+
 }  // namespace argus::lsp

@@ -23,4 +23,11 @@ std::vector<StatementVisit> allStatements(const ast::Module& module);
 // The statements of one function, in source order.
 std::vector<StatementVisit> statementsOf(const ast::FunctionDef& function);
 
+// LSP's SymbolKind.Function, which kernels and device functions are shown as.
+inline constexpr int kSymbolFunction = 12;
+// Whether `fn` carries `@name` (`kernel`, `device`).
+bool hasDecorator(const ast::FunctionDef& fn, const char* name);
+// A function's detail in symbol lists: "@kernel", "@device" or "".
+const char* decoratorDetail(const ast::FunctionDef& fn);
+
 }  // namespace argus::lsp
