@@ -32,6 +32,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "checker/solver_budget.h"
 #include "checker/sync_encode.h"
 #include "checker/sync_walk.h"
 
@@ -268,7 +269,7 @@ class AsyncChecker {
       return;
     }
     try {
-      if (!ctx_) ctx_ = std::make_unique<z3::context>();
+      if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       PairEncoder encoder(*ctx_, fn_, fa_);
       Side first, second;
       PairEncoder::Answer answer = encoder.solve(earlier, read, first, second, budget_);
@@ -407,7 +408,8 @@ class AsyncChecker {
   std::vector<IterationPin> pins_;
   int64_t commitCap_ = 3;
   int64_t exactWalks_ = 3;
-  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
   std::set<std::tuple<int, int, std::vector<IterRelation>, int64_t, bool, std::vector<std::tuple<int, int64_t, bool>>>>
       asked_;

@@ -1,10 +1,12 @@
 #include "checker/checker.h"
 
 #include <chrono>
+#include <vector>
 
 #include "checker/async_check.h"
 #include "checker/invariant_check.h"
 #include "checker/mbarrier_check.h"
+#include "checker/solver_budget.h"
 #include "checker/sync_check.h"
 #include "checker/tag_check.h"
 #include "checker/wgmma_check.h"
@@ -32,12 +34,23 @@ void timed(const Options& options, const char* name, const Analysis& analysis) {
 
 }  // namespace
 
-void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
-  auto stop = [&] { return options.cancelled && options.cancelled(); };
-  auto skip = [&](const std::unique_ptr<ir::Function>& fn) { return !fn || (options.accept && !options.accept(*fn)); };
-  for (const auto& fn : module.functions) {
+void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& given) {
+  auto stop = [&] { return given.cancelled && given.cancelled(); };
+  auto skip = [&](const std::unique_ptr<ir::Function>& fn) { return !fn || (given.accept && !given.accept(*fn)); };
+  // One Z3 context per function, shared by its analyses (Options::solverContext):
+  // per function, so that a kernel gets the same answers and counterexamples
+  // whether it is checked alone (an editor's re-check) or with the whole file.
+  std::vector<SharedSolverContext> contexts(module.functions.size());
+  auto optionsFor = [&](size_t f) {
+    Options options = given;
+    if (!options.solverContext) options.solverContext = &contexts[f];
+    return options;
+  };
+  for (size_t f = 0; f < module.functions.size(); ++f) {
+    const auto& fn = module.functions[f];
     if (skip(fn)) continue;
     if (stop()) return;
+    const Options options = optionsFor(f);
     timed(options, "sync", [&] { checkSharedSync(*fn, diags, file, options); });
     if (stop()) return;
     timed(options, "async", [&] { checkAsyncCopies(*fn, diags, file, options); });
@@ -47,9 +60,11 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
     if (stop()) return;
     timed(options, "tags", [&] { checkTagAssertions(*fn, diags, file, options); });
   }
-  for (const auto& fn : module.functions) {
+  for (size_t f = 0; f < module.functions.size(); ++f) {
+    const auto& fn = module.functions[f];
     if (skip(fn)) continue;
     if (stop()) return;
+    const Options options = optionsFor(f);
     timed(options, "invariants", [&] { checkBuiltinInvariants(*fn, diags, file, options); });
     if (stop()) return;
     timed(options, "separation", [&] { checkGlobalSeparation(*fn, diags, options); });

@@ -15,6 +15,8 @@
 
 namespace argus::checker {
 
+class SharedSolverContext;  // checker/solver_budget.h
+
 // Where the checker's time goes, per analysis (bench/compile_bench fills one).
 struct Profile {
   struct Phase {
@@ -48,6 +50,11 @@ struct Options {
   // When set, only the functions it accepts are checked (an editor re-checks
   // only the kernels whose text changed and reuses the others' findings).
   std::function<bool(const ir::Function&)> accept;
+  // The Z3 context every analysis builds its queries in, made when the first
+  // analysis needs one. check() shares one over its whole run when this is
+  // null: a context costs 50 to 70 ms to create (Z3 4.8 allocates and touches
+  // its tables), more than most kernels' queries.
+  SharedSolverContext* solverContext = nullptr;
 };
 
 // Runs every check on every function. `file` (optional) gives line:col in notes

@@ -15,6 +15,7 @@
 
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
+#include "checker/solver_budget.h"
 #include "ir/async.h"
 
 namespace argus::checker {
@@ -183,7 +184,7 @@ class BoundsCheck {
       return;
     }
     try {
-      if (!ctx_) ctx_ = std::make_unique<z3::context>();
+      if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       ScalarEncoder enc(*ctx_, fn_, scope);
       std::vector<z3::expr> offsets;
       z3::expr outside = ctx_->bool_val(false);
@@ -262,7 +263,8 @@ class BoundsCheck {
   const ir::Function& fn_;
   DiagnosticSink& diags_;
   const Options& options_;
-  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
 };
 

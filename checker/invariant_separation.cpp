@@ -26,6 +26,7 @@
 
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
+#include "checker/solver_budget.h"
 
 namespace argus::checker {
 
@@ -252,7 +253,7 @@ class SeparationCheck {
   }
 
   void checkPair(const GlobalStore& a, const GlobalStore& b) {
-    if (!ctx_) ctx_ = std::make_unique<z3::context>();
+    if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
     Instance first(*ctx_), second(*ctx_);
     if (!encode(a, "_a", first) || !encode(b, "_b", second)) return;
     z3::solver solver(*ctx_, "QF_BV");
@@ -378,7 +379,8 @@ class SeparationCheck {
   DiagnosticSink& diags_;
   const Options& options_;
   std::vector<GlobalStore> stores_;
-  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
 };
 

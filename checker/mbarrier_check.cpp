@@ -35,6 +35,7 @@
 #include <set>
 
 #include "checker/mbarrier_events.h"
+#include "checker/solver_budget.h"
 
 namespace argus::checker {
 
@@ -67,7 +68,7 @@ class MbarrierChecker {
     // like launch data (docs/checker.md, "Mbarriers and bulk copies", Limits); the byte
     // accounting above still is, and the CPU interpreter checks every launch it runs.
     if (events_.unsupported) return;
-    ctx_ = std::make_unique<z3::context>();
+    ctx_ = &SolverBudget::contextFor(options_, ownContext_);
     encoder_ = std::make_unique<MbEncoder>(*ctx_, fn_, events_);
     for (const MbEvent& e : events_.events) {
       try {
@@ -608,7 +609,8 @@ class MbarrierChecker {
   const SourceFile* file_;
   const Options& options_;
   MbEvents events_;
-  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
   std::unique_ptr<MbEncoder> encoder_;
   std::set<const Op*> reportedCannot_;
   std::set<std::pair<ir::ValueId, int>> reportedInit_;

@@ -13,6 +13,7 @@
 #include "checker/invariant_scalar.h"
 #include "checker/report_text.h"
 #include "checker/mbarrier_check.h"
+#include "checker/solver_budget.h"
 
 namespace argus::checker {
 
@@ -159,7 +160,7 @@ class TxCheck {
     const Op* b = fn_.values[copy.operands[3]].def;
     if (a && b && a->kind == OpKind::Const && b->kind == OpKind::Const && a->attrs.i == b->attrs.i) return;
     try {
-      if (!ctx_) ctx_ = std::make_unique<z3::context>();
+      if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       ScalarEncoder enc(*ctx_, fn_, scope_);
       z3::expr x = enc.scalar(expect.operands[1]), y = enc.scalar(copy.operands[3]);
       z3::solver solver(*ctx_, "QF_BV");
@@ -206,7 +207,8 @@ class TxCheck {
   const SourceFile* file_;
   const Options& options_;
   ScalarScope scope_;
-  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
 };
 

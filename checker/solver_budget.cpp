@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 
 namespace argus::checker {
 
@@ -21,7 +23,28 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// ARGUS_TRACE_QUERIES=DIR writes every query the checker asks to DIR/qNNNN.smt2, with its
+// analysis, answer, wall time and resource units in a leading comment (for tuning the encodings).
+void traceQuery(const Options& options, const std::string& smt2, double ms, uint64_t units, z3::check_result result) {
+  static const char* dir = std::getenv("ARGUS_TRACE_QUERIES");
+  if (!dir || !*dir) return;
+  static int next = 0;
+  char name[32];
+  std::snprintf(name, sizeof name, "/q%05d.smt2", next++);
+  std::ofstream out(std::string(dir) + name);
+  const char* phase = options.profile ? options.profile->currentPhase().name.c_str() : "?";
+  out << "; phase " << phase << " answer " << (result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown")
+      << " ms " << ms << " units " << units << "\n"
+      << smt2;
+}
+
 }  // namespace
+
+z3::context& SolverBudget::contextFor(const Options& options, std::unique_ptr<z3::context>& own) {
+  if (options.solverContext) return options.solverContext->get();
+  if (!own) own = std::make_unique<z3::context>();
+  return *own;
+}
 
 std::string SolverBudget::spentReason() const {
   return "the checker's solver budget for this kernel (" + std::to_string(options_.kernelRlimit) +
@@ -52,11 +75,10 @@ void SolverBudget::limit(z3::optimize& optimize) const {
   optimize.set(params);
 }
 
-void SolverBudget::account(Z3_context ctx, uint64_t counter, double ms, z3::check_result result) {
-  uint64_t& last = lastCounter_[ctx];
-  uint64_t units = counter > last ? counter - last : 0;
-  last = std::max(last, counter);
+void SolverBudget::account(uint64_t before, uint64_t after, double ms, z3::check_result result) {
+  uint64_t units = after > before ? after - before : 0;
   spentUnits_ += units;
+  lastUnits_ = units;
   if (Profile* profile = options_.profile) {
     Profile::Phase& phase = profile->currentPhase();
     phase.queries += 1;
@@ -67,23 +89,28 @@ void SolverBudget::account(Z3_context ctx, uint64_t counter, double ms, z3::chec
 }
 
 z3::check_result SolverBudget::check(z3::solver& solver) {
+  uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check();
-  account(solver.ctx(), resourceCounter(solver.statistics()), msSince(start), result);
+  double ms = msSince(start);
+  account(before, resourceCounter(solver.statistics()), ms, result);
+  traceQuery(options_, solver.to_smt2(), ms, lastUnits_, result);
   return result;
 }
 
 z3::check_result SolverBudget::check(z3::solver& solver, const z3::expr_vector& assumptions) {
+  uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check(assumptions);
-  account(solver.ctx(), resourceCounter(solver.statistics()), msSince(start), result);
+  account(before, resourceCounter(solver.statistics()), msSince(start), result);
   return result;
 }
 
 z3::check_result SolverBudget::check(z3::optimize& optimize) {
+  uint64_t before = resourceCounter(optimize.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = optimize.check();
-  account(optimize.ctx(), resourceCounter(optimize.statistics()), msSince(start), result);
+  account(before, resourceCounter(optimize.statistics()), msSince(start), result);
   return result;
 }
 

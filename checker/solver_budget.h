@@ -13,15 +13,32 @@
 #include <z3++.h>
 
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <string>
 
 #include "checker/checker.h"
 
 namespace argus::checker {
 
+// One Z3 context, created on first use and shared by every analysis of a check().
+class SharedSolverContext {
+ public:
+  z3::context& get() {
+    if (!context_) context_ = std::make_unique<z3::context>();
+    return *context_;
+  }
+
+ private:
+  std::unique_ptr<z3::context> context_;
+};
+
 class SolverBudget {
  public:
+  // The context an analysis builds its formulas in: the one check() shares
+  // (Options::solverContext), or one of its own, made on first use, when an
+  // analysis runs alone (unit tests).
+  static z3::context& contextFor(const Options& options, std::unique_ptr<z3::context>& own);
+
   explicit SolverBudget(const Options& options) : options_(options) {}
 
   // True once the kernel's queries have spent its budget.
@@ -45,12 +62,13 @@ class SolverBudget {
 
  private:
   uint64_t queryLimit() const;
-  // Adds what `ctx` spent since it was last seen (Z3's counter is per context and cumulative).
-  void account(Z3_context ctx, uint64_t counter, double ms, z3::check_result result);
+  // Adds what one query spent: Z3's counter is per context and cumulative, and
+  // the context is shared by every analysis of a check() (Options::solverContext).
+  void account(uint64_t before, uint64_t after, double ms, z3::check_result result);
 
   const Options& options_;
   uint64_t spentUnits_ = 0;
-  std::map<Z3_context, uint64_t> lastCounter_;
+  uint64_t lastUnits_ = 0;  // of the latest query
 };
 
 }  // namespace argus::checker

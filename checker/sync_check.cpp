@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "checker/solver_budget.h"
 #include "checker/sync_encode.h"
 #include "checker/sync_report.h"
 #include "checker/sync_walk.h"
@@ -53,7 +54,7 @@ class SyncChecker {
       return;
     }
     try {
-      if (!ctx_) ctx_ = std::make_unique<z3::context>();
+      if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       PairEncoder encoder(*ctx_, fn_, fa_);
       Side first, second;
       PairEncoder::Answer answer = encoder.solve(earlier, later, first, second, budget_);
@@ -76,7 +77,8 @@ class SyncChecker {
   const SourceFile* file_;
   const Options& options_;
   FunctionAccesses fa_;
-  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
   std::set<std::tuple<int, int, std::vector<IterRelation>>> asked_;
   std::set<std::tuple<const ir::Op*, const ir::Op*, ir::ValueId>> reported_;

@@ -3,6 +3,7 @@
 // tile's distribution, or a symbolic slot of shared memory), the condition is
 // compiled over their tags, and Z3 looks for an element where it is false.
 #include "checker/tag_check.h"
+#include "checker/solver_budget.h"
 
 
 #include "checker/tag_state.h"
@@ -401,7 +402,8 @@ class AssertionChecker {
 void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
   if (!tagFlowNeeded(fn, fn.body)) return;
   try {
-    z3::context ctx;
+    std::unique_ptr<z3::context> own;
+    z3::context& ctx = SolverBudget::contextFor(options, own);
     TagFlow flow(ctx, fn, options, file);
     if (!tagFlowNeeded(fn, fn.body, false)) flow.trackOnly(kOrigins(fn, fn.body));  // only dots to check
     AssertionChecker checker(flow, ctx, fn, diags, file, options);
