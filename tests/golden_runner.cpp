@@ -10,6 +10,10 @@
 //
 // ARGUS_UPDATE_GOLDEN=1 rewrites the expectations and the .ir files from what
 // the compiler does now (review the diff before committing).
+//
+// GoldenSuite.EveryDiagnosticCodeHasAGoldenFile: every code of
+// support/diagnostic_kinds.def is announced by some golden file, or listed in
+// kNotFromASourceFile (below) with why no source file can produce it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
