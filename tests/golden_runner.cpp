@@ -10,11 +10,16 @@
 //
 // ARGUS_UPDATE_GOLDEN=1 rewrites the expectations and the .ir files from what
 // the compiler does now (review the diff before committing).
+//
+// GoldenSuite.EveryDiagnosticCodeHasAGoldenFile: every code of
+// support/diagnostic_kinds.def is announced by some golden file, or listed in
+// kNotFromASourceFile (below) with why no source file can produce it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -207,6 +212,128 @@ INSTANTIATE_TEST_SUITE_P(Golden, IrGolden, ::testing::ValuesIn(goldenFiles("ir",
 
 TEST(GoldenSuite, HasEnoughNegativeCases) {
   EXPECT_GE(goldenFiles("diagnostics", ".ag").size(), 40u);
+}
+
+// ---------------------------------------------------------------- code coverage
+//
+// Every code of the registry (support/diagnostic_kinds.def) is announced by an
+// expectation comment (`# expect-<severity>@... AGnnnn: ...`, not a mere
+// mention) in at least one golden file that a test compiles: the golden files
+// tests/golden/diagnostics/*.ag and tests/golden/docs/*.ag (this runner) and
+// the checker corpus tests/checker/*.ag (checker_tests, CheckerCorpus.*, the
+// same expectation syntax). A code that compiling a source file cannot
+// produce is listed below with the reason, and with the test that covers it
+// instead; that test file must name the code ("AG0001") or its kind
+// (DiagId::FileNotFound), so a stale entry fails too.
+
+struct NotFromASourceFile {
+  const char* code;
+  const char* reason;
+  const char* coveredBy;  // a test source, relative to the source tree
+};
+
+const NotFromASourceFile kNotFromASourceFile[] = {
+    // Reading the file: a golden file is compiled from its text, never opened by path.
+    {"AG0001", "argusc opening a path that does not exist", "tests/unit/driver_cli_test.cpp"},
+    {"AG0002", "argusc given a directory as its source", "tests/unit/driver_cli_test.cpp"},
+    {"AG0003", "argusc given a binary file", "tests/unit/driver_cli_test.cpp"},
+    {"AG0004", "argusc given a file that is not UTF-8 (the golden files are UTF-8 by construction)",
+     "tests/unit/driver_cli_test.cpp"},
+    // -D NAME=VALUE exists only on the command line (argusc, argus-agent).
+    {"AG0005", "a -D value on the command line that is not a number or a bool", "tests/unit/frontend_sema_test.cpp"},
+    {"AG0006", "a -D name on the command line that is no const parameter", "tests/unit/driver_cli_test.cpp"},
+    // Internal errors: each means a compiler bug, and no source file is known to produce one.
+    {"AG3045", "internal error: the Tile IR that sema built fails ir::verify (the fuzzer asserts it never happens)",
+     "tests/unit/frontend_sema_test_fuzz.cpp"},
+    {"AG5003", "internal error in code generation (malformed Tile IR)", "tests/unit/codegen_diagnostics_test.cpp"},
+    {"AG5005", "ptxas rejecting the PTX that codegen produced: a code-generation bug",
+     "tests/unit/codegen_diagnostics_test.cpp"},
+    // Options of the compilation, not of the source.
+    {"AG5002", "--arch names an unsupported target (argusc and argus-lsp ignore a '# arch:' line that does)",
+     "tests/unit/codegen_diagnostics_test.cpp"},
+    {"AG5004", "--ptxas names a ptxas that cannot be run", "tests/unit/codegen_diagnostics_test.cpp"},
+    // The mbarrier protocol: mbarriers are not part of the language; the only
+    // mbarrier ops are those the pipelined() policy builds around copy_bulk, and
+    // it builds them correctly, so these are proven on hand-built (broken) IR.
+    {"AG2050", "mbarrier protocol of hand-built IR (copy_bulk read before its wait)",
+     "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2051", "mbarrier protocol of hand-built IR (copy_bulk into a stage still being read)",
+     "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2052", "mbarrier protocol of hand-built IR (wait on the wrong parity)", "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2053", "mbarrier protocol of hand-built IR (expect_tx byte count)", "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2054", "mbarrier protocol of hand-built IR (copy_bulk on an unarmed mbarrier)",
+     "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2055", "mbarrier protocol of hand-built IR (mbarrier used before its init)",
+     "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2056", "mbarrier protocol of hand-built IR (arrival count)", "tests/unit/checker_mbarrier_ring_test.cpp"},
+    {"AG2057", "mbarrier protocol of hand-built IR (a phase re-armed before it was waited)",
+     "tests/unit/checker_mbarrier_ring_test.cpp"},
+    // The CPU interpreter (argusc run --cpu, the agent's correctness oracle): faults of a run, not of a compilation.
+    {"AG6001", "interpreter: a fault of a run (mbarrier deadlock, bulk copy out of its tensor...)",
+     "tests/unit/interp_bulk_test.cpp"},
+    {"AG6002", "interpreter: run arguments that do not fit the kernel's parameters", "tests/unit/interp_faults_test.cpp"},
+    {"AG6003", "interpreter: a require() that fails for the run's sizes", "tests/unit/interp_kernels_test.cpp"},
+    {"AG6004", "interpreter: a race observed in a run", "tests/unit/interp_faults_test.cpp"},
+    {"AG6005", "interpreter: a shared view out of bounds in a run", "tests/unit/interp_faults_test.cpp"},
+    {"AG6006", "interpreter: integer division by zero in a run", "tests/unit/interp_faults_test.cpp"},
+    {"AG6007", "interpreter: a range() step that is not positive in a run", "tests/unit/interp_faults_test.cpp"},
+    {"AG6008", "interpreter: a read of shared memory nothing wrote in a run", "tests/unit/interp_faults_test.cpp"},
+    {"AG6009", "interpreter: a shift by more than the bit width in a run", "tests/unit/interp_faults_test.cpp"},
+    {"AG6010", "interpreter: a block that executes more ops than the limit", "tests/unit/interp_faults_test.cpp"},
+};
+
+// The codes announced by expectation comments in the golden files and the checker corpus.
+std::map<std::string, std::string> codesWithAGoldenFile() {
+  std::vector<fs::path> files = diagnosticCases();
+  fs::path corpus = fs::path(ARGUS_SOURCE_DIR) / "tests" / "checker";
+  if (fs::exists(corpus))
+    for (const auto& e : fs::directory_iterator(corpus))
+      if (e.path().extension() == ".ag") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::map<std::string, std::string> out;  // code -> the first file that announces it
+  for (const fs::path& f : files) {
+    std::vector<uint32_t> lines;
+    for (const Expectation& e : parseExpectations(readFile(f), lines))
+      out.emplace(e.code, fs::relative(f, ARGUS_SOURCE_DIR).string());
+  }
+  return out;
+}
+
+TEST(GoldenSuite, EveryDiagnosticCodeHasAGoldenFile) {
+  const std::map<std::string, std::string> covered = codesWithAGoldenFile();
+  std::map<std::string, const NotFromASourceFile*> allowed;
+  for (const NotFromASourceFile& n : kNotFromASourceFile) {
+    EXPECT_TRUE(allowed.emplace(n.code, &n).second) << n.code << " is listed twice in kNotFromASourceFile";
+    EXPECT_TRUE(argus::diagIdFromCode(n.code).has_value())
+        << n.code << " in kNotFromASourceFile is not in support/diagnostic_kinds.def";
+  }
+  std::string missing, stale, uncovered;
+  for (const argus::DiagKindInfo& kind : argus::allDiagKinds()) {
+    const std::string code = kind.code;
+    auto a = allowed.find(code);
+    if (covered.count(code)) {
+      if (a != allowed.end())  // a golden file now produces it: the entry is no longer true
+        stale += "\n  " + code + " (" + kind.name + ") is announced in " + covered.at(code);
+      continue;
+    }
+    if (a == allowed.end()) {
+      missing += "\n  " + code + " (" + kind.name + "): " + kind.format;
+      continue;
+    }
+    const fs::path test = fs::path(ARGUS_SOURCE_DIR) / a->second->coveredBy;
+    const std::string text = fs::exists(test) ? readFile(test) : std::string();
+    if (text.find(code) == std::string::npos && text.find(std::string("DiagId::") + kind.name) == std::string::npos)
+      uncovered += "\n  " + code + " (" + kind.name + "): " + a->second->coveredBy + " does not name it";
+  }
+  EXPECT_TRUE(missing.empty())
+      << "diagnostic codes that no golden file announces (add tests/golden/diagnostics/<area>_<what>.ag "
+         "with an `# expect-...` comment, or, if no source file can produce the code, list it in "
+         "kNotFromASourceFile with the reason and the test that covers it):"
+      << missing;
+  EXPECT_TRUE(stale.empty()) << "codes listed in kNotFromASourceFile that a golden file announces "
+                                "(remove them from the list):"
+                             << stale;
+  EXPECT_TRUE(uncovered.empty()) << "codes in kNotFromASourceFile whose named test does not cover them:" << uncovered;
 }
 
 }  // namespace
