@@ -249,6 +249,29 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
   llvm::Value* other = op.operands.size() > 1 ? values_[op.operands[1]].values[0] : constant(t.dtype, 0, 0.0);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
+  const int64_t vecElements =
+      view.space == ir::MemSpace::Global ? vectorAccessElements(t.dtype, t.layout.vec) : 0;
+  llvm::BasicBlock* vecMerge = nullptr;
+  llvm::BasicBlock* vecDone = nullptr;
+  std::vector<llvm::Value*> vecValues;
+  if (vecElements > 0) {
+    // A vectorized layout (vector_access.cpp): one access per group of vecElements
+    // values where the tensor allows it, else the element loads below.
+    llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "load.vec", kernel_);
+    llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "load.elements", kernel_);
+    vecMerge = llvm::BasicBlock::Create(ctx_, "load.done", kernel_);
+    b_.CreateCondBr(vectorAccessAligned(view, t.dtype, vecElements), fast, general);
+    b_.SetInsertPoint(fast);
+    for (int64_t v = 0; v < layout->map.numValues(); v += vecElements) {
+      std::vector<llvm::Value*> coord = tileCoord(*layout, v);
+      llvm::Value* addr = globalAddress(view.base, t.dtype, viewElementIndex(view, coord));
+      for (llvm::Value* x : vectorGlobalLoad(addr, t.dtype, vecElements, viewInBounds(view, coord), other))
+        vecValues.push_back(x);
+    }
+    vecDone = b_.GetInsertBlock();
+    b_.CreateBr(vecMerge);
+    b_.SetInsertPoint(general);
+  }
   for (int64_t v = 0; v < layout->map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(*layout, v);
     llvm::Value* index = viewElementIndex(view, coord);
@@ -259,6 +282,17 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
       auto* load = b_.CreateLoad(memType(t.dtype), swizzledSharedAddress(view, t.dtype, index));
       load->setAlignment(llvm::Align(static_cast<uint64_t>(dtypeBytes(t.dtype))));
       r.values.push_back(fromMemory(load, t.dtype));
+    }
+  }
+  if (vecMerge) {
+    llvm::BasicBlock* elementsDone = b_.GetInsertBlock();
+    b_.CreateBr(vecMerge);
+    b_.SetInsertPoint(vecMerge);
+    for (size_t v = 0; v < r.values.size(); ++v) {
+      llvm::PHINode* phi = b_.CreatePHI(r.values[v]->getType(), 2);
+      phi->addIncoming(vecValues[v], vecDone);
+      phi->addIncoming(r.values[v], elementsDone);
+      r.values[v] = phi;
     }
   }
   return true;
@@ -305,6 +339,26 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
       b_.CreateBr(merge);
       b_.SetInsertPoint(elements);
     }
+  } else if (const int64_t vecElements =
+                 view.space == ir::MemSpace::Global ? vectorAccessElements(tileType.dtype, tileType.layout.vec) : 0;
+             vecElements > 0) {
+    // A vectorized layout (vector_access.cpp): one access per group of vecElements values
+    // where the tensor allows it, else the element stores below.
+    llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "store.vec", kernel_);
+    llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "store.elements", kernel_);
+    merge = llvm::BasicBlock::Create(ctx_, "store.done", kernel_);
+    b_.CreateCondBr(vectorAccessAligned(view, tileType.dtype, vecElements), fast, general);
+    b_.SetInsertPoint(fast);
+    for (int64_t v = 0; v < layout->map.numValues(); v += vecElements) {
+      std::vector<llvm::Value*> coord = tileCoord(*layout, v);
+      llvm::Value* inside = viewInBounds(view, coord);
+      llvm::Value* pred = layout->isOwner ? b_.CreateAnd(layout->isOwner, inside) : inside;
+      std::vector<llvm::Value*> group(data.begin() + v, data.begin() + v + vecElements);
+      vectorGlobalStore(globalAddress(view.base, tileType.dtype, viewElementIndex(view, coord)), tileType.dtype, group,
+                        pred);
+    }
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(general);
   }
   for (int64_t v = 0; v < layout->map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(*layout, v);
