@@ -38,6 +38,7 @@ class Family {
     members_.clear();
     work_ = {start};
     ok_ = true;
+    handledElsewhere_ = false;
     why_.clear();
     while (ok_ && !work_.empty()) {
       const ValueId v = work_.back();
@@ -58,17 +59,16 @@ class Family {
 
   const std::set<ValueId>& members() const { return members_; }
   const std::string& why() const { return why_; }
-
-  // The users of `v` (op, operand index).
-  const std::vector<std::pair<const Op*, size_t>>& usersOf(ValueId v) const {
-    static const std::vector<std::pair<const Op*, size_t>> none;
-    auto it = users_.find(v);
-    return it == users_.end() ? none : it->second;
-  }
+  // Whether the reason is one codegen answers otherwise (shared memory: copy() and the
+  // fused shared copies are vectorized; dots and mma tiles: ldmatrix, staged stores).
+  bool handledElsewhere() const { return handledElsewhere_; }
 
  private:
-  void fail(const std::string& why) {
-    if (ok_) why_ = why;
+  void fail(const std::string& why, bool handledElsewhere = false) {
+    if (ok_) {
+      why_ = why;
+      handledElsewhere_ = handledElsewhere;
+    }
     ok_ = false;
   }
 
@@ -134,12 +134,12 @@ class Family {
       case OpKind::Splat: case OpKind::Iota: return;                    // rebuilt in any layout
       case OpKind::Reshape: case OpKind::ConvertLayout: return;         // give any layout
       case OpKind::Load:
-        if (fn_.typeOf(def->operands[0]).space != MemSpace::Global) fail("its family loads from shared memory");
+        if (fn_.typeOf(def->operands[0]).space != MemSpace::Global) fail("its family loads from shared memory", true);
         return;
       case OpKind::Broadcast: case OpKind::Reduce: add(def->operands[0]); return;
       case OpKind::For: carried(*def, result); return;
       case OpKind::If: branchResult(*def, result); return;
-      case OpKind::Dot: fail("its family holds the accumulator of a dot"); return;
+      case OpKind::Dot: fail("its family holds the accumulator of a dot", true); return;
       default:
         if (!isElementwise(def->kind)) {
           fail("its family holds the result of an op that keeps its layout");
@@ -153,12 +153,12 @@ class Family {
     switch (user.kind) {
       case OpKind::Store:
         if (operand == 1 && fn_.typeOf(user.operands[0]).space != MemSpace::Global)
-          fail("its family is stored to shared memory");
+          fail("its family is stored to shared memory", true);
         return;
       case OpKind::Assert: case OpKind::ConvertLayout: case OpKind::Reshape: case OpKind::ReduceAll:
         return;  // consumers of any layout
       case OpKind::Reduce: case OpKind::Broadcast: add(user.results[0]); return;
-      case OpKind::Dot: fail("its family feeds a dot"); return;
+      case OpKind::Dot: fail("its family feeds a dot", true); return;
       case OpKind::For:
         if (operand < 3) fail("its family is a loop bound");
         else carried(user, operand - 3);
@@ -187,6 +187,7 @@ class Family {
   std::set<ValueId> members_;
   std::vector<ValueId> work_;
   bool ok_ = true;
+  bool handledElsewhere_ = false;
   std::string why_;
 };
 
@@ -209,8 +210,10 @@ void collectAccesses(const Function& fn, const Block& block, std::vector<Access>
   }
 }
 
-// Why `layout` cannot take `vec` elements per thread, or "".
-std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps) {
+// Why `layout` cannot take `vec` elements per thread, or "". *elsewhere: a reason
+// codegen answers otherwise (an mma tile).
+std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps, bool* elsewhere) {
+  *elsewhere = layout.isMma();
   if (layout.isMma()) return "its family holds a tile in a tensor-core (mma) layout";
   if (layout.vec != 1) return "its family is already vectorized differently";
   const int64_t last = layout.parent.empty() ? 0 : layout.parent.back();
@@ -224,16 +227,6 @@ std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps) {
   return "";
 }
 
-// Whether a note about `access` would say nothing useful: a load whose only use is a
-// store to shared memory (sema's copy(shared, global), vectorized as one copy by codegen),
-// or a store of an mma tile (staged through shared memory or stored in pairs by codegen).
-bool vectorizedElsewhere(const Function& fn, const Family& family, const Access& access) {
-  if (access.op->kind == OpKind::Store) return fn.typeOf(access.tile).layout.isMma();
-  const auto& users = family.usersOf(access.tile);
-  return users.size() == 1 && users[0].first->kind == OpKind::Store && users[0].second == 1 &&
-         fn.typeOf(users[0].first->operands[0]).space == MemSpace::Shared;
-}
-
 void chooseForFunction(Function& fn, DiagnosticSink* hints) {
   std::vector<Access> accesses;
   collectAccesses(fn, fn.body, accesses);
@@ -244,11 +237,13 @@ void chooseForFunction(Function& fn, DiagnosticSink* hints) {
     if (settled.count(access.tile)) continue;
     const int64_t vec = kVectorElements16;
     std::string why;
+    bool elsewhere = false;
     if (!family.gather(access.tile)) {
       why = family.why();
+      elsewhere = family.handledElsewhere();
     } else {
       for (ValueId v : family.members()) {
-        why = layoutProblem(fn.typeOf(v).layout, vec, fn.numWarps);
+        why = layoutProblem(fn.typeOf(v).layout, vec, fn.numWarps, &elsewhere);
         if (!why.empty()) break;
       }
     }
@@ -258,7 +253,10 @@ void chooseForFunction(Function& fn, DiagnosticSink* hints) {
       for (ValueId v : family.members()) fn.values[v].type.layout.vec = vec;
       continue;
     }
-    if (hints && !vectorizedElsewhere(fn, family, access)) {
+    // No note where codegen moves the data in wide accesses by other means (shared-memory
+    // copies, tensor-core fragments, staged mma stores): only where the layout alone stands
+    // between a row kernel and 16-byte accesses.
+    if (hints && !elsewhere) {
       const Type& t = fn.typeOf(access.tile);
       hints->report(DiagId::VectorAccessBlocked, access.op->range,
                     {dtypeName(t.dtype), access.op->kind == OpKind::Load ? "load" : "store", why});

@@ -15,9 +15,10 @@
 // A family keeps the canonical layout when it reaches a dot, a shared-memory load or
 // store, an mma tile or another op this pass does not retype, when a tile's last
 // extent is not a multiple of 8, or when the vectorized layout would replicate
-// elements over more threads than the canonical one. Where such a family holds a
-// 16-bit global load or store that could have been vectorized, the pass reports note
-// AG5022 with the reason (`hints`).
+// elements over more threads than the canonical one. For the last two reasons (and an
+// op it does not follow) the pass reports note AG5022 at the 16-bit access (`hints`);
+// dots, mma tiles and shared memory get none, since codegen moves those in wide
+// accesses by other means (fused shared copies, ldmatrix, staged mma stores).
 //
 // It runs on the IR sema built, after chooseDotLayouts and before the policies; the
 // interpreter's results do not depend on layouts.
