@@ -87,7 +87,8 @@ ATTN_IMPLS = ["argus", "flash", "cudnn"]
 MOE_IMPLS = ["argus", "torch_loop", "triton"]
 ROW_IMPLS = ["argus", "triton", "torch"]
 ROW_WORKLOADS = ("softmax", "layernorm", "rmsnorm")
-LABELS = {"torch": "torch (F.softmax / F.layer_norm / F.rms_norm)", "argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
+LABELS = {"torch": "torch (F.softmax / F.layer_norm / F.rms_norm)",
+          "argus_before": "Argus before vec16 (2-byte accesses)", "argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
           "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
 WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "moe", "attention", "softmax", "layernorm", "rmsnorm"]
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
@@ -279,14 +280,18 @@ def size_text(workload, size):
 
 # ----------------------------------------------------------------------------- Argus kernels
 
-def load_specs(ptx_dir, workload):
+def load_specs(ptx_dir, workload, before=False):
     """[(ptx path, binding or None, status text)] for the workload's Argus kernels;
     no torch, no GPU. Raises MetadataMismatch / MetadataError on a bad metadata file."""
     from argus.meta import read_metadata
     out = []
     if is_row(workload):  # every build of the row kernel: <workload>_bf16*.ptx
         name = f"{workload}_bf16"
-        builds = sorted(f for f in os.listdir(ptx_dir) if f.startswith(name) and f.endswith(".ptx"))
+        # <name>_before*.ptx: the same kernels built by an earlier compiler, a comparison row.
+        builds = sorted(f for f in os.listdir(ptx_dir) if f.startswith(name) and f.endswith(".ptx")
+                        and ("_before" in f) == before)
+        if not builds and before:
+            return []
         if not builds:
             return [(os.path.join(ptx_dir, name + ".ptx"), None, "not built")]
         seen = set()

@@ -250,7 +250,8 @@ class ArgusRows(Impl):
     BLOCK is the smallest that holds its rows; each is checked, and the fastest is timed."""
     name = "argus"
 
-    def __init__(self, torch, argus, specs):
+    def __init__(self, torch, argus, specs, name="argus"):
+        self.name = name
         self.torch, self.kernels, self.chosen, notes = torch, [], {}, []
         for path, binding, status in specs:
             if binding is None:
@@ -436,7 +437,8 @@ def make_impls(torch, group, ptx_dir):
     if plan.is_row(workload):
         if kind == "argus":
             import argus
-            return [ArgusRows(torch, argus, specs)]
+            before = plan.load_specs(ptx_dir, workload, before=True)
+            return [ArgusRows(torch, argus, specs)] + ([ArgusRows(torch, argus, before, "argus_before")] if before else [])
         return [TritonRows(torch, workload), TorchRows(torch, workload)]
     if kind == "argus":
         import argus
