@@ -87,10 +87,14 @@ ATTN_IMPLS = ["argus", "flash", "cudnn"]
 MOE_IMPLS = ["argus", "torch_loop", "triton"]
 ROW_IMPLS = ["argus", "triton", "torch"]
 ROW_WORKLOADS = ("softmax", "layernorm", "rmsnorm")
-LABELS = {"torch": "torch (F.softmax / F.layer_norm / F.rms_norm)",
-          "argus_before": "Argus before vec16 (2-byte accesses)", "argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
+# Row kernels: builds named <name>_<tag>_b<BLOCK>_w<WARPS>.ptx are the same kernels built by
+# another compiler, comparison rows "argus_<tag>" (ROW_TAGS); the others are Argus's.
+ROW_TAGS = {"before": "Argus before vec16 (2-byte accesses)",
+            "veconly": "Argus vec16 without the approximate exp"}
+LABELS = {"torch": "torch (F.softmax / F.layer_norm / F.rms_norm)", "argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
           "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
 WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "moe", "attention", "softmax", "layernorm", "rmsnorm"]
+LABELS.update({"argus_" + tag: label for tag, label in ROW_TAGS.items()})
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
           "gemm_nn": "bf16 GEMM, Hopper path (C = A @ B, B stored (K, N))",
           "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward",
@@ -280,17 +284,22 @@ def size_text(workload, size):
 
 # ----------------------------------------------------------------------------- Argus kernels
 
-def load_specs(ptx_dir, workload, before=False):
+def row_tag(file_name, name):
+    rest = file_name[len(name):-len(".ptx")].lstrip("_")
+    tag = rest.split("_")[0]
+    return tag if tag in ROW_TAGS else None
+
+
+def load_specs(ptx_dir, workload, tag=None):
     """[(ptx path, binding or None, status text)] for the workload's Argus kernels;
     no torch, no GPU. Raises MetadataMismatch / MetadataError on a bad metadata file."""
     from argus.meta import read_metadata
     out = []
     if is_row(workload):  # every build of the row kernel: <workload>_bf16*.ptx
         name = f"{workload}_bf16"
-        # <name>_before*.ptx: the same kernels built by an earlier compiler, a comparison row.
         builds = sorted(f for f in os.listdir(ptx_dir) if f.startswith(name) and f.endswith(".ptx")
-                        and ("_before" in f) == before)
-        if not builds and before:
+                        and row_tag(f, name) == tag)
+        if not builds and tag:
             return []
         if not builds:
             return [(os.path.join(ptx_dir, name + ".ptx"), None, "not built")]

@@ -437,8 +437,12 @@ def make_impls(torch, group, ptx_dir):
     if plan.is_row(workload):
         if kind == "argus":
             import argus
-            before = plan.load_specs(ptx_dir, workload, before=True)
-            return [ArgusRows(torch, argus, specs)] + ([ArgusRows(torch, argus, before, "argus_before")] if before else [])
+            impls = [ArgusRows(torch, argus, specs)]
+            for tag in plan.ROW_TAGS:
+                tagged = plan.load_specs(ptx_dir, workload, tag=tag)
+                if tagged:
+                    impls.append(ArgusRows(torch, argus, tagged, "argus_" + tag))
+            return impls
         return [TritonRows(torch, workload), TorchRows(torch, workload)]
     if kind == "argus":
         import argus
