@@ -3,6 +3,7 @@
 // back (round to nearest even), as the interpreter does; on the GPU a multiply
 // feeding an add may contract into one fma (kernel.cpp), where the interpreter
 // rounds twice.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <llvm/IR/Constants.h>
@@ -176,8 +177,9 @@ bool endsInNarrowing(const ir::Function& fn, const Users& users, ir::ValueId id,
 // carries through the sums, products and quotients to the cast; results below 2^-126
 // flush to 0. A row softmax in bf16 (exp(x - max) / sum, cast to bf16) then spends 2
 // instructions per element on exp instead of mathExp's 23: it is the bulk of the
-// instructions of a memory-bound kernel.
-bool expEndsInNarrowing(const ir::Function& fn, const ir::Op& op) {
+// instructions of a memory-bound kernel. Its quotient by the row sum is likewise a
+// product with the row sum's reciprocal (lowerElementwise).
+bool endsInNarrowing(const ir::Function& fn, const ir::Op& op) {
   if (op.results.size() != 1) return false;
   Users users;
   collectUsers(fn.body, users);
@@ -232,14 +234,26 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
   }
   std::vector<llvm::Value*> results(count, nullptr);
   const bool expApproximate = op.kind == ir::OpKind::Unary && op.attrs.unary == ir::UnaryKind::Exp &&
-                              operandType == DType::F32 && expEndsInNarrowing(fn_, op);
+                              operandType == DType::F32 && endsInNarrowing(fn_, op);
+  // x / s with one divisor for every value of this thread (a scalar or a row statistic the
+  // thread holds once), the quotient ending in a 16-bit cast: x * (1 / s), the reciprocal
+  // correctly rounded once per thread (docs/language.md, "Dtypes"; within 1.5 ulp of f32).
+  llvm::Value* reciprocal = nullptr;
+  if (op.kind == ir::OpKind::Binary && op.attrs.binary == ir::BinaryKind::Div && operandType == DType::F32 &&
+      count > 1 && operands.size() == 2 &&
+      std::all_of(operands[1].begin(), operands[1].end(), [&](llvm::Value* d) { return d == operands[1][0]; }) &&
+      endsInNarrowing(fn_, op))
+    reciprocal = b_.CreateFDiv(f32(1.0), operands[1][0], "reciprocal");
   if (narrowsInPairs(op, operandType, resultType)) {
     narrowPairs(operands[0], resultType.dtype, results);
     count = 0;
   }
   for (size_t v = 0; v < count; ++v) {
     switch (op.kind) {
-      case ir::OpKind::Binary: results[v] = emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]); break;
+      case ir::OpKind::Binary:
+        results[v] = reciprocal ? b_.CreateFMul(operands[0][v], reciprocal)
+                                : emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]);
+        break;
       case ir::OpKind::Compare: results[v] = emitCompare(op.attrs.cmp, operandType, operands[0][v], operands[1][v]); break;
       case ir::OpKind::Unary:
         if (op.attrs.unary == ir::UnaryKind::Exp && operandType == DType::F32 && expApproximate) {
