@@ -268,6 +268,9 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
       for (llvm::Value* x : vectorGlobalLoad(addr, t.dtype, vecElements, viewInBounds(view, coord), other))
         vecValues.push_back(x);
     }
+    // 8- and 16-bit data meet the element path as whole 32-bit words (packWords): half the
+    // phis, and a bf16 widened after the merge is a shift of its word (widenPackedBf16).
+    if (dtypeBytes(t.dtype) < 4) vecValues = packWords(vecValues, t.dtype);
     vecDone = b_.GetInsertBlock();
     b_.CreateBr(vecMerge);
     b_.SetInsertPoint(general);
@@ -285,17 +288,52 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
     }
   }
   if (vecMerge) {
+    const bool packed = dtypeBytes(t.dtype) < 4;
+    std::vector<llvm::Value*> elementValues = packed ? packWords(r.values, t.dtype) : r.values;
     llvm::BasicBlock* elementsDone = b_.GetInsertBlock();
     b_.CreateBr(vecMerge);
     b_.SetInsertPoint(vecMerge);
-    for (size_t v = 0; v < r.values.size(); ++v) {
-      llvm::PHINode* phi = b_.CreatePHI(r.values[v]->getType(), 2);
+    std::vector<llvm::Value*> merged;
+    for (size_t v = 0; v < elementValues.size(); ++v) {
+      llvm::PHINode* phi = b_.CreatePHI(elementValues[v]->getType(), 2);
       phi->addIncoming(vecValues[v], vecDone);
-      phi->addIncoming(r.values[v], elementsDone);
-      r.values[v] = phi;
+      phi->addIncoming(elementValues[v], elementsDone);
+      merged.push_back(phi);
     }
+    r.values = packed ? unpackWords(merged, t.dtype) : merged;
   }
   return true;
+}
+
+// 8- or 16-bit elements (a multiple of 32 bits of them) as 32-bit words, little-endian, and
+// back: bitcast(trunc(word >> 16 k)), the form packedHalf recognizes.
+std::vector<llvm::Value*> KernelLowering::packWords(const std::vector<llvm::Value*>& elements, DType t) {
+  const int64_t bits = dtypeBytes(t) * 8, perWord = 32 / bits;
+  std::vector<llvm::Value*> words;
+  for (size_t w = 0; w * static_cast<size_t>(perWord) < elements.size(); ++w) {
+    llvm::Value* word = nullptr;
+    for (int64_t k = 0; k < perWord; ++k) {
+      llvm::Value* part = b_.CreateZExt(toMemoryBits(elements[w * static_cast<size_t>(perWord) + static_cast<size_t>(k)], t),
+                                        b_.getInt32Ty());
+      if (k) part = b_.CreateShl(part, b_.getInt32(static_cast<uint32_t>(k * bits)));
+      word = word ? b_.CreateOr(word, part) : part;
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+std::vector<llvm::Value*> KernelLowering::unpackWords(const std::vector<llvm::Value*>& words, DType t) {
+  const int64_t bits = dtypeBytes(t) * 8, perWord = 32 / bits;
+  llvm::Type* dataTy = memType(t);
+  std::vector<llvm::Value*> elements;
+  for (llvm::Value* word : words)
+    for (int64_t k = 0; k < perWord; ++k) {
+      llvm::Value* w = k ? b_.CreateLShr(word, b_.getInt32(static_cast<uint32_t>(k * bits))) : word;
+      llvm::Value* raw = b_.CreateTrunc(w, b_.getIntNTy(static_cast<unsigned>(bits)));
+      elements.push_back(fromMemory(dataTy->isFloatingPointTy() ? b_.CreateBitCast(raw, dataTy) : raw, t));
+    }
+  return elements;
 }
 
 bool KernelLowering::lowerStore(const ir::Op& op) {
