@@ -491,7 +491,7 @@ def markdown(doc):
              f"cuDNN {env.get('cudnn', '?')}), triton {env.get('triton', '?')}, python {env.get('python', '?')}",
              "- method: each implementation is first checked on fresh random normal inputs (two per size, ragged "
              "sizes included), output poisoned with NaN; rel. error = ||out - ref|| / ||ref|| against torch float64 "
-             "(GEMM) or float32 (attention, bf16 inputs upcast). Only implementations whose every check passed are "
+             "(GEMM) or float32 (attention and row kernels, bf16 inputs upcast). Only implementations whose every check passed are "
              "timed: one launch per input set (4 fresh sets) captured in a CUDA graph, warm-up, then the median of "
              f"{doc['replays']} graph replays timed with CUDA events, per launch; the outputs are re-checked after "
              "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal; MoE FLOPs = 2 * "
