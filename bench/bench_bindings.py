@@ -288,3 +288,57 @@ class MoeBinding:
                 f"block_expert={self.experts.name}{_dims_text(self.experts)} Y={self.y.name}{_dims_text(self.y)} "
                 f"{self.out_dtype}; BM={self.block_rows}{tma}; grid {', '.join(self.spec.grid_text)}; "
                 f"{self.spec.threads} threads; {self.spec.static_shared_bytes} B shared")
+
+
+class RowBinding:
+    """Row kernels (softmax, layernorm, RMSNorm) over X (M, N): the tensors named x, y
+    (else the first and the last tensor) and, where the kernel has them, w and b (N,);
+    a scalar named eps gets the workload's epsilon. The whole row must fit in the
+    kernel's BLOCK constant (its `require(N <= BLOCK)`), else the case is n/a."""
+
+    def __init__(self, spec, workload):
+        self.spec, self.workload = spec, workload
+        tensors = [p for p in spec.user_params if p.kind == "tensor"]
+        if len(tensors) < 2:
+            raise MetadataMismatch(f"{spec.name} has {len(tensors)} tensor parameters; a row kernel needs x and y")
+        self.x = _by_name(tensors, {"x"}) or tensors[0]
+        self.y = _by_name(tensors, {"y", "out", "output"}) or tensors[-1]
+        self.w = _by_name(tensors, {"w", "weight"})
+        self.b = _by_name(tensors, {"b", "bias"})
+        want = {"softmax": (), "layernorm": ("w", "b"), "rmsnorm": ("w",)}[workload]
+        for name in want:
+            if getattr(self, name) is None:
+                raise MetadataMismatch(f"{spec.name}: a {workload} kernel needs a tensor '{name}'")
+        for p in tensors:
+            if p not in (self.x, self.y, self.w, self.b):
+                raise MetadataMismatch(f"{spec.name}: unexpected extra tensor '{p.name}'")
+        self.eps = None
+        for p in spec.user_params:
+            if p.kind == "scalar":
+                if p.name.lower() != "eps":
+                    raise MetadataMismatch(f"{spec.name}: do not know what to pass for scalar '{p.name}'")
+                self.eps = p
+        consts = {key.upper(): value for key, value in spec.constants.items()}
+        self.block = int(consts.get("BLOCK", consts.get("BN", 0))) or None
+        self.in_dtype, self.out_dtype = self.x.dtype, self.y.dtype
+
+    def check_shape(self, m, n, *rest):
+        if self.block is not None and n > self.block:
+            raise Unsupported(f"{self.spec.name} was compiled for rows of at most BLOCK={self.block} elements")
+
+    def args(self, x, y, w=None, b=None, eps=1e-5):
+        by_name = {self.x.name: x, self.y.name: y}
+        if self.w is not None:
+            by_name[self.w.name] = w
+        if self.b is not None:
+            by_name[self.b.name] = b
+        if self.eps is not None:
+            by_name[self.eps.name] = eps
+        return [by_name[p.name] for p in self.spec.user_params]
+
+    def config(self):
+        return f"BLOCK={self.block}, warps={self.spec.warps}"
+
+    def describe(self):
+        return (f"{self.spec.signature()}: {self.config()}; grid {', '.join(self.spec.grid_text)}; "
+                f"{self.spec.threads} threads; {self.spec.static_shared_bytes} B shared")

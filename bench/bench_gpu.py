@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Argus against its peers on the GPU, side by side in one run.
 
-    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick] [--only gemm|gemm_nt|gemm_nn|moe|attention]
+    python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick]
+        [--only gemm|gemm_nt|gemm_nn|moe|attention|softmax|layernorm|rmsnorm]
     python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR --dry-run     # no GPU, no torch needed
 
 Workloads (DESIGN.md section 10):
@@ -34,12 +35,23 @@ Workloads (DESIGN.md section 10):
   - bf16 attention forward (B, H, S, D), non-causal and causal: Argus `attention`
     (DIR/attention.ptx; builds with other -D constants, a causal one or another head size, may
     sit beside it as DIR/attention_*.ptx: each case runs on the first that accepts it), SDPA with the
-    FLASH_ATTENTION and with the CUDNN_ATTENTION backend.
+    FLASH_ATTENTION and with the CUDNN_ATTENTION backend;
+  - bf16 row kernels over X (M, N), one row per program, computed in float32: "softmax"
+    (y = softmax(x) along rows), "layernorm" (y = (x - mean) * rstd * w + b) and "rmsnorm"
+    (y = x * rsqrt(mean(x^2) + eps) * w), eps = 1e-5, w and b bf16 (N,): Argus
+    `softmax_bf16` / `layernorm_bf16` / `rmsnorm_bf16` (DIR/<name>_b<BLOCK>_w<WARPS>.ptx,
+    builds of examples/<name>.ag for several BLOCK and warps; each case runs on the builds
+    whose BLOCK is the smallest that holds its rows, and the fastest of those is timed, as
+    Triton's autotuner picks num_warps), Triton as in its tutorials (bench/triton_rows.py,
+    num_warps autotuned) and torch (F.softmax, F.layer_norm, F.rms_norm). Reported in GB/s of
+    the fewest bytes the kernel must move (X read once, Y written once, w and b read once).
 
 Method (.library/device/METHOD.md): every implementation is checked first, on fresh random
 inputs at ragged sizes (not multiples of any tile) and at each timed size, its output
 poisoned with NaN, by ||out - ref|| / ||ref|| against a float64 (GEMM) or float32
-(attention) torch reference. Only an implementation whose checks all passed is timed:
+(attention, row kernels: bf16 inputs upcast) torch reference. One ragged row-kernel case
+reads X from an address 2 bytes off 16-byte alignment (the element path of vectorized
+kernels). Only an implementation whose checks all passed is timed:
 CUDA events around CUDA-graph replays of one launch per input set, rotating among 4
 fresh input sets, after warm-up; the median over the replays, per launch. The timed
 outputs are checked again afterwards. A kernel whose PTX is missing is a "not built"
@@ -65,24 +77,38 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, MoeBinding, Unsupported  # noqa: E402
+from bench_bindings import (AttentionBinding, GemmBinding, MetadataMismatch, MoeBinding, RowBinding,  # noqa: E402
+                            Unsupported)
 
 # ----------------------------------------------------------------------------- the plan
 
 GEMM_IMPLS = ["argus", "cublas", "triton"]
 ATTN_IMPLS = ["argus", "flash", "cudnn"]
 MOE_IMPLS = ["argus", "torch_loop", "triton"]
-LABELS = {"argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
+ROW_IMPLS = ["argus", "triton", "torch"]
+ROW_WORKLOADS = ("softmax", "layernorm", "rmsnorm")
+# Row kernels: builds named <name>_<tag>_b<BLOCK>_w<WARPS>.ptx are the same kernels built by
+# another compiler, comparison rows "argus_<tag>" (ROW_TAGS); the others are Argus's.
+ROW_TAGS = {"before": "Argus before vec16 (2-byte accesses)",
+            "veconly": "Argus vec16 without the approximate exp"}
+LABELS = {"torch": "torch (F.softmax / F.layer_norm / F.rms_norm)", "argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
           "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
-WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "moe", "attention"]
+WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "moe", "attention", "softmax", "layernorm", "rmsnorm"]
+LABELS.update({"argus_" + tag: label for tag, label in ROW_TAGS.items()})
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
           "gemm_nn": "bf16 GEMM, Hopper path (C = A @ B, B stored (K, N))",
-          "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward"}
+          "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward",
+          "softmax": "bf16 softmax along rows", "layernorm": "bf16 layernorm (w, b)", "rmsnorm": "bf16 RMSNorm (w)"}
 ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_persistent.ptx", "gemm_persistent"), ("gemm_wgmma.ptx", "gemm_wgmma")],
                "gemm_nn": [("gemm_nn.ptx", "gemm_nn")],
                "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_persistent.ptx", "moe_gemm"),
                        ("moe_gemm_bm128.ptx", "moe_gemm")],
                "attention": [("attention.ptx", "attention")]}
+
+
+def is_row(workload):
+    """softmax, layernorm, rmsnorm: bf16 row kernels over X (M, N)."""
+    return workload in ROW_WORKLOADS
 
 
 def is_gemm(workload):
@@ -94,6 +120,8 @@ def impls_for(workload):
     """gemm_tc is sm_80-style code, so its workload also has Triton's mma.sync build."""
     if workload == "gemm":
         return GEMM_IMPLS + ["triton_mma"]
+    if is_row(workload):
+        return ROW_IMPLS
     return GEMM_IMPLS if is_gemm(workload) else MOE_IMPLS if workload == "moe" else ATTN_IMPLS
 
 
@@ -124,7 +152,19 @@ def gemm_nn_sizes(quick):
     return ragged, gemm_sizes(quick)[1]
 
 
+def row_sizes(quick):
+    """(M, N, skew) tuples: (checked-only, timed). The ragged ones have N off every
+    power of two; N = 1000 (a multiple of 8: 16-byte rows, the vector path with masked
+    groups), 4095 and 8191 (rows not 16-byte aligned: the element path); skew 1 reads X
+    from 2 bytes past a 16-byte boundary."""
+    ragged = [(37, 1000, 0), (129, 4095, 0), (3, 8191, 0), (1, 8, 0), (65, 1000, 1)]
+    timed = [(4096, 4096, 0)] if quick else [(4096, 4096, 0), (8192, 8192, 0), (4096, 8192, 0)]
+    return ragged, timed
+
+
 def sizes_of(workload, quick):
+    if is_row(workload):
+        return row_sizes(quick)
     return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "gemm_nn": gemm_nn_sizes, "moe": moe_sizes, "attention": attention_sizes}[workload](quick)
 
 
@@ -216,13 +256,24 @@ def moe_flops(size):
     return 2.0 * tokens * topk * n * k
 
 
+def row_bytes(workload, size):
+    """The fewest bytes a row kernel moves: X read and Y written once (bf16), w and b once."""
+    m, n = size[:2]
+    vectors = {"softmax": 0, "layernorm": 2, "rmsnorm": 1}[workload]
+    return 2.0 * (2 * m * n + vectors * n)
+
+
 def flops_of(workload, size):
+    if is_row(workload):
+        return None
     if workload == "moe":
         return moe_flops(size)
     return gemm_flops(size) if is_gemm(workload) else attention_flops(size)
 
 
 def size_text(workload, size):
+    if is_row(workload):
+        return "M={} N={}".format(*size[:2]) + (" (X 2 bytes off alignment)" if size[2] else "")
     if is_gemm(workload):
         return "M={} N={} K={}".format(*size)
     if workload == "moe":
@@ -233,11 +284,36 @@ def size_text(workload, size):
 
 # ----------------------------------------------------------------------------- Argus kernels
 
-def load_specs(ptx_dir, workload):
+def row_tag(file_name, name):
+    rest = file_name[len(name):-len(".ptx")].lstrip("_")
+    tag = rest.split("_")[0]
+    return tag if tag in ROW_TAGS else None
+
+
+def load_specs(ptx_dir, workload, tag=None):
     """[(ptx path, binding or None, status text)] for the workload's Argus kernels;
     no torch, no GPU. Raises MetadataMismatch / MetadataError on a bad metadata file."""
     from argus.meta import read_metadata
     out = []
+    if is_row(workload):  # every build of the row kernel: <workload>_bf16*.ptx
+        name = f"{workload}_bf16"
+        builds = sorted(f for f in os.listdir(ptx_dir) if f.startswith(name) and f.endswith(".ptx")
+                        and row_tag(f, name) == tag)
+        if not builds and tag:
+            return []
+        if not builds:
+            return [(os.path.join(ptx_dir, name + ".ptx"), None, "not built")]
+        seen = set()
+        for file_name in builds:
+            path = os.path.join(ptx_dir, file_name)
+            specs = {s.name: s for s in read_metadata(path)}
+            if name not in specs:
+                raise MetadataMismatch(f"{path}: no kernel '{name}' in its metadata (kernels: {', '.join(specs)})")
+            binding = RowBinding(specs[name], workload)
+            if binding.config() not in seen:  # the example's default build is also one of the variants
+                seen.add(binding.config())
+                out.append((path, binding, "built"))
+        return out
     files = ARGUS_FILES[workload]
     if workload == "attention":  # -D variants (causal, another head size) as attention_*.ptx
         variants = sorted(f for f in os.listdir(ptx_dir) if f.startswith("attention_") and f.endswith(".ptx"))
@@ -331,6 +407,8 @@ def cell(rec):
     if rec is None:
         return "-"
     st = rec["status"]
+    if st == "ok" and rec.get("gbps") is not None:
+        return f"**{rec['gbps']:.0f}** ({rec['ms']:.4f} ms)"
     if st == "ok" and rec.get("tflops") is not None:
         return f"**{rec['tflops']:.0f}** ({rec['ms']:.3f} ms)"
     if st == "ok":
@@ -346,9 +424,11 @@ def timed_table(records, workload, impls):
         if r["workload"] == workload and r["phase"] == "timed" and r["size_text"] not in sizes:
             sizes.append(r["size_text"])
     speedup = workload == "moe" and "argus" in impls and len(impls) > 1
-    head = "| size | " + " | ".join(LABELS[i] + " TFLOP/s (ms)" for i in impls) + \
-        (" | Argus / best peer" if speedup else "") + " |"
-    lines = [head, "|" + "---|" * (len(impls) + 1 + speedup)]
+    ratios = [i for i in impls if i != "argus"] if is_row(workload) and "argus" in impls else []
+    unit = " GB/s (ms)" if is_row(workload) else " TFLOP/s (ms)"
+    head = "| size | " + " | ".join(LABELS[i] + unit for i in impls) + \
+        (" | Argus / best peer" if speedup else "") + "".join(f" | Argus / {LABELS[i].split(' (')[0]}" for i in ratios) + " |"
+    lines = [head, "|" + "---|" * (len(impls) + 1 + speedup + len(ratios))]
     for s in sizes:
         row = []
         for impl in impls:
@@ -357,6 +437,8 @@ def timed_table(records, workload, impls):
             row.append(cell(rec))
         if speedup:
             row.append(speedup_cell(records, workload, s, impls))
+        for peer in ratios:
+            row.append(ratio_cell(records, workload, s, peer))
         lines.append(f"| {s} | " + " | ".join(row) + " |")
     return lines
 
@@ -370,6 +452,13 @@ def speedup_cell(records, workload, size, impls):
         return "-"
     best_ms, best = min(peers)
     return f"x{best_ms / ms['argus']:.2f} ({LABELS[best]})"
+
+
+def ratio_cell(records, workload, size, peer):
+    """Argus's speed against one peer's (the peer's time over Argus's), as 'x1.23'."""
+    ms = {r["impl"]: r["ms"] for r in records if r["workload"] == workload and r["phase"] == "timed"
+          and r["size_text"] == size and r["status"] == "ok" and r.get("ms")}
+    return f"x{ms[peer] / ms['argus']:.2f}" if "argus" in ms and peer in ms else "-"
 
 
 def check_table(records):
@@ -402,11 +491,13 @@ def markdown(doc):
              f"cuDNN {env.get('cudnn', '?')}), triton {env.get('triton', '?')}, python {env.get('python', '?')}",
              "- method: each implementation is first checked on fresh random normal inputs (two per size, ragged "
              "sizes included), output poisoned with NaN; rel. error = ||out - ref|| / ||ref|| against torch float64 "
-             "(GEMM) or float32 (attention, bf16 inputs upcast). Only implementations whose every check passed are "
+             "(GEMM) or float32 (attention and row kernels, bf16 inputs upcast). Only implementations whose every check passed are "
              "timed: one launch per input set (4 fresh sets) captured in a CUDA graph, warm-up, then the median of "
              f"{doc['replays']} graph replays timed with CUDA events, per launch; the outputs are re-checked after "
              "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal; MoE FLOPs = 2 * "
-             "(token-expert pairs) * N * K, padding rows not counted, routing and padding prepared outside timing.",
+             "(token-expert pairs) * N * K, padding rows not counted, routing and padding prepared outside timing. "
+             "Row kernels: GB/s of X read once, Y written once and w, b read once (bf16); Argus / peer is the "
+             "peer's time over Argus's (above 1: Argus faster).",
              ""]
     for workload in WORKLOADS:
         if not any(r["workload"] == workload for r in records):
@@ -418,14 +509,15 @@ def markdown(doc):
     if notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     lines += ["## Timing detail", "", "| workload | impl | size | out dtype | median ms | min ms | max ms | timing | "
-              "TFLOP/s | config |", "|---|---|---|---|---|---|---|---|---|---|"]
+              "TFLOP/s or GB/s | config |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         if r["phase"] == "timed" and r.get("ms") is not None:
             num = lambda key, spec: "-" if r.get(key) is None else format(r[key], spec)  # noqa: E731
             lines.append(f"| {r['workload']} | {LABELS.get(r['impl'], r['impl'])} | {r['size_text']} | "
                          f"{r.get('out_dtype', '?')} | {num('ms', '.4f')} | {num('ms_min', '.4f')} | "
                          f"{num('ms_max', '.4f')} | {r.get('timing', '?')} x{r.get('replays', '?')} | "
-                         f"{num('tflops', '.1f')} | {r.get('config') or ''} |")
+                         f"{num('tflops', '.1f') if r.get('gbps') is None else num('gbps', '.0f') + ' GB/s'} | "
+                         f"{r.get('config') or ''} |")
     lines += ["", "## Every check", ""] + check_table(records) + [""]
     return "\n".join(lines) + "\n"
 
@@ -453,15 +545,16 @@ def plot(doc, path):
                 rec = next((r for r in records if r["workload"] == workload and r["impl"] == impl
                             and r["size_text"] == s), None)
                 x = i + (j - (len(impls) - 1) / 2) * width
-                if rec and rec.get("tflops") is not None:
-                    ax.bar(x, rec["tflops"], width, color=f"C{j}", label=LABELS[impl] if i == 0 else None)
-                    ax.text(x, rec["tflops"], f"{rec['tflops']:.0f}", ha="center", va="bottom", fontsize=7)
+                value = rec.get("gbps", rec.get("tflops")) if rec else None
+                if value is not None:
+                    ax.bar(x, value, width, color=f"C{j}", label=LABELS[impl] if i == 0 else None)
+                    ax.text(x, value, f"{value:.0f}", ha="center", va="bottom", fontsize=7)
                 else:
                     ax.bar(x, 0, width, color=f"C{j}", label=LABELS[impl] if i == 0 else None)
                     ax.text(x, 5, rec["status"][:24] if rec else "-", ha="center", va="bottom", fontsize=7, rotation=90)
         ax.set_xticks(range(len(sizes)))
         ax.set_xticklabels([s.replace(" causal", "\ncausal") for s in sizes], fontsize=7)
-        ax.set_ylabel("TFLOP/s")
+        ax.set_ylabel("GB/s" if is_row(workload) else "TFLOP/s")
         ax.set_title(f"{TITLES[workload]} on {doc['environment'].get('gpu', '?')}", fontsize=10)
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -482,7 +575,7 @@ def dry_run(args, workloads):
         try:
             for path, binding, status in load_specs(args.ptx_dir, workload):
                 print(f"  Argus {os.path.basename(path)}: {status}" + (f": {binding.describe()}" if binding else ""))
-                if binding and is_gemm(workload):
+                if binding and (is_gemm(workload) or is_row(workload)):
                     for s in ragged + timed:
                         try:
                             binding.check_shape(*s)
@@ -505,7 +598,7 @@ def dry_run(args, workloads):
             problems += 1
         peers = impls_for(workload)[1:]
         print(f"  peers: {', '.join(LABELS[p] for p in peers)}")
-    for peer in ("triton_gemm.py", "triton_moe.py"):
+    for peer in ("triton_gemm.py", "triton_moe.py", "triton_rows.py"):
         with open(os.path.join(ROOT, "bench", peer)) as f:
             ast.parse(f.read(), peer)
     print("dry run: " + ("ok" if not problems else f"{problems} problem(s)"))
@@ -515,7 +608,8 @@ def dry_run(args, workloads):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ptx-dir", required=True,
-                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, moe_gemm*.ptx, attention.ptx and their .meta.json")
+                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, moe_gemm*.ptx, attention.ptx, "
+                         "softmax_bf16*.ptx, ... and their .meta.json")
     ap.add_argument("--out-dir", required=True, help="where bench_gpu.json, .md and .png go")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (a smoke run)")
     ap.add_argument("--dry-run", action="store_true", help="check arguments and metadata only; no GPU needed")

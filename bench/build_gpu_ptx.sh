@@ -25,4 +25,13 @@ done
 "$argusc" --arch=sm_90a "$root/examples/attention_wgmma_d64.ag" -D CAUSAL=1 -o "$out/attention_wgmma_d64_causal.ptx"
 # The MoE grouped GEMM for prefill-like cases (layouts padded to BM = 128): two warpgroups.
 "$argusc" --arch=sm_90a "$root/examples/moe_gemm.ag" -D BM=128 -D BN=256 -D WG=2 -o "$out/moe_gemm_bm128.ptx"
+# The bf16 row kernels (bench_gpu.py softmax / layernorm / rmsnorm): rows of up to 4096 and
+# 8192 elements, 4, 8 and 16 warps (the bench times each build that holds a case's rows).
+for k in softmax_bf16 layernorm_bf16 rmsnorm_bf16; do
+  for block in 4096 8192; do
+    for w in 4 8 16; do
+      "$argusc" --arch=sm_90 "$root/examples/$k.ag" -D BLOCK=$block -D W=$w -o "$out/${k}_b${block}_w${w}.ptx"
+    done
+  done
+done
 echo "PTX for $(ls "$out"/*.ptx | wc -l) kernels in $out"

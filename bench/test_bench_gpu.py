@@ -21,7 +21,8 @@ import argus  # noqa: E402
 import bench_gpu_worker  # noqa: E402
 import fake_gpu  # noqa: E402
 from argus.meta import KernelSpec  # noqa: E402
-from bench_bindings import AttentionBinding, GemmBinding, MetadataMismatch, MoeBinding, Unsupported  # noqa: E402
+from bench_bindings import (AttentionBinding, GemmBinding, MetadataMismatch, MoeBinding, RowBinding,  # noqa: E402
+                            Unsupported)
 
 
 def tensor(name, dtype, *dims):
@@ -551,6 +552,58 @@ class ReportTest(unittest.TestCase):
 
     def test_json_round_trip(self):
         self.assertEqual(json.loads(json.dumps(self.doc())), self.doc())
+
+
+def row_spec_dict(name, block, warps, with_w=True, with_b=True):
+    """layernorm_bf16's metadata as argusc writes it (examples/layernorm_bf16.ag), trimmed."""
+    params = [tensor("x", "bf16", "M", "N")] + ([tensor("w", "bf16", "N")] if with_w else []) + \
+        ([tensor("b", "bf16", "N")] if with_b else []) + [tensor("y", "bf16", "M", "N")] + \
+        ([{"name": "eps", "kind": "scalar", "dtype": "f32"}] if with_w else [])
+    d = spec_dict(name, params, ["M", "N"], {"BLOCK": block, "W": warps})
+    d["warps"], d["threads"] = warps, 32 * warps
+    return d
+
+
+class RowKernelsTest(unittest.TestCase):
+    """The bf16 row kernels' binding, sizes, build tags and report (no GPU)."""
+
+    def test_binding_passes_x_w_b_y_eps_in_the_kernels_order(self):
+        b = RowBinding(KernelSpec(row_spec_dict("layernorm_bf16", 4096, 8)), "layernorm")
+        self.assertEqual(b.args("X", "Y", "W", "B", 1e-5), ["X", "W", "B", "Y", 1e-5])
+        self.assertEqual(b.config(), "BLOCK=4096, warps=8")
+        b.check_shape(7, 4096, 0)
+        with self.assertRaises(Unsupported):
+            b.check_shape(7, 4097, 0)
+
+    def test_softmax_needs_no_vectors_and_norms_need_theirs(self):
+        RowBinding(KernelSpec(row_spec_dict("softmax_bf16", 4096, 8, with_w=False, with_b=False)), "softmax")
+        with self.assertRaises(MetadataMismatch):
+            RowBinding(KernelSpec(row_spec_dict("softmax_bf16", 4096, 8, with_w=False, with_b=False)), "layernorm")
+
+    def test_sizes_are_ragged_misaligned_and_the_issues_three(self):
+        ragged, timed = bench_gpu.sizes_of("rmsnorm", False)
+        self.assertEqual([s[:2] for s in timed], [(4096, 4096), (8192, 8192), (4096, 8192)])
+        self.assertTrue(any(s[2] for s in ragged), "one case reads X off 16-byte alignment")
+        self.assertTrue(any(s[1] % 8 for s in ragged), "rows that are not 16-byte multiples")
+        self.assertEqual(bench_gpu.row_bytes("layernorm", (2, 8, 0)), 2.0 * (2 * 16 + 2 * 8))
+        self.assertIsNone(bench_gpu.flops_of("softmax", (2, 8, 0)))
+
+    def test_build_tags_pick_the_comparison_rows(self):
+        self.assertIsNone(bench_gpu.row_tag("softmax_bf16_b4096_w8.ptx", "softmax_bf16"))
+        self.assertIsNone(bench_gpu.row_tag("softmax_bf16.ptx", "softmax_bf16"))
+        self.assertEqual(bench_gpu.row_tag("softmax_bf16_before_b4096_w8.ptx", "softmax_bf16"), "before")
+
+    def test_report_gives_gb_per_s_and_the_ratio_to_each_peer(self):
+        def rec(impl, ms):
+            return {"workload": "softmax", "impl": impl, "size": [4, 8, 0], "size_text": "M=4 N=8", "phase": "timed",
+                    "status": "ok", "ms": ms, "gbps": 128 / (ms * 1e6), "tflops": None}
+        doc = {"date": "d", "command": "c", "replays": 10, "environment": {"gpu": "G"},
+               "groups": [{"group": "argus:softmax", "records": [rec("argus", 0.01), rec("argus_before", 0.02)]},
+                          {"group": "peers:softmax", "records": [rec("triton", 0.011), rec("torch", 0.03)]}]}
+        table = bench_gpu.markdown(doc).split("## bf16 softmax along rows\n")[1].split("##")[0]
+        self.assertIn("| Argus / Triton | Argus / torch | Argus / Argus before vec16 |", table)
+        self.assertIn("| x1.10 | x3.00 | x2.00 |", table)
+        self.assertIn("GB/s (ms)", table)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 // back (round to nearest even), as the interpreter does; on the GPU a multiply
 // feeding an add may contract into one fma (kernel.cpp), where the interpreter
 // rounds twice.
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
@@ -136,6 +138,54 @@ std::string opDescription(const ir::Op& op) {
   return ir::opKindName(op.kind);
 }
 
+using Users = std::map<ir::ValueId, std::vector<const ir::Op*>>;
+
+void collectUsers(const ir::Block& block, Users& users) {
+  for (const auto& op : block.ops) {
+    for (ir::ValueId operand : op->operands) users[operand].push_back(op.get());
+    for (const ir::Block& region : op->regions) collectUsers(region, users);
+  }
+}
+
+// Whether every use of `id`, followed through sums (along an axis or whole), products,
+// quotients and broadcasts, ends in a cast to a 16-bit float: a row softmax's exp, whose values are
+// summed into the divisor and divided by it before the cast to bf16.
+bool endsInNarrowing(const ir::Function& fn, const Users& users, ir::ValueId id, int depth) {
+  auto it = users.find(id);
+  if (depth > 8 || it == users.end() || it->second.empty()) return false;
+  for (const ir::Op* op : it->second) {
+    if (op->results.size() != 1) return false;
+    if (op->kind == ir::OpKind::Cast) {
+      const DType to = fn.typeOf(op->results[0]).dtype;
+      if (to != DType::BF16 && to != DType::F16) return false;
+      continue;
+    }
+    const bool summed = (op->kind == ir::OpKind::Reduce || op->kind == ir::OpKind::ReduceAll) &&
+                        op->attrs.reduce == ir::ReduceKind::Sum;
+    const bool scaled = op->kind == ir::OpKind::Binary &&
+                        (op->attrs.binary == ir::BinaryKind::Mul || op->attrs.binary == ir::BinaryKind::Div);
+    const bool spread = op->kind == ir::OpKind::Splat || op->kind == ir::OpKind::Broadcast;  // the same values
+    if (!(summed || scaled || spread) || !endsInNarrowing(fn, users, op->results[0], depth + 1)) return false;
+  }
+  return true;
+}
+
+// An f32 exp whose every use, through sums, products and quotients, ends in a cast to
+// bf16 or f16 is ex2.approx.ftz(x * log2(e)), as Triton computes every f32 exp: relative
+// error below 2^-17 for |x| < 88 (the rounding of x * log2(e) scaled by |x|, plus the
+// approximation's 2^-22), far under the cast's 2^-9 or 2^-12, and an error of that size
+// carries through the sums, products and quotients to the cast; results below 2^-126
+// flush to 0. A row softmax in bf16 (exp(x - max) / sum, cast to bf16) then spends 2
+// instructions per element on exp instead of mathExp's 23: it is the bulk of the
+// instructions of a memory-bound kernel. Its quotient by the row sum is likewise a
+// product with the row sum's reciprocal (lowerElementwise).
+bool endsInNarrowing(const ir::Function& fn, const ir::Op& op) {
+  if (op.results.size() != 1) return false;
+  Users users;
+  collectUsers(fn.body, users);
+  return endsInNarrowing(fn, users, op.results[0], 0);
+}
+
 }  // namespace
 
 // Whether every use of `id` casts it to a 16-bit float or sums it along an axis.
@@ -183,15 +233,34 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
       return internalError(op.range, std::string("operand layouts of ") + ir::opKindName(op.kind) + " disagree");
   }
   std::vector<llvm::Value*> results(count, nullptr);
+  const bool expApproximate = op.kind == ir::OpKind::Unary && op.attrs.unary == ir::UnaryKind::Exp &&
+                              operandType == DType::F32 && endsInNarrowing(fn_, op);
+  // x / s with one divisor for every value of this thread (a scalar or a row statistic the
+  // thread holds once), the quotient ending in a 16-bit cast: x * (1 / s), the reciprocal
+  // correctly rounded once per thread (docs/language.md, "Dtypes"; within 1.5 ulp of f32).
+  llvm::Value* reciprocal = nullptr;
+  if (op.kind == ir::OpKind::Binary && op.attrs.binary == ir::BinaryKind::Div && operandType == DType::F32 &&
+      count > 1 && operands.size() == 2 &&
+      std::all_of(operands[1].begin(), operands[1].end(), [&](llvm::Value* d) { return d == operands[1][0]; }) &&
+      endsInNarrowing(fn_, op))
+    reciprocal = b_.CreateFDiv(f32(1.0), operands[1][0], "reciprocal");
   if (narrowsInPairs(op, operandType, resultType)) {
     narrowPairs(operands[0], resultType.dtype, results);
     count = 0;
   }
   for (size_t v = 0; v < count; ++v) {
     switch (op.kind) {
-      case ir::OpKind::Binary: results[v] = emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]); break;
+      case ir::OpKind::Binary:
+        results[v] = reciprocal ? b_.CreateFMul(operands[0][v], reciprocal)
+                                : emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]);
+        break;
       case ir::OpKind::Compare: results[v] = emitCompare(op.attrs.cmp, operandType, operands[0][v], operands[1][v]); break;
       case ir::OpKind::Unary:
+        if (op.attrs.unary == ir::UnaryKind::Exp && operandType == DType::F32 && expApproximate) {
+          results[v] = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {},
+                                          {b_.CreateFMul(operands[0][v], f32(1.4426950408889634))});
+          break;
+        }
         results[v] = op.attrs.unary == ir::UnaryKind::Exp2 && operandType == DType::F32 && onlyNarrowed(op.results[0])
                          ? b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {operands[0][v]})
                          : emitUnary(op.attrs.unary, operandType, operands[0][v]);

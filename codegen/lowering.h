@@ -162,6 +162,17 @@ class KernelLowering {
   llvm::Value* tileInsideWithEvenRows(const Lowered& view);
   void emitPairStores(const Lowered& view, const ir::Type& tileType, const EmittedLayout& layout,
                       const std::vector<llvm::Value*>& data);
+  // ---- vector_access.cpp (tiles in a vectorized layout, Layout::vec)
+  // Elements per global access for a tile of dtype `t` in a layout of `vec` (0: none).
+  int64_t vectorAccessElements(ir::DType t, int64_t vec) const;
+  // i1, block-uniform: every group of `elements` of the view starts `elements * bytes` aligned.
+  llvm::Value* vectorAccessAligned(const Lowered& view, ir::DType t, int64_t elements);
+  std::vector<llvm::Value*> vectorGlobalLoad(llvm::Value* addr, ir::DType t, int64_t elements, llvm::Value* pred,
+                                             llvm::Value* other);
+  void vectorGlobalStore(llvm::Value* addr, ir::DType t, const std::vector<llvm::Value*>& elements, llvm::Value* pred);
+  // 8- or 16-bit elements as 32-bit words, little-endian (memory.cpp), and back.
+  std::vector<llvm::Value*> packWords(const std::vector<llvm::Value*>& elements, ir::DType t);
+  std::vector<llvm::Value*> unpackWords(const std::vector<llvm::Value*>& words, ir::DType t);
   // ---- store_staging.cpp (16-bit mma tiles to global memory through shared slices)
   llvm::Value* tileInsideWithAlignedRows(const Lowered& view);
   llvm::Value* rowsAlignedForTma(const Lowered& view, ir::DType t);

@@ -249,6 +249,32 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
   llvm::Value* other = op.operands.size() > 1 ? values_[op.operands[1]].values[0] : constant(t.dtype, 0, 0.0);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
+  const int64_t vecElements =
+      view.space == ir::MemSpace::Global ? vectorAccessElements(t.dtype, t.layout.vec) : 0;
+  llvm::BasicBlock* vecMerge = nullptr;
+  llvm::BasicBlock* vecDone = nullptr;
+  std::vector<llvm::Value*> vecValues;
+  if (vecElements > 0) {
+    // A vectorized layout (vector_access.cpp): one access per group of vecElements
+    // values where the tensor allows it, else the element loads below.
+    llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "load.vec", kernel_);
+    llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "load.elements", kernel_);
+    vecMerge = llvm::BasicBlock::Create(ctx_, "load.done", kernel_);
+    b_.CreateCondBr(vectorAccessAligned(view, t.dtype, vecElements), fast, general);
+    b_.SetInsertPoint(fast);
+    for (int64_t v = 0; v < layout->map.numValues(); v += vecElements) {
+      std::vector<llvm::Value*> coord = tileCoord(*layout, v);
+      llvm::Value* addr = globalAddress(view.base, t.dtype, viewElementIndex(view, coord));
+      for (llvm::Value* x : vectorGlobalLoad(addr, t.dtype, vecElements, viewInBounds(view, coord), other))
+        vecValues.push_back(x);
+    }
+    // 8- and 16-bit data meet the element path as whole 32-bit words (packWords): half the
+    // phis, and a bf16 widened after the merge is a shift of its word (widenPackedBf16).
+    if (dtypeBytes(t.dtype) < 4) vecValues = packWords(vecValues, t.dtype);
+    vecDone = b_.GetInsertBlock();
+    b_.CreateBr(vecMerge);
+    b_.SetInsertPoint(general);
+  }
   for (int64_t v = 0; v < layout->map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(*layout, v);
     llvm::Value* index = viewElementIndex(view, coord);
@@ -261,7 +287,53 @@ bool KernelLowering::lowerLoad(const ir::Op& op) {
       r.values.push_back(fromMemory(load, t.dtype));
     }
   }
+  if (vecMerge) {
+    const bool packed = dtypeBytes(t.dtype) < 4;
+    std::vector<llvm::Value*> elementValues = packed ? packWords(r.values, t.dtype) : r.values;
+    llvm::BasicBlock* elementsDone = b_.GetInsertBlock();
+    b_.CreateBr(vecMerge);
+    b_.SetInsertPoint(vecMerge);
+    std::vector<llvm::Value*> merged;
+    for (size_t v = 0; v < elementValues.size(); ++v) {
+      llvm::PHINode* phi = b_.CreatePHI(elementValues[v]->getType(), 2);
+      phi->addIncoming(vecValues[v], vecDone);
+      phi->addIncoming(elementValues[v], elementsDone);
+      merged.push_back(phi);
+    }
+    r.values = packed ? unpackWords(merged, t.dtype) : merged;
+  }
   return true;
+}
+
+// 8- or 16-bit elements (a multiple of 32 bits of them) as 32-bit words, little-endian, and
+// back: bitcast(trunc(word >> 16 k)), the form packedHalf recognizes.
+std::vector<llvm::Value*> KernelLowering::packWords(const std::vector<llvm::Value*>& elements, DType t) {
+  const int64_t bits = dtypeBytes(t) * 8, perWord = 32 / bits;
+  std::vector<llvm::Value*> words;
+  for (size_t w = 0; w * static_cast<size_t>(perWord) < elements.size(); ++w) {
+    llvm::Value* word = nullptr;
+    for (int64_t k = 0; k < perWord; ++k) {
+      llvm::Value* part = b_.CreateZExt(toMemoryBits(elements[w * static_cast<size_t>(perWord) + static_cast<size_t>(k)], t),
+                                        b_.getInt32Ty());
+      if (k) part = b_.CreateShl(part, b_.getInt32(static_cast<uint32_t>(k * bits)));
+      word = word ? b_.CreateOr(word, part) : part;
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+std::vector<llvm::Value*> KernelLowering::unpackWords(const std::vector<llvm::Value*>& words, DType t) {
+  const int64_t bits = dtypeBytes(t) * 8, perWord = 32 / bits;
+  llvm::Type* dataTy = memType(t);
+  std::vector<llvm::Value*> elements;
+  for (llvm::Value* word : words)
+    for (int64_t k = 0; k < perWord; ++k) {
+      llvm::Value* w = k ? b_.CreateLShr(word, b_.getInt32(static_cast<uint32_t>(k * bits))) : word;
+      llvm::Value* raw = b_.CreateTrunc(w, b_.getIntNTy(static_cast<unsigned>(bits)));
+      elements.push_back(fromMemory(dataTy->isFloatingPointTy() ? b_.CreateBitCast(raw, dataTy) : raw, t));
+    }
+  return elements;
 }
 
 bool KernelLowering::lowerStore(const ir::Op& op) {
@@ -305,6 +377,26 @@ bool KernelLowering::lowerStore(const ir::Op& op) {
       b_.CreateBr(merge);
       b_.SetInsertPoint(elements);
     }
+  } else if (const int64_t vecElements =
+                 view.space == ir::MemSpace::Global ? vectorAccessElements(tileType.dtype, tileType.layout.vec) : 0;
+             vecElements > 0) {
+    // A vectorized layout (vector_access.cpp): one access per group of vecElements values
+    // where the tensor allows it, else the element stores below.
+    llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "store.vec", kernel_);
+    llvm::BasicBlock* general = llvm::BasicBlock::Create(ctx_, "store.elements", kernel_);
+    merge = llvm::BasicBlock::Create(ctx_, "store.done", kernel_);
+    b_.CreateCondBr(vectorAccessAligned(view, tileType.dtype, vecElements), fast, general);
+    b_.SetInsertPoint(fast);
+    for (int64_t v = 0; v < layout->map.numValues(); v += vecElements) {
+      std::vector<llvm::Value*> coord = tileCoord(*layout, v);
+      llvm::Value* inside = viewInBounds(view, coord);
+      llvm::Value* pred = layout->isOwner ? b_.CreateAnd(layout->isOwner, inside) : inside;
+      std::vector<llvm::Value*> group(data.begin() + v, data.begin() + v + vecElements);
+      vectorGlobalStore(globalAddress(view.base, tileType.dtype, viewElementIndex(view, coord)), tileType.dtype, group,
+                        pred);
+    }
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(general);
   }
   for (int64_t v = 0; v < layout->map.numValues(); ++v) {
     std::vector<llvm::Value*> coord = tileCoord(*layout, v);

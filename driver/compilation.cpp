@@ -16,6 +16,7 @@
 #include "ir/ir.h"
 #include "ir/cluster.h"
 #include "ir/dot_layout.h"
+#include "ir/vector_layout.h"
 #include "ir/pipeline.h"
 
 namespace argus {
@@ -114,6 +115,7 @@ const sema::Result& Compilation::sema() {
     // Multicast copies are proved cluster-uniform first, on the loops as the user wrote them.
     if (stages_->sema->module) {
       ir::chooseDotLayouts(*stages_->sema->module, options_.arch);
+      ir::chooseVectorLayouts(*stages_->sema->module, options_.arch, &diags_);
       ir::checkClusters(*stages_->sema->module, diags_);
       ir::applyPipelining(*stages_->sema->module, &file_, diags_);
     }

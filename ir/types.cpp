@@ -86,8 +86,13 @@ void addDigit(std::vector<Distribution::Digit>& digits, int dim, int64_t extent,
 
 // The canonical blocked distribution (see types.h).
 void blockedDigits(const Layout& layout, Distribution& dist) {
-  const std::vector<int64_t>& p = layout.parent;
+  std::vector<int64_t> p = layout.parent;
   size_t rank = p.size();
+  // vec > 1: the canonical rule on the parent whose last extent counts groups of vec
+  // elements; the group's own digit (extent vec, stride 1) is the lowest value digit
+  // and every other digit of the last axis strides whole groups (types.h).
+  const int64_t vec = layout.vec > 1 && rank > 0 && p[rank - 1] % layout.vec == 0 ? layout.vec : 1;
+  if (vec > 1) p[rank - 1] /= vec;
   int64_t lanesLeft = 32;
   for (size_t i = rank; i-- > 0;) {
     int64_t extent = std::max<int64_t>(p[i], 1);
@@ -106,10 +111,13 @@ void blockedDigits(const Layout& layout, Distribution& dist) {
   }
   for (size_t i = rank; i-- > 0;) {
     int dim = static_cast<int>(i);
-    addDigit(dist.laneDigits, dim, dist.lanes[i], 1);
-    addDigit(dist.warpDigits, dim, dist.warps[i], dist.lanes[i]);
-    addDigit(dist.valueDigits, dim, dist.values[i], dist.lanes[i] * dist.warps[i]);
+    const int64_t unit = i + 1 == rank ? vec : 1;
+    if (unit > 1) addDigit(dist.valueDigits, dim, unit, 1);
+    addDigit(dist.laneDigits, dim, dist.lanes[i], unit);
+    addDigit(dist.warpDigits, dim, dist.warps[i], unit * dist.lanes[i]);
+    addDigit(dist.valueDigits, dim, dist.values[i], unit * dist.lanes[i] * dist.warps[i]);
   }
+  if (vec > 1) dist.values[rank - 1] *= vec;
 }
 
 // mma.sync m16n8k16 accumulator fragments tiled over warpsM x warpsN warps (types.h).
@@ -260,6 +268,7 @@ std::string layoutStr(const Layout& layout) {
       if (layout.isReduced(d)) axes.push_back(static_cast<int64_t>(d));
     out += ", reduced=" + joinInts(axes);
   }
+  if (layout.vec > 1) out += ", vec=" + std::to_string(layout.vec);
   return out + ">";
 }
 

@@ -38,6 +38,15 @@ bool isSigned(DType t);   // signed integers only
 // The primary owner of an element is the replica with all replica bits and all
 // l[d], w[d] of reduced axes equal to zero; only it stores the element.
 //
+// A vectorized blocked layout (vec = V > 1, blocked only; ir/vector_layout.h picks it
+// for tiles of 16-bit global loads and stores) gives each thread V consecutive
+// elements of the last axis: the rule above runs on the parent with its last extent
+// divided by V (P' = P, P'[r-1] = P[r-1] / V), and then
+//   coordinate[r-1] = j + V * (l'[r-1] + L'[r-1] * (w'[r-1] + W'[r-1] * k'[r-1])),
+// where j < V is the lowest digit of the value index (v = k' * V + j, row-major as
+// above). So values v..v+V-1 (v a multiple of V) are V adjacent elements: one 16-byte
+// access for V = 8 16-bit elements.
+//
 // An mma layout (kind Mma, rank 2) is the accumulator layout of the tensor-core
 // instruction mma.sync m16n8k16, tiled over a (warpsM x warpsN) grid of warps.
 // Each warp owns the contiguous block of rows [wm*BM/warpsM, ...) and columns
@@ -57,12 +66,20 @@ struct Layout {
   // distribution is exactly the mma layout's with warps (4 * warpgroups, 1) and BM = 64 * warpgroups
   // (warpgroup g, warps 4g..4g+3, owns rows 64g..64g+63); only codegen's instruction differs.
   bool wgmma = false;
+  // Blocked only: consecutive elements of the last axis per thread (1: the canonical rule).
+  int64_t vec = 1;
   bool operator==(const Layout&) const = default;
   bool isReduced(size_t axis) const { return (reducedMask >> axis) & 1u; }
   bool isMma() const { return kind == LayoutKind::Mma; }
   // The tile shape this layout describes: parent with reduced axes set to 1.
   std::vector<int64_t> shape() const;
   static Layout canonical(std::vector<int64_t> shape) { return Layout{std::move(shape), 0}; }
+  // The canonical layout with `vec` consecutive elements of the last axis per thread.
+  static Layout vectorized(std::vector<int64_t> shape, int64_t vec) {
+    Layout l{std::move(shape), 0};
+    l.vec = vec;
+    return l;
+  }
   // Requires rank 2, BM % (16*warpsM) == 0 and BN % (8*warpsN) == 0 (sema checks).
   static Layout mma(int64_t rows, int64_t cols, int64_t warpsM, int64_t warpsN) {
     return Layout{{rows, cols}, 0, LayoutKind::Mma, warpsM, warpsN};
@@ -73,7 +90,8 @@ struct Layout {
   }
 };
 
-// "#blocked<[64, 64]>", "#blocked<[4, 1024], reduced=[1]>", "#mma<[64, 64], warps=[2, 2]>".
+// "#blocked<[64, 64]>", "#blocked<[4, 1024], reduced=[1]>", "#blocked<[4096], vec=8>",
+// "#mma<[64, 64], warps=[2, 2]>".
 std::string layoutStr(const Layout& layout);
 
 // Concrete numbers of a layout's distribution for a given number of warps.

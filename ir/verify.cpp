@@ -52,6 +52,8 @@ class Verifier {
       if (l.parent.size() < 32 && (l.reducedMask >> l.parent.size()) != 0)
         error(what + " reduces an axis beyond its rank");
       if (t.shape != l.shape()) error(what + " has shape inconsistent with its layout: " + t.str());
+      if (l.vec != 1 && (l.isMma() || !isPowerOfTwo(l.vec) || l.parent.back() % l.vec != 0))
+        error(what + " has a vectorized layout that is not blocked or whose vec does not divide its last extent: " + t.str());
     }
     if (t.kind == TypeKind::Shared || t.kind == TypeKind::View) {
       if (t.shape.empty()) error(what + " has rank 0");
@@ -256,7 +258,8 @@ class Verifier {
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
         if (x.dtype != t.dtype) error("changes the dtype: " + x.str() + " -> " + t.str());
-        if (x.layout.parent != t.layout.parent) error("operand and result layouts have different parents: " + x.str() + " -> " + t.str());
+        if (x.layout.parent != t.layout.parent || x.layout.vec != t.layout.vec)
+          error("operand and result layouts have different parents: " + x.str() + " -> " + t.str());
         if ((t.layout.reducedMask & ~x.layout.reducedMask) != 0)
           error("result reduces an axis the operand does not: " + x.str() + " -> " + t.str());
         return;
@@ -311,7 +314,9 @@ class Verifier {
         const Type& v = type(op.operands[0]);
         if (v.kind != TypeKind::View) { error("operand must be a view, got " + v.str()); return; }
         if (op.operands.size() == 2) expectSameType(op.operands[1], Type::scalar(v.dtype), "'other'");
-        expectSameType(op.results[0], Type::tile(v.dtype, Layout::canonical(v.shape)), "result");
+        // The canonical layout, or its vectorized form (ir/vector_layout.h).
+        expectSameType(op.results[0], Type::tile(v.dtype, Layout::vectorized(v.shape, type(op.results[0]).layout.vec)),
+                       "result");
         return;
       }
       case OpKind::Store: {

@@ -153,6 +153,36 @@ TEST(Distribution, EveryElementHasOnePrimaryOwner) {
     }
 }
 
+// Vectorized layouts (ir/vector_layout.h): the same coverage, with V consecutive elements of the
+// last axis per thread as the lowest value digit.
+TEST(Distribution, VectorizedLayoutsCoverEveryElementOnce) {
+  std::vector<std::vector<int64_t>> shapes = {{4096}, {1024}, {256}, {8}, {4, 1024}, {16, 128}, {64, 8}, {2, 4, 64}};
+  for (const auto& shape : shapes)
+    for (int64_t warps : {1, 2, 4, 8, 16}) {
+      uint32_t rankMask = (1u << shape.size()) - 1;
+      for (uint32_t mask = 0; mask <= rankMask; ++mask) {
+        Layout layout{shape, mask};
+        layout.vec = 8;
+        checkCoverage(layout, warps);
+      }
+    }
+}
+
+TEST(Distribution, VectorizedLayoutGivesEachThreadAdjacentElements) {
+  // (4096) over 8 warps, vec 8: thread t holds 8 * t .. 8 * t + 7, then the same 2048 further.
+  Distribution d = Distribution::of(Layout::vectorized({4096}, 8), 8);
+  EXPECT_EQ(d.valuesPerThread, 16);
+  for (int64_t t : {0, 1, 31, 32, 255})
+    for (int64_t v = 0; v < 16; ++v)
+      EXPECT_EQ(d.coordinate(t, v), (std::vector<int64_t>{v % 8 + 8 * t + 2048 * (v / 8)})) << t << " " << v;
+  // (16, 128) over 4 warps: 16 lanes along a row (8 elements each), 2 rows per warp.
+  Distribution two = Distribution::of(Layout::vectorized({16, 128}, 8), 4);
+  EXPECT_EQ(two.coordinate(17, 3), (std::vector<int64_t>{1, 8 + 3}));
+  EXPECT_EQ(two.coordinate(32, 0), (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(Type::tile(DType::BF16, Layout::vectorized({4, 1024}, 8)).str(), "tile<bf16, [4, 1024], #blocked<[4, 1024], vec=8>>");
+  EXPECT_NE(Layout::vectorized({64}, 8), Layout::canonical({64}));
+}
+
 // Broadcast is free: a thread holding element c of (P, R') also holds the
 // element c with the axes of R \ R' zeroed in (P, R).
 TEST(Distribution, BroadcastNeedsNoCommunication) {
