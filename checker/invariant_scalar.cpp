@@ -1,5 +1,6 @@
 // Z3 encoding of block-uniform i32 scalars for the invariant checks.
 #include "checker/invariant_scalar.h"
+#include "checker/scalar_semantics.h"
 #include "checker/operands_first.h"
 
 #include <algorithm>
@@ -310,21 +311,8 @@ z3::expr ScalarEncoder::scalarTerm(ir::ValueId id) {
       case OpKind::Binary: {
         if (def->operands.size() != 2) { result = opaque(id); break; }
         z3::expr x = operand(0), y = operand(1);
-        switch (def->attrs.binary) {
-          case BinaryKind::Add: result = x + y; break;
-          case BinaryKind::Sub: result = x - y; break;
-          case BinaryKind::Mul: result = x * y; break;
-          case BinaryKind::Div: result = z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); break;
-          case BinaryKind::Rem: result = z3::srem(x, y); break;
-          case BinaryKind::Min: result = z3::ite(x < y, x, y); break;
-          case BinaryKind::Max: result = z3::ite(x > y, x, y); break;
-          case BinaryKind::And: result = x & y; break;
-          case BinaryKind::Or: result = x | y; break;
-          case BinaryKind::Xor: result = x ^ y; break;
-          case BinaryKind::Shl: result = z3::shl(x, y); break;
-          case BinaryKind::Shr: result = z3::ashr(x, y); break;
-          default: result = opaque(id); break;
-        }
+        if (auto r = encodeI32Binary(def->attrs.binary, x, y)) result = *r;
+        else result = opaque(id);
         break;
       }
       case OpKind::Select: {

@@ -72,11 +72,12 @@ class MbarrierChecker {
     encoder_ = std::make_unique<MbEncoder>(*ctx_, fn_, events_);
     for (const MbEvent& e : events_.events) {
       try {
-        if (e.usesMbarrier() && e.kind != K::Init) withWindow([&] { checkInit(e); });
-        if (e.kind == K::Wait) withWindow([&] { checkWait(e); });
-        if (e.isArrival()) withWindow([&] { checkArrival(e); });
-        if (e.kind == K::Copy || e.kind == K::Read || e.kind == K::Write) withWindow([&] { checkInFlight(e); });
-        if (e.kind == K::Copy) withWindow([&] { checkOverwrite(e); });
+        auto label = [&](const char* check) { budget_.setTraceLabel(std::string(check) + ":" + opWord(e)); };
+        if (e.usesMbarrier() && e.kind != K::Init) label("init"), withWindow([&] { checkInit(e); });
+        if (e.kind == K::Wait) label("wait"), withWindow([&] { checkWait(e); });
+        if (e.isArrival()) label("arrival"), withWindow([&] { checkArrival(e); });
+        if (e.kind == K::Copy || e.kind == K::Read || e.kind == K::Write) label("in-flight"), withWindow([&] { checkInFlight(e); });
+        if (e.kind == K::Copy) label("overwrite"), withWindow([&] { checkOverwrite(e); });
       } catch (const z3::exception& ex) {
         cannotProve(e, "its mbarrier protocol holds", std::string("the solver failed: ") + ex.msg());
       }

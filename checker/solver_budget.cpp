@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+
 namespace argus::checker {
 
 namespace {
@@ -25,7 +26,8 @@ double msSince(Clock::time_point start) {
 
 // ARGUS_TRACE_QUERIES=DIR writes every query the checker asks to DIR/qNNNN.smt2, with its
 // analysis, answer, wall time and resource units in a leading comment (for tuning the encodings).
-void traceQuery(const Options& options, const std::string& smt2, double ms, uint64_t units, z3::check_result result) {
+void traceQuery(const Options& options, const std::string& label, const std::string& smt2, double ms, uint64_t units,
+                z3::check_result result) {
   static const char* dir = std::getenv("ARGUS_TRACE_QUERIES");
   if (!dir || !*dir) return;
   static int next = 0;
@@ -34,7 +36,7 @@ void traceQuery(const Options& options, const std::string& smt2, double ms, uint
   std::ofstream out(std::string(dir) + name);
   const char* phase = options.profile ? options.profile->currentPhase().name.c_str() : "?";
   out << "; phase " << phase << " answer " << (result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown")
-      << " ms " << ms << " units " << units << "\n"
+      << " ms " << ms << " units " << units << " label " << label << "\n"
       << smt2;
 }
 
@@ -94,7 +96,7 @@ z3::check_result SolverBudget::check(z3::solver& solver) {
   z3::check_result result = solver.check();
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
-  traceQuery(options_, solver.to_smt2(), ms, lastUnits_, result);
+  traceQuery(options_, traceLabel_, solver.to_smt2(), ms, lastUnits_, result);
   return result;
 }
 
@@ -114,12 +116,14 @@ z3::check_result SolverBudget::check(z3::optimize& optimize) {
   return result;
 }
 
-std::string SolverBudget::unknownReason(z3::solver& solver) const {
+std::string SolverBudget::unknownReason(z3::solver& solver) const { return unknownReason(solver, options_.queryRlimit); }
+
+std::string SolverBudget::unknownReason(z3::solver& solver, uint64_t cap) const {
   std::string reason = solver.reason_unknown();
   // Z3 says "canceled" when a query exhausts its resource limit.
-  if (reason == "canceled" || reason.find("resource") != std::string::npos || reason.find("rlimit") != std::string::npos)
+  if (reason.find("canceled") != std::string::npos || reason.find("resource") != std::string::npos || reason.find("rlimit") != std::string::npos)
     return spent() ? spentReason()
-                   : "the query needs more than its limit of " + std::to_string(options_.queryRlimit) +
+                   : "the query needs more than its limit of " + std::to_string(std::min(cap, options_.queryRlimit)) +
                          " solver resource units";
   return reason;
 }

@@ -57,8 +57,13 @@ class SolverBudget {
   z3::check_result check(z3::optimize& optimize);
   // Why a solver answered "unknown", in words for a diagnostic.
   std::string unknownReason(z3::solver& solver) const;
+  // The same, for a query that was limited to `cap` units.
+  std::string unknownReason(z3::solver& solver, uint64_t cap) const;
 
   uint64_t spentUnits() const { return spentUnits_; }
+
+  // What the next queries are asked for, in the ARGUS_TRACE_QUERIES dump.
+  void setTraceLabel(std::string label) { traceLabel_ = std::move(label); }
 
  private:
   uint64_t queryLimit() const;
@@ -69,6 +74,7 @@ class SolverBudget {
   const Options& options_;
   uint64_t spentUnits_ = 0;
   uint64_t lastUnits_ = 0;  // of the latest query
+  std::string traceLabel_;
 };
 
 }  // namespace argus::checker

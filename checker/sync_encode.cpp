@@ -2,6 +2,7 @@
 // tiles are powers of two, so the distribution's / and % by constants are bit
 // slices that Z3 simplifies away.
 #include "checker/sync_encode.h"
+#include "checker/scalar_semantics.h"
 #include "checker/operands_first.h"
 
 #include <algorithm>
@@ -87,21 +88,8 @@ z3::expr PairEncoder::scalarTerm(Side& side, ir::ValueId id) {
       case OpKind::Binary: {
         if (def->operands.size() != 2) { result = opaque(side, id); break; }
         z3::expr x = operand(0), y = operand(1);
-        switch (def->attrs.binary) {
-          case BinaryKind::Add: result = x + y; break;
-          case BinaryKind::Sub: result = x - y; break;
-          case BinaryKind::Mul: result = x * y; break;
-          case BinaryKind::Div: result = z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); break;  // truncates, as C
-          case BinaryKind::Rem: result = z3::srem(x, y); break;
-          case BinaryKind::Min: result = z3::ite(x < y, x, y); break;
-          case BinaryKind::Max: result = z3::ite(x > y, x, y); break;
-          case BinaryKind::And: result = x & y; break;
-          case BinaryKind::Or: result = x | y; break;
-          case BinaryKind::Xor: result = x ^ y; break;
-          case BinaryKind::Shl: result = z3::shl(x, y); break;
-          case BinaryKind::Shr: result = z3::ashr(x, y); break;
-          default: result = opaque(side, id); break;
-        }
+        if (auto r = encodeI32Binary(def->attrs.binary, x, y)) result = *r;
+        else result = opaque(side, id);
         break;
       }
       case OpKind::Select: {

@@ -3,6 +3,7 @@
 // tile's distribution, or a symbolic slot of shared memory), the condition is
 // compiled over their tags, and Z3 looks for an element where it is false.
 #include "checker/tag_check.h"
+#include "checker/scalar_semantics.h"
 #include "checker/solver_budget.h"
 
 
@@ -210,8 +211,8 @@ class AssertionChecker {
             case ir::BinaryKind::Add: stack.push_back(x + y); break;
             case ir::BinaryKind::Sub: stack.push_back(x - y); break;
             case ir::BinaryKind::Mul: stack.push_back(x * y); break;
-            case ir::BinaryKind::Div: stack.push_back(flow_.divide(x, y, false)); break;
-            default: stack.push_back(flow_.divide(x, y, true)); break;
+            case ir::BinaryKind::Div: stack.push_back(truncatingDivide(x, y, false)); break;
+            default: stack.push_back(truncatingDivide(x, y, true)); break;
           }
           pc += 2;
           break;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "checker/tag_state.h"
+#include "checker/scalar_semantics.h"
 
 namespace argus::checker {
 
@@ -38,21 +39,6 @@ z3::expr TagFlow::opaque(ir::ValueId id) {
     args.push_back(j);
   }
   return ctx_.function(name.c_str(), domain, ctx_.bv_sort(32))(args);
-}
-
-// C division (truncating) of i32 terms. By a power of two it is a shift with a
-// rounding correction for negative dividends, which the solver decides far
-// faster than a divider circuit.
-z3::expr TagFlow::divide(const z3::expr& x, const z3::expr& y, bool remainder) {
-  uint64_t bits = 0;
-  if (y.is_numeral() && y.is_numeral_u64(bits) && bits > 1 && bits < (uint64_t{1} << 30) && (bits & (bits - 1)) == 0) {
-    int k = 0;
-    while ((uint64_t{1} << k) != bits) ++k;
-    z3::expr bias = z3::ashr(x, bv(31)) & bv(static_cast<int64_t>(bits) - 1);
-    z3::expr q = z3::ashr(x + bias, bv(k));
-    return remainder ? x - z3::shl(q, bv(k)) : q;
-  }
-  return remainder ? z3::srem(x, y) : z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y));
 }
 
 // The i32 values whose terms scalarTerm(id) is built from: a binary op's
@@ -134,21 +120,8 @@ z3::expr TagFlow::scalarTerm(ir::ValueId id) {
       }
       case OpKind::Binary: {
         z3::expr x = operand(0), y = operand(1);
-        switch (def->attrs.binary) {
-          case ir::BinaryKind::Add: result = x + y; break;
-          case ir::BinaryKind::Sub: result = x - y; break;
-          case ir::BinaryKind::Mul: result = x * y; break;
-          case ir::BinaryKind::Div: result = divide(x, y, false); break;
-          case ir::BinaryKind::Rem: result = divide(x, y, true); break;
-          case ir::BinaryKind::Min: result = z3::ite(x < y, x, y); break;
-          case ir::BinaryKind::Max: result = z3::ite(x > y, x, y); break;
-          case ir::BinaryKind::And: result = x & y; break;
-          case ir::BinaryKind::Or: result = x | y; break;
-          case ir::BinaryKind::Xor: result = x ^ y; break;
-          case ir::BinaryKind::Shl: result = z3::shl(x, y); break;
-          case ir::BinaryKind::Shr: result = z3::ashr(x, y); break;
-          default: result = opaque(id); break;
-        }
+        if (auto r = encodeI32Binary(def->attrs.binary, x, y)) result = *r;
+        else result = opaque(id);
         break;
       }
       default: result = opaque(id); break;

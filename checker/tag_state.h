@@ -81,7 +81,6 @@ class TagFlow {
   z3::expr scalar(ir::ValueId id);
   z3::expr scalarTerm(ir::ValueId id);  // scalar() once its inputs are known
   std::vector<ir::ValueId> scalarInputs(ir::ValueId id) const;
-  z3::expr divide(const z3::expr& x, const z3::expr& y, bool remainder);  // C semantics
   z3::expr bv(int64_t v) { return ctx_.bv_val(v, 32); }
   z3::expr coordVar(size_t d) { return ctx_.bv_const(("c" + std::to_string(d)).c_str(), 32); }
   z3::expr slotVar(size_t d) { return ctx_.bv_const(("p" + std::to_string(d)).c_str(), 32); }

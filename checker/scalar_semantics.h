@@ -1,0 +1,27 @@
+// The meaning of the IR's i32 arithmetic as Z3 bit-vector terms, in one place
+// (internal to the checker): every encoder of scalars (invariant_scalar,
+// sync_encode, tag_scalars) builds its binary operations here, so the three
+// agree, and a rewrite that makes the solver faster applies to all of them.
+#pragma once
+
+#include <z3++.h>
+
+#include <optional>
+
+#include "ir/ir.h"
+
+namespace argus::checker {
+
+// x `kind` y on 32-bit two's complement values, as the generated code computes
+// it: + - * wrap, / and % truncate toward zero (C), >> is arithmetic. Nothing
+// for an operation with no i32 meaning here (Pow): the caller treats the
+// result as an unknown value.
+std::optional<z3::expr> encodeI32Binary(ir::BinaryKind kind, const z3::expr& x, const z3::expr& y);
+
+// C's truncating x / y or x % y. By a power-of-two constant it is an
+// arithmetic shift with a rounding correction for negative dividends: pure
+// bit wiring, which the solver decides by propagation instead of searching a
+// divider circuit (the mbarrier ring queries got about N times faster).
+z3::expr truncatingDivide(const z3::expr& x, const z3::expr& y, bool remainder);
+
+}  // namespace argus::checker
