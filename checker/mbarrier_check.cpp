@@ -444,10 +444,24 @@ class MbarrierChecker {
 
   // ------------------------------------------------------------ visibility (AG2050, AG2051)
 
-  std::vector<z3::expr> elementVars(const MbEvent& e) {
+  // The symbolic element of e's buffer a visibility query asks about. An axis
+  // that every access of the buffer in the window covers whole (offset 0,
+  // extent the buffer's: the rows and columns of a stage) is 0, not a
+  // variable: any element there is covered by all of them or by none, so the
+  // query is the same and the solver has one coordinate to search, not three.
+  std::vector<z3::expr> elementVars(const MbEvent& e, const MbWindow& w) {
+    const std::vector<int64_t>& shape = fn_.typeOf(e.buffer).shape;
+    auto whole = [&](const MbInstance& i, size_t d) {
+      uint64_t lo = 1;
+      return d < i.lo.size() && i.lo[d].is_numeral_u64(lo) && lo == 0 && d < i.extent.size() && i.extent[d] == shape[d];
+    };
     std::vector<z3::expr> out;
-    for (size_t d = 0; d < fn_.typeOf(e.buffer).shape.size(); ++d)
-      out.push_back(ctx_->bv_const(("element" + std::to_string(d)).c_str(), 32));
+    for (size_t d = 0; d < shape.size(); ++d) {
+      bool everyWhole = whole(w.self, d);
+      for (const MbInstance& h : w.history)
+        if (h.event->buffer == e.buffer && h.event->kind != K::Init) everyWhole = everyWhole && whole(h, d);
+      out.push_back(everyWhole ? ctx_->bv_val(0, 32) : ctx_->bv_const(("element" + std::to_string(d)).c_str(), 32));
+    }
     return out;
   }
 
@@ -461,7 +475,7 @@ class MbarrierChecker {
   void checkInFlight(const MbEvent& e) {
     if (e.buffer == ir::kNoValue) return;
     MbWindow w = encoder_->window(e, depth_);
-    std::vector<z3::expr> element = elementVars(e);
+    std::vector<z3::expr> element = elementVars(e, w);
     z3::expr touched = w.self.present && w.self.covers(element);
     z3::expr bad = ctx_->bool_val(false), writtenInWindow = ctx_->bool_val(false);
     std::vector<std::pair<size_t, z3::expr>> candidates;
@@ -539,7 +553,7 @@ class MbarrierChecker {
   void checkOverwrite(const MbEvent& e) {
     if (e.buffer == ir::kNoValue) return;
     MbWindow w = encoder_->window(e, depth_);
-    std::vector<z3::expr> element = elementVars(e);
+    std::vector<z3::expr> element = elementVars(e, w);
     z3::expr bad = ctx_->bool_val(false), anyBarrier = ctx_->bool_val(false);
     std::vector<std::pair<size_t, z3::expr>> candidates;
     for (size_t i = 0; i < w.history.size(); ++i) {
