@@ -25,6 +25,26 @@ bool isSupportedArch(const std::string& arch) {
   return arch == "sm_80" || arch == "sm_90" || arch == "sm_90a";
 }
 
+namespace {
+
+// A `# arch:` line that names a target argusc does not know is ignored (the file
+// compiles for --arch or sm_90): say so, or a typo such as sm90a goes unnoticed.
+void reportUnknownArchLine(const SourceFile& file, const std::string& compiledFor, DiagnosticSink& diags) {
+  const std::string arch = declaredArch(file.text());
+  if (arch.empty() || isSupportedArch(arch)) return;
+  const std::string line = "# arch: " + arch;
+  const std::string& text = file.text();
+  const bool first = text.rfind(line, 0) == 0;
+  size_t at = first ? 0 : text.find("\n" + line);
+  if (at == std::string::npos) return;
+  if (!first) at += 1;  // past the newline
+  const auto begin = static_cast<uint32_t>(at + line.size() - arch.size());
+  diags.report(DiagId::UnknownArchLine, SourceRange{begin, begin + static_cast<uint32_t>(arch.size())},
+               {arch, compiledFor});
+}
+
+}  // namespace
+
 std::optional<SourceFile> loadSourceFile(const std::string& path, DiagnosticSink& diags) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -99,6 +119,7 @@ const ast::Module& Compilation::ast() {
   if (!stages_->ast) {
     DiagnosticSink local;
     stages_->ast = parseModule(file_, local);
+    reportUnknownArchLine(file_, options_.arch, local);
     mergeUnique(diags_, local);
   }
   return *stages_->ast;

@@ -89,11 +89,15 @@ TEST(Cli, TheSourcesArchLineIsTheDefaultArchitecture) {
   Result overridden = runArgusc("--arch=sm_90 " + example("gemm_persistent.ag") + " -o " + out.string());
   EXPECT_EQ(overridden.status, 1);
   EXPECT_NE(overridden.output.find("AG5020"), std::string::npos) << overridden.output;
-  // A line naming an architecture argusc does not know is not an option: the default stays.
+  // A line naming an architecture argusc does not know is not an option: the default stays,
+  // and warning AG1015 says so (a typo would otherwise compile for sm_90 without a word).
   fs::path odd = scratch("odd_arch.ag");
   writeFile(odd, "# arch: sm_70\n" + std::string(std::istreambuf_iterator<char>(std::ifstream(example("vadd.ag")).rdbuf()), {}));
   Result kept = runArgusc(odd.string() + " -o " + scratch("odd.ptx").string());
   EXPECT_EQ(kept.status, 0) << kept.output;
+  EXPECT_NE(kept.output.find("odd_arch.ag:1:9: warning[AG1015]: 'sm_70' is not a target argusc knows"), std::string::npos)
+      << kept.output;
+  EXPECT_NE(kept.output.find("compiles for sm_90"), std::string::npos) << kept.output;
 }
 
 TEST(Cli, CompilesToPtxFile) {
