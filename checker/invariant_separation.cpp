@@ -314,7 +314,7 @@ class SeparationCheck {
       if (!def) continue;
       if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
           (def->attrs.binary == ir::BinaryKind::Div || def->attrs.binary == ir::BinaryKind::Rem)) {
-        const ir::Op* divisor = fn_.values[def->operands[1]].def;
+        const ir::Op* divisor = def->operands[1] < fn_.values.size() ? fn_.values[def->operands[1]].def : nullptr;
         if (!divisor || divisor->kind != OpKind::Const) return true;
       }
       work.insert(work.end(), def->operands.begin(), def->operands.end());

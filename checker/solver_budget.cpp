@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
-
 
 namespace argus::checker {
 
@@ -24,20 +24,25 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// ARGUS_TRACE_QUERIES=DIR writes every query the checker asks to DIR/qNNNN.smt2, with its
+// ARGUS_TRACE_QUERIES=DIR writes every query the checker asks to DIR/qNNNNN.smt2, with its
 // analysis, answer, wall time and resource units in a leading comment (for tuning the encodings).
-void traceQuery(const Options& options, const std::string& label, const std::string& smt2, double ms, uint64_t units,
-                z3::check_result result) {
+const char* traceDirectory() {
   static const char* dir = std::getenv("ARGUS_TRACE_QUERIES");
-  if (!dir || !*dir) return;
-  static int next = 0;
+  return dir && *dir ? dir : nullptr;
+}
+
+void traceQuery(const Options& options, const std::string& label, z3::solver& solver, double ms, uint64_t units,
+                z3::check_result result) {
+  const char* dir = traceDirectory();
+  if (!dir) return;  // the common case: no formula is printed
+  static std::atomic<int> next{0};
   char name[32];
   std::snprintf(name, sizeof name, "/q%05d.smt2", next++);
   std::ofstream out(std::string(dir) + name);
   const char* phase = options.profile ? options.profile->currentPhase().name.c_str() : "?";
   out << "; phase " << phase << " answer " << (result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown")
       << " ms " << ms << " units " << units << " label " << label << "\n"
-      << smt2;
+      << solver.to_smt2();
 }
 
 }  // namespace
@@ -96,7 +101,7 @@ z3::check_result SolverBudget::check(z3::solver& solver) {
   z3::check_result result = solver.check();
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
-  traceQuery(options_, traceLabel_, solver.to_smt2(), ms, lastUnits_, result);
+  traceQuery(options_, traceLabel_, solver, ms, lastUnits_, result);
   return result;
 }
 

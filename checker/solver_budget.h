@@ -20,7 +20,8 @@
 
 namespace argus::checker {
 
-// One Z3 context, created on first use and shared by every analysis of a check().
+// One Z3 context, created on first use and shared by every analysis of one
+// function in a check() (Options::solverContext).
 class SharedSolverContext {
  public:
   z3::context& get() {
@@ -68,7 +69,7 @@ class SolverBudget {
  private:
   uint64_t queryLimit() const;
   // Adds what one query spent: Z3's counter is per context and cumulative, and
-  // the context is shared by every analysis of a check() (Options::solverContext).
+  // the context is shared by every analysis of a function (Options::solverContext).
   void account(uint64_t before, uint64_t after, double ms, z3::check_result result);
 
   const Options& options_;
