@@ -1,7 +1,6 @@
 #include "checker/checker.h"
 
 #include <chrono>
-#include <vector>
 
 #include "checker/async_check.h"
 #include "checker/invariant_check.h"
@@ -36,21 +35,16 @@ void timed(const Options& options, const char* name, const Analysis& analysis) {
 
 void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& given) {
   auto stop = [&] { return given.cancelled && given.cancelled(); };
-  auto skip = [&](const std::unique_ptr<ir::Function>& fn) { return !fn || (given.accept && !given.accept(*fn)); };
-  // One Z3 context per function, shared by its analyses (Options::solverContext):
-  // per function, so that a kernel gets the same answers and counterexamples
-  // whether it is checked alone (an editor's re-check) or with the whole file.
-  std::vector<SharedSolverContext> contexts(module.functions.size());
-  auto optionsFor = [&](size_t f) {
-    Options options = given;
-    if (!options.solverContext) options.solverContext = &contexts[f];
-    return options;
-  };
-  for (size_t f = 0; f < module.functions.size(); ++f) {
-    const auto& fn = module.functions[f];
-    if (skip(fn)) continue;
+  for (const auto& fn : module.functions) {
+    if (!fn || (given.accept && !given.accept(*fn))) continue;
     if (stop()) return;
-    const Options options = optionsFor(f);
+    // One Z3 context per function, shared by its analyses (Options::solverContext)
+    // and gone when they are done (an empty context holds about 17 MB): per
+    // function, so that a kernel gets the same answers and counterexamples
+    // whether it is checked alone (an editor's re-check) or with the whole file.
+    SharedSolverContext context;
+    Options options = given;
+    if (!options.solverContext) options.solverContext = &context;
     timed(options, "sync", [&] { checkSharedSync(*fn, diags, file, options); });
     if (stop()) return;
     timed(options, "async", [&] { checkAsyncCopies(*fn, diags, file, options); });
@@ -59,12 +53,7 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
     timed(options, "wgmma", [&] { checkWgmmaDescriptors(*fn, diags); });
     if (stop()) return;
     timed(options, "tags", [&] { checkTagAssertions(*fn, diags, file, options); });
-  }
-  for (size_t f = 0; f < module.functions.size(); ++f) {
-    const auto& fn = module.functions[f];
-    if (skip(fn)) continue;
     if (stop()) return;
-    const Options options = optionsFor(f);
     timed(options, "invariants", [&] { checkBuiltinInvariants(*fn, diags, file, options); });
     if (stop()) return;
     timed(options, "separation", [&] { checkGlobalSeparation(*fn, diags, options); });
