@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "ir/value_uses.h"
+
 #include "ir/wgmma.h"
 
 namespace argus::ir {
@@ -79,7 +81,7 @@ namespace {
 // definitions and uses; `ok` turns false at an op this pass does not retype.
 class Family {
  public:
-  explicit Family(Function& fn) : fn_(fn) { index(fn.body, nullptr); }
+  explicit Family(Function& fn) : fn_(fn) { uses_.index(fn.body); }
 
   bool gather(ValueId start) {
     members_.clear();
@@ -91,7 +93,7 @@ class Family {
       if (!fn_.typeOf(v).isTile()) continue;
       if (!members_.insert(v).second) continue;
       definedBy(v);
-      for (const auto& [user, operand] : users_[v]) usedBy(*user, operand);
+      for (const auto& [user, operand] : uses_.users[v]) usedBy(*user, operand);
     }
     return ok_;
   }
@@ -110,20 +112,6 @@ class Family {
            k == OpKind::Select || k == OpKind::Cast || k == OpKind::TagSet;
   }
 
-  void index(const Block& block, Op* parent) {
-    for (const auto& op : block.ops) {
-      for (size_t i = 0; i < op->operands.size(); ++i) users_[op->operands[i]].push_back({op.get(), i});
-      if (op->kind == OpKind::Yield) parentOf_[op.get()] = parent;
-      if (op->kind == OpKind::For && !op->regions.empty())
-        for (size_t i = 1; i < op->regions[0].args.size(); ++i) loopOfArg_[op->regions[0].args[i]] = {op.get(), i - 1};
-      for (const Block& region : op->regions) index(region, op.get());
-    }
-  }
-
-  static const Op* yieldOf(const Block& block) {
-    return !block.ops.empty() && block.ops.back()->kind == OpKind::Yield ? block.ops.back().get() : nullptr;
-  }
-
   void add(ValueId v) { work_.push_back(v); }
 
   // Loop-carried value i of `loop`: its init, region argument, yielded value and result.
@@ -136,7 +124,7 @@ class Family {
     add(loop.operands[3 + i]);
     add(loop.results[i]);
     add(loop.regions[0].args[1 + i]);
-    const Op* yield = yieldOf(loop.regions[0]);
+    const Op* yield = ValueUses::yieldOf(loop.regions[0]);
     if (!yield || yield->operands.size() <= i) {
       ok_ = false;
       return;
@@ -151,7 +139,7 @@ class Family {
     }
     add(branch.results[i]);
     for (const Block& region : branch.regions) {
-      const Op* yield = yieldOf(region);
+      const Op* yield = ValueUses::yieldOf(region);
       if (!yield || yield->operands.size() <= i) {
         ok_ = false;
         return;
@@ -163,8 +151,8 @@ class Family {
   void definedBy(ValueId v) {
     const Op* def = fn_.values[v].def;
     if (!def) {
-      auto loop = loopOfArg_.find(v);
-      if (loop == loopOfArg_.end()) ok_ = false;
+      auto loop = uses_.loopOfArg.find(v);
+      if (loop == uses_.loopOfArg.end()) ok_ = false;
       else carried(*loop->second.first, loop->second.second);
       return;
     }
@@ -194,7 +182,7 @@ class Family {
         else carried(user, operand - 3);
         return;
       case OpKind::Yield: {
-        const Op* parent = parentOf_[&user];
+        const Op* parent = uses_.parentOf[&user];
         if (!parent) ok_ = false;
         else if (parent->kind == OpKind::For) carried(*parent, operand);
         else branchResult(*parent, operand);
@@ -212,9 +200,7 @@ class Family {
   }
 
   Function& fn_;
-  std::map<ValueId, std::vector<std::pair<const Op*, size_t>>> users_;
-  std::map<const Op*, const Op*> parentOf_;
-  std::map<ValueId, std::pair<const Op*, size_t>> loopOfArg_;
+  ValueUses uses_;
   std::set<ValueId> members_;
   std::vector<ValueId> work_;
   bool ok_ = true;

@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "ir/value_uses.h"
+
 namespace argus::ir {
 
 namespace {
@@ -32,7 +34,7 @@ int64_t replication(const Layout& layout, int64_t numWarps) {
 // op this pass does not retype.
 class Family {
  public:
-  explicit Family(const Function& fn) : fn_(fn) { index(fn.body, nullptr); }
+  explicit Family(const Function& fn) : fn_(fn) { uses_.index(fn.body); }
 
   bool gather(ValueId start) {
     members_.clear();
@@ -47,8 +49,8 @@ class Family {
       if (!members_.insert(v).second) continue;
       definedBy(v);
       if (!ok_) break;
-      auto users = users_.find(v);
-      if (users == users_.end()) continue;
+      auto users = uses_.users.find(v);
+      if (users == uses_.users.end()) continue;
       for (const auto& [user, operand] : users->second) {
         usedBy(*user, operand);
         if (!ok_) break;
@@ -72,20 +74,6 @@ class Family {
     ok_ = false;
   }
 
-  void index(const Block& block, const Op* parent) {
-    for (const auto& op : block.ops) {
-      for (size_t i = 0; i < op->operands.size(); ++i) users_[op->operands[i]].push_back({op.get(), i});
-      if (op->kind == OpKind::Yield) parentOf_[op.get()] = parent;
-      if (op->kind == OpKind::For && !op->regions.empty())
-        for (size_t i = 1; i < op->regions[0].args.size(); ++i) loopOfArg_[op->regions[0].args[i]] = {op.get(), i - 1};
-      for (const Block& region : op->regions) index(region, op.get());
-    }
-  }
-
-  static const Op* yieldOf(const Block& block) {
-    return !block.ops.empty() && block.ops.back()->kind == OpKind::Yield ? block.ops.back().get() : nullptr;
-  }
-
   void add(ValueId v) { work_.push_back(v); }
 
   void carried(const Op& loop, size_t i) {
@@ -97,7 +85,7 @@ class Family {
     add(loop.operands[3 + i]);
     add(loop.results[i]);
     add(loop.regions[0].args[1 + i]);
-    const Op* yield = yieldOf(loop.regions[0]);
+    const Op* yield = ValueUses::yieldOf(loop.regions[0]);
     if (!yield || yield->operands.size() <= i) {
       fail("a loop carries it in a form this pass does not follow");
       return;
@@ -112,7 +100,7 @@ class Family {
     }
     add(branch.results[i]);
     for (const Block& region : branch.regions) {
-      const Op* yield = yieldOf(region);
+      const Op* yield = ValueUses::yieldOf(region);
       if (!yield || yield->operands.size() <= i) {
         fail("a branch yields it in a form this pass does not follow");
         return;
@@ -124,8 +112,8 @@ class Family {
   void definedBy(ValueId v) {
     const Op* def = fn_.values[v].def;
     if (!def) {
-      auto loop = loopOfArg_.find(v);
-      if (loop == loopOfArg_.end()) fail("it is a region argument this pass does not follow");
+      auto loop = uses_.loopOfArg.find(v);
+      if (loop == uses_.loopOfArg.end()) fail("it is a region argument this pass does not follow");
       else carried(*loop->second.first, loop->second.second);
       return;
     }
@@ -164,8 +152,8 @@ class Family {
         else carried(user, operand - 3);
         return;
       case OpKind::Yield: {
-        auto parent = parentOf_.find(&user);
-        if (parent == parentOf_.end() || !parent->second) fail("a region yields it in a form this pass does not follow");
+        auto parent = uses_.parentOf.find(&user);
+        if (parent == uses_.parentOf.end() || !parent->second) fail("a region yields it in a form this pass does not follow");
         else if (parent->second->kind == OpKind::For) carried(*parent->second, operand);
         else branchResult(*parent->second, operand);
         return;
@@ -181,9 +169,7 @@ class Family {
   }
 
   const Function& fn_;
-  std::map<ValueId, std::vector<std::pair<const Op*, size_t>>> users_;
-  std::map<const Op*, const Op*> parentOf_;
-  std::map<ValueId, std::pair<const Op*, size_t>> loopOfArg_;
+  ValueUses uses_;
   std::set<ValueId> members_;
   std::vector<ValueId> work_;
   bool ok_ = true;
