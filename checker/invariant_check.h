@@ -5,7 +5,8 @@
 //   AG2031         the shared buffers fit the shared memory of a block (227 KiB);
 //   AG2032         bank conflicts of shared accesses in loops (a warning);
 //   AG2033         the live register tiles fit 255 registers per thread (a warning);
-//   AG2037         no shared buffer is read that nothing in the kernel writes.
+//   AG2037         no shared buffer is read that nothing in the kernel writes;
+//   AG2038         no global access lies outside its tensor in every launch.
 #pragma once
 
 #include <string>
@@ -21,12 +22,14 @@ void checkSharedBudget(const ir::Function& fn, DiagnosticSink& diags);
 void checkBankConflicts(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file);
 void checkRegisterBudget(const ir::Function& fn, DiagnosticSink& diags);
 void checkSharedWritten(const ir::Function& fn, DiagnosticSink& diags);
+void checkGlobalAccessesMeetTensors(const ir::Function& fn, DiagnosticSink& diags, const Options& options);
 
 inline void checkBuiltinInvariants(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file,
                                    const Options& options) {
   checkSharedBudget(fn, diags);
   checkSharedWritten(fn, diags);
   checkSharedBounds(fn, diags, file, options);
+  checkGlobalAccessesMeetTensors(fn, diags, options);
   checkBankConflicts(fn, diags, file);
   checkRegisterBudget(fn, diags);
 }

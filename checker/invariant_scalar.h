@@ -40,6 +40,8 @@ class ScalarEncoder {
   ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope);
 
   z3::expr scalar(ir::ValueId id);
+  // The runtime size `index` (>= 0), the variable scalars and requirements use.
+  z3::expr size(int index) { return sizeVar(index); }
   const std::vector<z3::expr>& constraints() const { return constraints_; }
   // Names of the uninterpreted values the encoded scalars depend on ("'n'", "a sum(...)").
   const std::vector<std::string>& opaqueNames() const { return opaqueNames_; }

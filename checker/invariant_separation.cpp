@@ -99,6 +99,7 @@ class SeparationCheck {
   void run() {
     ScalarScope scope;
     collect(fn_.body, scope);
+    checkProductsWritten();
     for (size_t i = 0; i < stores_.size(); ++i)
       for (size_t j = i; j < stores_.size(); ++j) {
         if (stores_[i].tensor != stores_[j].tensor) continue;
@@ -142,10 +143,161 @@ class SeparationCheck {
     const ir::Param* tensor = nullptr;
     for (const ir::Param& p : fn_.params)
       if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) tensor = &p;
-    if (!tensor || view->operands.size() != tensor->dims.size() + 1) return;
+    bool encodable = tensor && view->operands.size() == tensor->dims.size() + 1;
     for (const auto& [cond, taken] : scope.conditions)
-      if (!conditionEncodable(fn_, cond)) return;  // where it runs is unknown: never a false alarm
-    stores_.push_back({&store, view, tensor, scope});
+      encodable = encodable && conditionEncodable(fn_, cond);  // where it runs is unknown: never a false alarm
+    if (encodable) stores_.push_back({&store, view, tensor, scope});
+    else if (tensor) unmodelled_.insert(tensor);
+  }
+
+  // Built-in (AG2040): every element of a product is written. A tensor that
+  // the kernel only stores into, with tiles computed from a dot(), is the
+  // product's output, and a launch that leaves one of its elements unwritten
+  // returns garbage there (a persistent tile loop one tile short, a grid one
+  // block short). A test at two launches fixed to numbers (the smallest the
+  // requirements allow, and the smallest with every size at least 257): for
+  // the first and the last element, is there a block, iteration, thread and
+  // value of some store that writes it? Unsat for every store is a finding.
+  void checkProductsWritten() {
+    std::set<const ir::Param*> tensors;
+    for (const GlobalStore& s : stores_)
+      if (storesProduct(s.store->operands[1]) && !loaded(s.tensor->value) && !unmodelled_.count(s.tensor))
+        tensors.insert(s.tensor);
+    for (const ir::Param* tensor : tensors) {
+      if (budget_.spent()) return;
+      try {
+        checkWritten(*tensor);
+      } catch (const z3::exception&) {
+        // A test, not a proof: undecided says nothing.
+      }
+    }
+  }
+
+  // Whether `value` comes from a dot (through elementwise ops, casts and loop-carried values).
+  bool storesProduct(ir::ValueId value) const {
+    std::vector<ir::ValueId> work{value};
+    std::set<ir::ValueId> seen;
+    while (!work.empty() && seen.size() < 256) {
+      ir::ValueId v = work.back();
+      work.pop_back();
+      if (v >= fn_.values.size() || !seen.insert(v).second || !fn_.values[v].type.isTile()) continue;
+      const ir::Op* def = fn_.values[v].def;
+      if (!def) continue;
+      switch (def->kind) {
+        case OpKind::Dot: return true;
+        case OpKind::For:
+          if (!def->regions.empty() && !def->regions[0].ops.empty() && def->regions[0].ops.back()->kind == OpKind::Yield)
+            for (size_t i = 0; i < def->results.size(); ++i)
+              if (def->results[i] == v && i < def->regions[0].ops.back()->operands.size())
+                work.push_back(def->regions[0].ops.back()->operands[i]);
+          break;
+        case OpKind::Binary: case OpKind::Unary: case OpKind::Fma: case OpKind::Select:
+        case OpKind::Cast: case OpKind::ConvertLayout:
+          work.insert(work.end(), def->operands.begin(), def->operands.end());
+          break;
+        default: break;
+      }
+    }
+    return false;
+  }
+
+  // Whether anything reads the tensor (a load, or a copy from it).
+  bool loaded(ir::ValueId tensor) const {
+    bool found = false;
+    forEachOpWithDepth(fn_.body, 0, [&](const ir::Op& op, int) {
+      if (op.kind != OpKind::View || op.operands.empty() || op.operands[0] != tensor) return;
+      for (const auto& [user, index] : usesOf(op.results[0]))
+        found = found || !(user->kind == OpKind::Store && index == 0);
+    });
+    return found;
+  }
+
+  std::vector<std::pair<const ir::Op*, size_t>> usesOf(ir::ValueId v) const {
+    std::vector<std::pair<const ir::Op*, size_t>> out;
+    forEachOpWithDepth(fn_.body, 0, [&](const ir::Op& op, int) {
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        if (op.operands[i] == v) out.emplace_back(&op, i);
+    });
+    return out;
+  }
+
+  void checkWritten(const ir::Param& tensor) {
+    if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
+    std::vector<std::unique_ptr<Instance>> sides;
+    std::vector<const GlobalStore*> of;
+    for (const GlobalStore& s : stores_) {
+      if (s.tensor != &tensor) continue;
+      auto side = std::make_unique<Instance>(*ctx_);
+      if (!encode(s, "_w" + std::to_string(sides.size()), *side)) return;  // not modelled: no claim
+      sides.push_back(std::move(side));
+      of.push_back(&s);
+    }
+    if (sides.empty()) return;
+    // The launch: every runtime size, under the requirements and a non-empty grid.
+    for (int64_t atLeast : {int64_t{1}, int64_t{257}}) {
+      z3::solver launch(*ctx_, "QF_BV");
+      budget_.limit(launch);
+      ScalarScope kernelScope;
+      ScalarEncoder requirements(*ctx_, fn_, kernelScope);
+      for (const z3::expr& c : requirements.constraints()) launch.add(c);
+      for (int axis = 0; axis < 3; ++axis) {  // a grid with blocks, within CUDA's limits
+        auto grid = launchInt(fn_.grid[axis]);
+        if (!grid) return;
+        launch.add(*grid >= ctx_->bv_val(1, 64) && *grid <= ctx_->bv_val(axis == 0 ? (int64_t{1} << 31) - 1 : 65535, 64));
+      }
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
+        launch.add(z3::uge(sizeVar(i), bv(atLeast)) && z3::ule(sizeVar(i), bv(1 << 16)));
+      if (budget_.check(launch) != z3::sat) continue;
+      z3::optimize smallest(*ctx_);
+      budget_.limit(smallest);
+      for (const z3::expr& e : launch.assertions()) smallest.add(e);
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) smallest.minimize(sizeVar(i));
+      if (budget_.check(smallest) != z3::sat) continue;
+      z3::model model = smallest.get_model();
+      std::vector<int64_t> sizes;
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) sizes.push_back(ScalarEncoder::valueOf(model, sizeVar(i)));
+      for (bool last : {false, true}) {
+        std::vector<int64_t> element;
+        for (const ir::DimRef& dim : tensor.dims)
+          element.push_back(!last ? 0 : (dim.constant >= 0 ? dim.constant : sizes[static_cast<size_t>(dim.sizeIndex)]) - 1);
+        bool written = false, decided = true;
+        for (const auto& side : sides) {
+          z3::solver solver(*ctx_, "QF_BV");
+          budget_.limit(solver);
+          for (const z3::expr& c : side->constraints) solver.add(c);
+          for (size_t i = 0; i < fn_.sizeNames.size(); ++i) solver.add(sizeVar(i) == bv(sizes[i]));
+          for (size_t d = 0; d < element.size(); ++d) solver.add(side->element[d] == ctx_->bv_val(element[d], 64));
+          z3::check_result r = budget_.check(solver);
+          written = written || r == z3::sat;
+          decided = decided && r != z3::unknown;
+          if (written) break;
+        }
+        if (written || !decided) continue;
+        bool empty = false;
+        for (int64_t e : element) empty = empty || e < 0;
+        if (empty) continue;
+        reportUnwritten(tensor, *of[0], element, sizes, of.size());
+        return;
+      }
+    }
+  }
+
+  void reportUnwritten(const ir::Param& tensor, const GlobalStore& store, const std::vector<int64_t>& element,
+                       const std::vector<int64_t>& sizes, size_t stores) {
+    std::string launch;
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
+      launch += (launch.empty() ? "" : ", ") + fn_.sizeNames[i] + " = " + std::to_string(sizes[i]);
+    std::string text = elementText(tensor.name, element);
+    std::string who = stores == 1 ? "this store, the only one of '" + tensor.name + "',"
+                                  : "none of the " + std::to_string(stores) + " stores of '" + tensor.name + "'";
+    Diagnostic& d = diags_.report(DiagId::ProductElementUnwritten, store.store->range,
+                                  {text, tensor.name, launch, who});
+    Counterexample cx;
+    cx.facts.emplace_back("element", text);
+    cx.facts.emplace_back("launch", launch);
+    d.counterexample = std::move(cx);
+    d.notes.push_back("'" + tensor.name + "' is only stored into, with values computed by dot(): it is the product's "
+                      "output, and every element of it must be written; check the tile loop's bounds and the grid");
   }
 
   z3::expr bv(int64_t v) { return ctx_->bv_val(v, 32); }
@@ -412,6 +564,7 @@ class SeparationCheck {
   DiagnosticSink& diags_;
   const Options& options_;
   std::vector<GlobalStore> stores_;
+  std::set<const ir::Param*> unmodelled_;  // tensors with a store the encoding does not model
   std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
   z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};

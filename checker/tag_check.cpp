@@ -38,6 +38,7 @@ class AssertionChecker {
     if (op.kind == ir::OpKind::Dot) {  // built-in: an error when definitely violated, "cannot prove" when undecided
       try {
         checkDotOperandsAgreeInK(flow_, fn_, diags_, options_, op);
+        checkDotCoversK(flow_, fn_, diags_, op);
       } catch (const z3::exception& e) {
         diags_.report(DiagId::CheckerCannotProve, op.range,
                       {"the operands of this dot agree in K", std::string("the solver failed: ") + e.msg()});
@@ -406,7 +407,8 @@ void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const Sou
     std::unique_ptr<z3::context> own;
     z3::context& ctx = SolverBudget::contextFor(options, own);
     TagFlow flow(ctx, fn, options, file);
-    if (!tagFlowNeeded(fn, fn.body, false)) flow.trackOnly(kOrigins(fn, fn.body));  // only dots to check
+    if (!tagFlowNeeded(fn, fn.body, false))  // only the dots and the stores of their results to check
+      flow.trackOnly(kOrigins(fn, fn.body), storesDotResult(fn, fn.body));
     AssertionChecker checker(flow, ctx, fn, diags, file, options);
     flow.run([&](const ir::Op& op) { checker.check(op); });
   } catch (const z3::exception& e) {

@@ -8,6 +8,7 @@
 // unknown or the query is undecided the check is silent (an assertion would
 // say "cannot prove"; docs/checker.md, "Built-in invariants").
 #include <algorithm>
+#include <set>
 
 #include "checker/tag_state.h"
 
@@ -135,6 +136,64 @@ std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Bloc
   return out;
 }
 
+// A Store into a rank-2 tensor whose tile may be a dot's result (through
+// casts, elementwise ops and loop-carried values) where A's rows and B's
+// columns are as long as the destination's axes.
+bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
+  auto feedsFrom = [&](ir::ValueId stored, const ir::Param& to) {
+    std::vector<ir::ValueId> work{stored};
+    std::set<ir::ValueId> seen;
+    while (!work.empty() && seen.size() < 256) {
+      ir::ValueId v = work.back();
+      work.pop_back();
+      if (v >= fn.values.size() || !seen.insert(v).second || !fn.values[v].type.isTile()) continue;
+      const ir::Op* def = fn.values[v].def;
+      if (!def) continue;
+      switch (def->kind) {
+        case ir::OpKind::Dot: {
+          std::optional<std::pair<int, int>> t = dotOperandTensors(fn, *def);
+          if (!t) break;
+          const ir::Param& pa = fn.params[static_cast<size_t>(t->first)];
+          const ir::Param& pb = fn.params[static_cast<size_t>(t->second)];
+          bool transB = (def->attrs.i & ir::kDotTransB) != 0;
+          if (pa.dims.size() == 2 && pb.dims.size() == 2 && sameExtent(pa.dims[0], to.dims[0]) &&
+              sameExtent(pb.dims[transB ? 0 : 1], to.dims[1]))
+            return true;
+          break;
+        }
+        case ir::OpKind::For: {  // a loop result is what the body's yield carries out
+          if (def->regions.empty() || def->regions[0].ops.empty()) break;
+          const ir::Op& yield = *def->regions[0].ops.back();
+          for (size_t i = 0; i < def->results.size(); ++i)
+            if (def->results[i] == v && yield.kind == ir::OpKind::Yield && i < yield.operands.size())
+              work.push_back(yield.operands[i]);
+          break;
+        }
+        case ir::OpKind::Binary: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
+        case ir::OpKind::Cast: case ir::OpKind::ConvertLayout: case ir::OpKind::TagSet:
+          for (ir::ValueId operand : def->operands) work.push_back(operand);
+          break;
+        default:
+          break;
+      }
+    }
+    return false;
+  };
+  for (const auto& op : block.ops) {
+    if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
+      const ir::Op* view = fn.values[op->operands[0]].def;
+      if (view && view->kind == ir::OpKind::View && !view->operands.empty())
+        for (const ir::Param& p : fn.params)
+          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor && p.dims.size() == 2 &&
+              feedsFrom(op->operands[1], p))
+            return true;
+    }
+    for (const ir::Block& region : op->regions)
+      if (storesDotResult(fn, region)) return true;
+  }
+  return false;
+}
+
 void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& /*options*/,
                               const ir::Op& op) {
   std::optional<std::pair<int, int>> tensors = dotOperandTensors(fn, op);
@@ -260,6 +319,138 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   d.notes.push_back("a dot multiplies a[m, k] by b[k, n]: both must come from the same K index of '" + aTensor +
                     "' and '" + bTensor + "'; check the K offsets of the loads (and the stage indices) that fill '" +
                     aName + "' and '" + bName + "'");
+}
+
+}  // namespace argus::checker
+
+namespace argus::checker {
+
+// Built-in: an accumulated dot() sums the whole K axis of its operands
+// (AG2039). For acc = dot(a, b, acc) carried by a loop whose result is stored
+// where a product belongs (storesDotResult), every column of A must meet the
+// accumulator in some iteration: a trip count one short, or a K tile index
+// one ahead, leaves the stored product partial, which neither a race nor the
+// K pairing shows. At one launch, the smallest the requirements allow, fixed
+// to numbers, the K origin of row 0 of the A operand is evaluated for every
+// iteration and k (no solver: the terms simplify to numbers); a column of
+// [0, K) that none of them is, with every origin known, makes row 0 of the
+// stored product partial. A loop that visits the tiles in any order is judged
+// by the set it covers, so it is never a false alarm.
+void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op) {
+  std::optional<std::pair<int, int>> tensors = dotOperandTensors(fn, op);
+  if (!tensors || flow.loops().empty() || op.results.empty()) return;
+  // The innermost loop carries the accumulator straight through this dot.
+  const LoopFrame& loop = flow.loops().back();
+  const ir::Block& body = loop.op->regions[0];
+  if (body.ops.empty() || body.ops.back()->kind != ir::OpKind::Yield) return;
+  const ir::Op& yield = *body.ops.back();
+  bool carried = false;
+  for (size_t i = 0; i + 1 < body.args.size() && i < yield.operands.size(); ++i)
+    carried = carried || (body.args[i + 1] == op.operands[2] && yield.operands[i] == op.results[0] &&
+                          i < loop.op->results.size());
+  if (!carried) return;
+  // ... and only a product stored where it belongs is required to be whole.
+  if (!storesDotResult(fn, fn.body)) return;
+  const ir::Param& pa = fn.params[static_cast<size_t>(tensors->first)];
+  const TagMap* tile = fn.values[op.operands[0]].type.isTile() ? flow.tilesTags(op.operands[0]) : nullptr;
+  TagMap a = tile ? *tile : flow.viewTags(op.operands[0]);
+  auto it = a.tags.find(originKey(static_cast<int64_t>(pa.dims.size() - 1)));
+  const std::vector<int64_t>& aShape = fn.values[op.operands[0]].type.shape;
+  if (it == a.tags.end() || aShape.size() != 2) return;
+  z3::context& ctx = flow.context();
+  z3::expr m = ctx.bv_const("cover_m", 32), k = ctx.bv_const("cover_k", 32);
+  std::vector<z3::expr> coords{flow.coordVar(0), flow.coordVar(1)}, at{m, k};
+  z3::expr column = substitute(it->second.value, coords, at);
+  z3::expr described = substitute(it->second.present && it->second.known, coords, at);
+  const ir::DimRef& dim = pa.dims.back();
+  z3::expr K = dim.constant >= 0 ? flow.bv(dim.constant) : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
+  // The outer loops' iterations stay free (valid ones); this loop's j is ours to choose.
+  z3::expr launch = flow.launchAssumptions();
+  for (const LoopFrame& l : flow.loops())
+    if (l.op != loop.op) launch = launch && l.valid;
+  z3::expr trips = loop.tripCount;
+  // One candidate launch, the smallest (sizes at most 2^16, far from the i32
+  // wrap-around of cdiv near 2^31), fixed to numbers; there the K origins of
+  // row 0 of the A operand, for every iteration and k, are plain numbers.
+  // A column of [0, K) that none of them is makes row 0 of the stored product
+  // partial: a trip short (or none), or a K tile one ahead.
+  z3::expr small = ctx.bool_val(true);
+  for (const auto& [name, term] : flow.launchTerms())
+    if (name.rfind("program_id", 0) != 0) small = small && z3::ule(term, flow.bv(1 << 16));
+  z3::solver solver(ctx, "QF_BV");
+  SolverBudget& budget = flow.budget();
+  budget.limit(solver);
+  solver.add(launch && small && z3::ugt(K, flow.bv(0)));
+  if (budget.check(solver) != z3::sat) return;
+  flow.preferSmall(solver);
+  if (budget.check(solver) != z3::sat) return;
+  z3::model model = solver.get_model();
+  // Every constant but this loop's j, m and k takes the model's value.
+  z3::expr rowZero = substitute(column, {m}, {flow.bv(0)});
+  z3::expr describedRowZero = substitute(described, {m}, {flow.bv(0)});
+  std::vector<z3::expr> from, to;
+  {
+    std::vector<z3::expr> work{rowZero, describedRowZero, trips, K, loop.valid};
+    std::set<unsigned> seen;
+    while (!work.empty()) {
+      z3::expr e = work.back();
+      work.pop_back();
+      if (!seen.insert(e.id()).second || !e.is_app()) continue;
+      if (e.is_const() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
+        if (!z3::eq(e, loop.j) && !z3::eq(e, k)) {
+          from.push_back(e);
+          to.push_back(model.eval(e, true));
+        }
+        continue;
+      }
+      for (unsigned i = 0; i < e.num_args(); ++i) work.push_back(e.arg(i));
+    }
+  }
+  auto numeral = [&](const z3::expr& e) -> std::optional<int64_t> {
+    z3::expr v = substitute(e, from, to).simplify();
+    uint64_t bits = 0;
+    if (!v.is_numeral() || !v.is_numeral_u64(bits)) return std::nullopt;
+    return static_cast<int32_t>(static_cast<uint32_t>(bits));
+  };
+  std::optional<int64_t> kValue = numeral(K), tripValue = numeral(trips);
+  constexpr int64_t kMaxEvaluations = 4096;
+  if (!kValue || !tripValue || *kValue <= 0 || *tripValue * aShape[1] > kMaxEvaluations) return;
+  std::set<int64_t> covered;
+  std::optional<int64_t> from0, toLast;
+  for (int64_t j = 0; j < *tripValue; ++j)
+    for (int64_t kk = 0; kk < aShape[1]; ++kk) {
+      std::vector<z3::expr> at2{loop.j, k}, values{flow.bv(j), flow.bv(kk)};
+      z3::expr here = substitute(describedRowZero, at2, values);
+      z3::expr isDescribed = substitute(here, from, to).simplify();
+      if (!isDescribed.is_true()) return;  // unknown somewhere: no claim
+      std::optional<int64_t> c = numeral(substitute(rowZero, at2, values));
+      if (!c) return;
+      covered.insert(*c);
+      if (j == 0 && kk == 0) from0 = c;
+      toLast = c;
+    }
+  int64_t columnValue = 0;  // the first column of [0, K) no product reads
+  while (columnValue < *kValue && covered.count(columnValue)) ++columnValue;
+  if (columnValue >= *kValue) return;
+  {
+    std::string launchText = flow.launchText(model);
+    std::string reads = *tripValue <= 0 ? "the loop over '" + loop.name + "' runs no iteration"
+                        : "its " + std::to_string(*tripValue) + " iteration" + (*tripValue == 1 ? "" : "s") +
+                              " over '" + loop.name + "' read columns " + std::to_string(*from0) + " to " +
+                              std::to_string(*toLast) + " of '" + pa.name + "'";
+    Diagnostic& d = diags.report(DiagId::DotMissesK, op.range,
+                                 {std::to_string(columnValue), pa.name, std::to_string(*kValue), reads});
+    Counterexample cx;
+    cx.facts.emplace_back("missing", "column " + std::to_string(columnValue) + " of '" + pa.name + "' (K = " +
+                                         std::to_string(*kValue) + ")");
+    cx.facts.emplace_back("trips", std::to_string(*tripValue));
+    if (!launchText.empty()) cx.facts.emplace_back("launch", launchText);
+    cx.trace = a.trace;
+    d.counterexample = std::move(cx);
+    d.labels.push_back(Label{loop.op->range, "the loop that accumulates the product"});
+    d.notes.push_back("the product stored from this accumulator must sum a[m, k] * b[k, n] over every k < K: check "
+                      "the loop's trip count (cdiv(K, BK) tiles) and the K tile index of the loads");
+  }
 }
 
 }  // namespace argus::checker

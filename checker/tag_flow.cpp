@@ -61,6 +61,12 @@ const TagMap* TagFlow::bufferTags(ir::ValueId buffer) const {
   return it == buffers_.end() ? nullptr : &it->second;
 }
 
+z3::expr TagFlow::launchAssumptions() const {
+  z3::expr all = ctx_.bool_val(true);
+  for (const z3::expr& c : launchConstraints_) all = all && c;
+  return all;
+}
+
 z3::expr TagFlow::assumptions() const {
   z3::expr all = ctx_.bool_val(true);
   for (const z3::expr& c : launchConstraints_) all = all && c;
@@ -109,9 +115,11 @@ TagMap TagFlow::viewTags(ir::ValueId view) {
   if (baseType.kind == ir::TypeKind::Tensor) {
     for (size_t i = 0; i < fn_.params.size(); ++i)
       if (fn_.params[i].value == base) out.originTensor = static_cast<int>(i);
+    for (size_t d = 0; d < r && out.originTensor >= 0; ++d)
+      out.originAxes.push_back(OriginAxis{out.originTensor, static_cast<int64_t>(d)});
     auto only = onlyOrigins_.find(out.originTensor);
     for (size_t d = 0; d < r; ++d)
-      if (!kOnly_ || (only != onlyOrigins_.end() && only->second.count(static_cast<int64_t>(d))))
+      if (!filterOrigins_ || (only != onlyOrigins_.end() && only->second.count(static_cast<int64_t>(d))))
         out.tags.emplace(originKey(static_cast<int64_t>(d)), TagTerm{element[d], ctx_.bool_val(true), ctx_.bool_val(true), {}});
     return out;
   }
@@ -177,6 +185,8 @@ void TagFlow::store(ir::ValueId view, const TagMap& tile, const ir::Op& op) {
   }
   if (slots.originTensor != tile.originTensor && !slots.trace.empty()) slots.originTensor = -1;
   else slots.originTensor = tile.originTensor;
+  if (slots.originAxes != tile.originAxes && !slots.trace.empty()) slots.originAxes.clear();
+  else slots.originAxes = tile.originAxes;
   slots.trace = tile.trace;
   addLabels(slots.trace, {Label{op.range, "stored into '" + valueName(buffer) + "' here"}}, 4);
 }
@@ -206,8 +216,13 @@ TagMap TagFlow::elementwise(const ir::Op& op) {
       addLabels(t.why, {Label{op.range, "operands of this operation may disagree on tag '" + key + "'"}}, 3);
     }
     if (!in->tags.empty()) {
-      if (first) out.originTensor = in->originTensor;
-      else if (out.originTensor != in->originTensor) out.originTensor = -1;
+      if (first) {
+        out.originTensor = in->originTensor;
+        out.originAxes = in->originAxes;
+      } else {
+        if (out.originTensor != in->originTensor) out.originTensor = -1;
+        if (out.originAxes != in->originAxes) out.originAxes.clear();
+      }
       first = false;
     }
     addLabels(out.trace, in->trace, 4);
@@ -249,8 +264,12 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     for (auto it = out.tags.begin(); it != out.tags.end();)
       it = it->first.rfind("origin[", 0) == 0 ? out.tags.erase(it) : std::next(it);
   }
+  out.originTensor = -1;
+  out.originAxes.clear();
   const std::vector<int64_t>& aShape = fn_.values[op.operands[0]].type.shape;
   if (aShape.size() != 2) return out;
+  // origin[0] indexes A's rows, origin[1] B's columns, when both come from rank-2 tensors.
+  std::vector<OriginAxis> axes;
   z3::expr k = ctx_.bv_const("k", 32), m = coordVar(0), n = coordVar(1);
   std::vector<z3::expr> bounds{z3::ult(m, bv(aShape[0])), z3::ult(n, bv(fn_.values[op.operands[2]].type.shape[1]))};
   const char* names[] = {"row", "col"};
@@ -262,6 +281,7 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     // With trans_b, b[k, n] is b_view[n, k]: its column origin is the view's row's.
     bool transposed = side == 1 && (op.attrs.i & ir::kDotTransB) != 0;
     auto it = operand.tags.find(originKey(transposed ? 0 : side));
+    if (operand.originAxes.size() == 2) axes.push_back(operand.originAxes[transposed ? 0 : static_cast<size_t>(side)]);
     if (it == operand.tags.end()) continue;
     // Operand coordinates: a[m, k] (c0 = m, c1 = k), b[k, n] (c0 = k, c1 = n; trans_b: c0 = n, c1 = k).
     std::vector<z3::expr> to = side == 0 ? std::vector<z3::expr>{m, k}
@@ -274,7 +294,7 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     // One summary of (present, known, value) that must not change along k.
     z3::expr summary = z3::ite(present, z3::ite(known, value, bv(-1)), bv(-2));
     z3::expr flags = z3::ite(present, bv(2), bv(0)) + z3::ite(known, bv(1), bv(0));
-    if (!exactDots_ || !independent(z3::concat(summary, flags), k, aShape[1], bounds)) {
+    if (!exactDots_ || (!dotResultsAtFirstK_ && !independent(z3::concat(summary, flags), k, aShape[1], bounds))) {
       term.present = ctx_.bool_val(true);
       term.known = ctx_.bool_val(false);
       addLabels(term.why, {Label{op.range, std::string("the ") + (side ? "B" : "A") + " operand's origin." + names[side] +
@@ -282,6 +302,7 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     }
     out.tags.insert_or_assign(originKey(side), term);
   }
+  if (axes.size() == 2) out.originAxes = std::move(axes);
   return out;
 }
 
@@ -424,7 +445,7 @@ void TagFlow::walkIf(const ir::Op& op) {
         term.present = z3::ite(*condition, term.present, t.present);
         addLabels(term.why, t.why, 3);
       }
-      if (a.originTensor != b.originTensor) out.originTensor = -1;
+      mergeOrigins(out, a, b);
       addLabels(out.trace, b.trace, 4);
       return out;
     }
@@ -440,7 +461,7 @@ void TagFlow::walkIf(const ir::Op& op) {
       addLabels(term.why, t.why, 3);
       addLabels(term.why, {Label{op.range, "the branches of this if may disagree on tag '" + key + "'"}}, 3);
     }
-    if (a.originTensor != b.originTensor) out.originTensor = -1;
+    mergeOrigins(out, a, b);
     addLabels(out.trace, b.trace, 4);
     return out;
   };

@@ -10,6 +10,12 @@
 
 namespace argus::checker {
 
+void mergeOrigins(TagMap& out, const TagMap& a, const TagMap& b) {
+  bool aTagged = !a.tags.empty(), bTagged = !b.tags.empty();
+  out.originTensor = !bTagged ? a.originTensor : !aTagged ? b.originTensor : a.originTensor == b.originTensor ? a.originTensor : -1;
+  out.originAxes = !bTagged ? a.originAxes : !aTagged ? b.originAxes : a.originAxes == b.originAxes ? a.originAxes : std::vector<OriginAxis>{};
+}
+
 TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, const Combine& f) {
   TagMap out;
   for (const auto& [key, term] : a.tags) {
@@ -18,8 +24,7 @@ TagMap combineMaps(const std::string& owner, const TagMap& a, const TagMap& b, c
   }
   for (const auto& [key, term] : b.tags)
     if (!a.tags.count(key)) out.tags.insert_or_assign(key, f(owner + "/" + key, nullptr, &term));
-  bool aTagged = !a.tags.empty(), bTagged = !b.tags.empty();
-  out.originTensor = !bTagged ? a.originTensor : !aTagged ? b.originTensor : a.originTensor == b.originTensor ? a.originTensor : -1;
+  mergeOrigins(out, a, b);
   out.trace = a.trace;
   addLabels(out.trace, b.trace, 4);
   return out;

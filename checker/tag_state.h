@@ -35,13 +35,27 @@ struct TagTerm {
   std::vector<Label> why;  // where it may have become unknown (a few)
 };
 
+// Which tensor axis one component of `origin` indexes: origin[d] is a
+// coordinate along axis `axis` of tensor parameter `tensor`.
+struct OriginAxis {
+  int tensor = -1;
+  int64_t axis = -1;
+  bool operator==(const OriginAxis&) const = default;
+};
+
 struct TagMap {
   std::map<std::string, TagTerm> tags;  // "origin[0]", "origin[1]", ..., user tag names
   int originTensor = -1;                // parameter index of the tensor `origin` refers to; -1: none or mixed
+  // Per component of `origin`, the tensor axis it indexes: a load's are the
+  // axes of one tensor, a dot result's the rows of A and the columns of B.
+  // Empty: none, or different on different paths.
+  std::vector<OriginAxis> originAxes;
   std::vector<Label> trace;             // where the data was loaded and stored (a few)
 };
 
 std::string originKey(int64_t dim);
+// The origin sources of a merge of two tag maps (either may carry no tags).
+void mergeOrigins(TagMap& out, const TagMap& a, const TagMap& b);
 // Simultaneous substitution of variables by terms.
 z3::expr substitute(const z3::expr& e, const std::vector<z3::expr>& from, const std::vector<z3::expr>& to);
 // Applies `f` to the value, known and present terms of every tag of `map`.
@@ -78,6 +92,7 @@ class TagFlow {
   const std::vector<LoopFrame>& loops() const { return loopStack_; }
   // Launch and loop constraints every query assumes.
   z3::expr assumptions() const;
+  z3::expr launchAssumptions() const;  // the launch's alone, no loop
   z3::expr scalar(ir::ValueId id);
   z3::expr scalarTerm(ir::ValueId id);  // scalar() once its inputs are known
   std::vector<ir::ValueId> scalarInputs(ir::ValueId id) const;
@@ -88,10 +103,14 @@ class TagFlow {
   TagMap viewTags(ir::ValueId view);
   // Track only these origins (tensor parameter index -> axes) and leave every
   // dot's result untagged: enough for the built-in K check, and cheaper.
-  void trackOnly(std::map<int, std::set<int64_t>> origins) {
+  // With `dotResults`, dots still tag their results (rows of A, columns of
+  // B), for the built-in "a stored dot result lands at its origin".
+  void trackOnly(std::map<int, std::set<int64_t>> origins, bool dotResults = false) {
     onlyOrigins_ = std::move(origins);
-    kOnly_ = true;
-    exactDots_ = false;
+    kOnly_ = !dotResults;
+    filterOrigins_ = true;
+    exactDots_ = dotResults;
+    dotResultsAtFirstK_ = dotResults;
   }
   // The launch parameters the encoding introduced (for counterexamples).
   const std::vector<std::pair<std::string, z3::expr>>& launchTerms() const { return launch_; }
@@ -157,7 +176,12 @@ class TagFlow {
   SolverBudget budget_{options_};
   AssertHook hook_;
   bool recording_ = true;
-  bool kOnly_ = false;
+  bool kOnly_ = false;          // dots leave their results untagged
+  bool filterOrigins_ = false;  // loads tag only the axes of onlyOrigins_
+  // A dot result's origin is its operands' at k = 0, unchecked along K: only
+  // the built-in AG2019 reads it, and a violation there at k = 0 is a
+  // violation whatever the other k do (an assertion would need more).
+  bool dotResultsAtFirstK_ = false;
   std::map<int, std::set<int64_t>> onlyOrigins_;
   bool exactDots_ = true;  // false: a dot's result tags are unknown, no query (the ring guess's early rounds)
   std::unordered_map<ir::ValueId, TagMap> tiles_;
@@ -184,8 +208,13 @@ std::optional<z3::expr> abstractRemainders(const z3::expr& formula);
 std::optional<std::pair<int, int>> dotOperandTensors(const ir::Function& fn, const ir::Op& op);
 // The K axes of every tensor some checked dot reads (TagFlow::trackOnly).
 std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Block& block);
+// Whether some store may write a dot's result into a tensor whose axes are as
+// long as A's rows and B's columns (the built-in AG2019 concerns it).
+bool storesDotResult(const ir::Function& fn, const ir::Block& block);
 void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,
                               const ir::Op& op);
+// The built-in "an accumulated dot sums the whole K axis" (AG2039), at a Dot of the final walk.
+void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op);
 
 // A model's value of a bit-vector term, as a signed 32-bit integer.
 int64_t modelValue(const z3::model& model, const z3::expr& e);

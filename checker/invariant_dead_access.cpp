@@ -1,0 +1,197 @@
+// Global accesses that never touch their tensor (AG2038). A load, store or
+// copy of a tile of a global tensor is masked at the tensor's edges, so a tile
+// index past the last tile faults nowhere: a load quietly returns its fill
+// value (0, or `other=`), a store writes nothing. When that holds for every
+// launch the kernel's require()s allow, every block and every loop iteration
+// that reaches the access, the access is certainly a mistake (a tile index off
+// by one, a row tile taken past a row that must fit in one tile), and the
+// kernel computes on fill values or leaves its output unwritten.
+//
+// One query per access: is there a launch, block and iteration where the
+// tile's box meets the tensor on every axis? Scalars the encoding cannot
+// interpret (data-dependent offsets) stay free, which only widens what the
+// access may touch, so an "unsat" is a proof; "unknown" and anything inside an
+// `if` (dead code the user may intend) stay silent.
+#include <z3++.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/invariant_check.h"
+#include "checker/invariant_scalar.h"
+#include "checker/solver_budget.h"
+
+namespace argus::checker {
+
+using ir::OpKind;
+
+namespace {
+
+struct Access {
+  const ir::Op* op = nullptr;
+  const ir::Op* view = nullptr;
+  const ir::Param* tensor = nullptr;
+  bool writes = false;
+};
+
+class DeadAccessCheck {
+ public:
+  DeadAccessCheck(const ir::Function& fn, DiagnosticSink& diags, const Options& options)
+      : fn_(fn), diags_(diags), options_(options) {}
+
+  void run() {
+    ScalarScope scope;
+    walk(fn_.body, scope);
+  }
+
+ private:
+  void walk(const ir::Block& block, ScalarScope& scope) {
+    for (const auto& op : block.ops) {
+      for (const Access& a : accessesOf(*op)) {
+        if (budget_.spent()) return;
+        try {
+          check(a, scope);
+        } catch (const z3::exception&) {
+          // Undecided: this check only reports proofs.
+        }
+      }
+      if (op->kind == OpKind::For && !op->regions.empty()) {
+        scope.loops.push_back(op.get());
+        walk(op->regions[0], scope);
+        scope.loops.pop_back();
+      } else if (op->kind != OpKind::If) {  // code under an if may be dead on purpose
+        for (const ir::Block& region : op->regions) walk(region, scope);
+      }
+    }
+  }
+
+  // The views of global tensors `op` reads or writes through.
+  std::vector<Access> accessesOf(const ir::Op& op) const {
+    std::vector<Access> out;
+    auto add = [&](size_t i, bool writes) {
+      if (i >= op.operands.size()) return;
+      const ir::Op* view = fn_.values[op.operands[i]].def;
+      if (!view || view->kind != OpKind::View || view->operands.empty()) return;
+      for (const ir::Param& p : fn_.params)
+        if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor &&
+            view->operands.size() == p.dims.size() + 1)
+          out.push_back({&op, view, &p, writes});
+    };
+    switch (op.kind) {
+      case OpKind::Load: add(0, false); break;
+      case OpKind::Store: add(0, true); break;
+      case OpKind::CopyAsync: case OpKind::CopyBulk: add(0, true); add(1, false); break;
+      default: break;
+    }
+    return out;
+  }
+
+  void check(const Access& a, const ScalarScope& scope) {
+    if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
+    ScalarEncoder enc(*ctx_, fn_, scope);
+    const std::vector<int64_t>& tile = fn_.typeOf(a.op->kind == OpKind::Load ? a.op->results[0] : a.view->results[0]).shape;
+    size_t rank = a.tensor->dims.size(), k = tile.size();
+    if (k > rank) return;
+    std::vector<z3::expr> offsets, meets, extents;
+    for (size_t d = 0; d < rank; ++d) {
+      z3::expr x = z3::sext(enc.scalar(a.view->operands[d + 1]), 32);
+      const ir::DimRef& dim = a.tensor->dims[d];
+      z3::expr extent = dim.constant >= 0 ? ctx_->bv_val(dim.constant, 64) : z3::sext(enc.size(dim.sizeIndex), 32);
+      int64_t length = d + k >= rank ? tile[d + k - rank] : 1;
+      offsets.push_back(x);
+      extents.push_back(extent);
+      meets.push_back(x < extent && x + ctx_->bv_val(length, 64) > ctx_->bv_val(0, 64));
+    }
+    z3::solver solver(*ctx_, "QF_BV");
+    budget_.limit(solver);
+    for (const z3::expr& c : enc.constraints()) solver.add(c);
+    solver.push();
+    for (const z3::expr& m : meets) solver.add(m);
+    // Live in a launch with every size fixed (1, then 1000) and block 0: a
+    // quick answer for almost every access, before the question for all launches.
+    for (int64_t size : {1, 1000}) {
+      solver.push();
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) solver.add(enc.size(static_cast<int>(i)) == ctx_->bv_val(size, 32));
+      for (int axis = 0; axis < 3; ++axis)
+        solver.add(ctx_->bv_const(("program_id" + std::to_string(axis)).c_str(), 32) == ctx_->bv_val(0, 32));
+      z3::check_result quick = budget_.check(solver);
+      solver.pop();
+      if (quick == z3::sat) return;
+    }
+    if (budget_.check(solver) != z3::unsat) return;  // it touches the tensor somewhere, or undecided
+    solver.pop();
+    if (budget_.check(solver) != z3::sat) return;  // nothing reaches it at all: not this check's finding
+    // The axis along which the tile always misses, for the message.
+    size_t axis = rank;
+    for (size_t d = 0; d < rank && axis == rank; ++d) {
+      solver.push();
+      solver.add(meets[d]);
+      if (budget_.check(solver) == z3::unsat) axis = d;
+      solver.pop();
+    }
+    // A witness with a non-empty tensor: an empty one would show nothing.
+    for (const z3::expr& extent : extents) solver.add(extent > ctx_->bv_val(0, 64));
+    if (budget_.check(solver) != z3::sat) return;
+    std::optional<z3::model> model = enc.minimize(solver.assertions(), budget_);
+    if (!model) {
+      if (budget_.check(solver) != z3::sat) return;
+      model = solver.get_model();
+    }
+    report(a, enc, *model, offsets, extents, axis);
+  }
+
+  void report(const Access& a, ScalarEncoder& enc, const z3::model& model, const std::vector<z3::expr>& offsets,
+              const std::vector<z3::expr>& extents, size_t axis) {
+    const std::string& name = a.tensor->name;
+    std::string what = a.op->kind == OpKind::Load ? "load" : a.op->kind == OpKind::Store ? "store" : "copy";
+    std::string verb = a.writes ? "writes" : "reads";
+    std::vector<int64_t> offset;
+    for (const z3::expr& x : offsets) offset.push_back(model.eval(x, true).get_numeral_int64());
+    std::string why;
+    if (axis < offsets.size()) {
+      const ir::DimRef& dim = a.tensor->dims[axis];
+      std::string extentName = dim.constant >= 0 ? std::to_string(dim.constant)
+                                                 : fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)];
+      why = "along axis " + std::to_string(axis) + " (" + extentName + ") its tile lies outside '" + name +
+            "' in every launch the kernel's require()s allow, for every block and iteration";
+    } else {
+      why = "its tile lies outside '" + name + "' in every launch the kernel's require()s allow, for every block and iteration";
+    }
+    Diagnostic& d = diags_.report(DiagId::GlobalAccessNeverInside, a.op->range, {what, verb, name, why});
+    Counterexample cx;
+    for (const auto& [loop, v] : enc.iterationValues(model)) cx.iteration.emplace_back(loop, v);
+    std::string launch, blocks;
+    for (const auto& [key, v] : enc.launchValues(model)) {
+      std::string& into = key.rfind("program_id", 0) == 0 ? blocks : launch;
+      into += (into.empty() ? "" : ", ") + key + " = " + std::to_string(v);
+    }
+    cx.facts.emplace_back("offset", shapeText(offset));
+    if (axis < extents.size())
+      cx.facts.emplace_back("extent", "axis " + std::to_string(axis) + " of '" + name + "' is " +
+                                          std::to_string(model.eval(extents[axis], true).get_numeral_int64()) +
+                                          " long, and the tile starts at " + std::to_string(offset[axis]) + " along it");
+    if (!blocks.empty()) cx.facts.emplace_back("block", blocks);
+    if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+    d.counterexample = std::move(cx);
+    d.notes.push_back(std::string("a tile past the edge of a tensor is masked: ") +
+                      (a.writes ? "this store writes nothing, ever" : "this load only ever returns its fill value") +
+                      "; check the tile index along that axis against the grid and the kernel's require()s");
+  }
+
+  const ir::Function& fn_;
+  DiagnosticSink& diags_;
+  const Options& options_;
+  std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  z3::context* ctx_ = nullptr;
+  SolverBudget budget_{options_};
+};
+
+}  // namespace
+
+void checkGlobalAccessesMeetTensors(const ir::Function& fn, DiagnosticSink& diags, const Options& options) {
+  DeadAccessCheck(fn, diags, options).run();
+}
+
+}  // namespace argus::checker
