@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,24 @@ class DeadAccessCheck {
     return out;
   }
 
+  // Offsets computed by at most this many scalar ops are asked about; longer
+  // chains (rare in tile indices) would make deep terms for the encoder and Z3.
+  static constexpr size_t kMaxOffsetOps = 64;
+  bool smallOffsets(const ir::Op& view) const {
+    std::vector<ir::ValueId> work(view.operands.begin() + 1, view.operands.end());
+    std::set<ir::ValueId> seen;
+    while (!work.empty()) {
+      ir::ValueId id = work.back();
+      work.pop_back();
+      if (id >= fn_.values.size() || !seen.insert(id).second) continue;
+      if (seen.size() > kMaxOffsetOps) return false;
+      if (const ir::Op* def = fn_.values[id].def) work.insert(work.end(), def->operands.begin(), def->operands.end());
+    }
+    return true;
+  }
+
   void check(const Access& a, const ScalarScope& scope) {
+    if (!smallOffsets(*a.view)) return;
     if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
     ScalarEncoder enc(*ctx_, fn_, scope);
     const std::vector<int64_t>& tile = fn_.typeOf(a.op->kind == OpKind::Load ? a.op->results[0] : a.view->results[0]).shape;

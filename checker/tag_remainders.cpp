@@ -57,9 +57,27 @@ bool shiftRemainder(const z3::expr& e, z3::expr& dividend, int64_t& divisor) {
   return true;
 }
 
-void collect(const z3::expr& e, std::unordered_set<unsigned>& seen, std::vector<Remainder>& out) {
-  if (!seen.insert(e.id()).second || !e.is_app()) return;
-  for (unsigned i = 0; i < e.num_args(); ++i) collect(e.arg(i), seen, out);
+void visit(const z3::expr& e, std::vector<Remainder>& out);
+
+// Every remainder of `root`, operands before the operations that use them: an
+// explicit stack, since a chain of dependent scalars makes terms as deep as long.
+void collect(const z3::expr& root, std::unordered_set<unsigned>& seen, std::vector<Remainder>& out) {
+  std::vector<std::pair<z3::expr, unsigned>> stack;
+  if (seen.insert(root.id()).second && root.is_app()) stack.emplace_back(root, 0);
+  while (!stack.empty()) {
+    auto& [e, next] = stack.back();
+    if (next < e.num_args()) {
+      z3::expr child = e.arg(next++);
+      if (seen.insert(child.id()).second && child.is_app()) stack.emplace_back(child, 0);
+      continue;
+    }
+    z3::expr done = e;
+    stack.pop_back();
+    visit(done, out);
+  }
+}
+
+void visit(const z3::expr& e, std::vector<Remainder>& out) {
   Z3_decl_kind kind = e.decl().decl_kind();
   int64_t divisor = 0;
   if ((kind == Z3_OP_BSREM || kind == Z3_OP_BSREM_I) && e.num_args() == 2 && numeral(e.arg(1), divisor) && divisor >= 2 &&
