@@ -204,12 +204,14 @@ void checkRegisterBudget(const ir::Function& fn, DiagnosticSink& diags) {
                                {std::to_string(peak), std::to_string(kRegistersPerThread)});
   // The largest tiles live there, as labels at their definitions.
   std::vector<std::pair<int64_t, ir::ValueId>> liveHere;
-  for (const auto& [id, interval] : walk.live)
+  for (const auto& [id, live] : walk.live) {
+    const auto& interval = live;  // a named reference: clang < 16 cannot capture a structured binding
     if (cost[id] > 0 && ((interval.begin <= peakAt && (peakAt < interval.end || peakAt == interval.begin)) ||
                          std::any_of(interval.elseRanges.begin(), interval.elseRanges.end(),
                                      [&](const auto& r) { return r.first > interval.end && r.first <= peakAt &&
                                                                  peakAt < r.second; })))
       liveHere.emplace_back(cost[id], id);
+  }
   std::sort(liveHere.begin(), liveHere.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
