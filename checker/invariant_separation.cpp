@@ -249,15 +249,8 @@ class SeparationCheck {
       }
       for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
         launch.add(z3::uge(sizeVar(i), bv(atLeast)) && z3::ule(sizeVar(i), bv(1 << 16)));
-      if (budget_.check(launch) != z3::sat) continue;
-      z3::optimize smallest(*ctx_);
-      budget_.limit(smallest);
-      for (const z3::expr& e : launch.assertions()) smallest.add(e);
-      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) smallest.minimize(sizeVar(i));
-      if (budget_.check(smallest) != z3::sat) continue;
-      z3::model model = smallest.get_model();
-      std::vector<int64_t> sizes;
-      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) sizes.push_back(ScalarEncoder::valueOf(model, sizeVar(i)));
+      std::vector<int64_t> sizes = smallestLaunch(launch, atLeast);
+      if (sizes.empty()) continue;
       for (bool last : {false, true}) {
         std::vector<int64_t> element;
         for (const ir::DimRef& dim : tensor.dims)
@@ -282,6 +275,28 @@ class SeparationCheck {
         return;
       }
     }
+  }
+
+  // The smallest sizes (each at least `atLeast`) of a launch `launch` allows;
+  // none when there is none. Every size at its bound is the usual answer, and
+  // with every size a constant the solver answers at once: the optimizer only
+  // when the requirements rule it out.
+  std::vector<int64_t> smallestLaunch(z3::solver& launch, int64_t atLeast) {
+    std::vector<int64_t> sizes;
+    launch.push();
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) launch.add(sizeVar(i) == bv(atLeast));
+    bool atBound = budget_.check(launch) == z3::sat;
+    launch.pop();
+    if (atBound) return std::vector<int64_t>(fn_.sizeNames.size(), atLeast);
+    if (budget_.check(launch) != z3::sat) return sizes;
+    z3::optimize smallest(*ctx_);
+    budget_.limit(smallest);
+    for (const z3::expr& e : launch.assertions()) smallest.add(e);
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) smallest.minimize(sizeVar(i));
+    if (budget_.check(smallest) != z3::sat) return sizes;
+    z3::model model = smallest.get_model();
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) sizes.push_back(ScalarEncoder::valueOf(model, sizeVar(i)));
+    return sizes;
   }
 
   void reportUnwritten(const ir::Param& tensor, const GlobalStore& store, const std::vector<int64_t>& element,

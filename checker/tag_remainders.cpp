@@ -11,7 +11,7 @@
 //   x, y >= 0, x - y == delta   =>  m_x == (m_y + delta) mod S   (delta a constant)
 // The abstraction admits every model of the exact formula, so when it is
 // unsatisfiable so is the exact one; anything else is asked again exactly.
-#include "checker/tag_state.h"
+#include "checker/relaxations.h"
 
 #include <unordered_set>
 

@@ -198,9 +198,6 @@ class TagFlow {
 };
 
 
-// `formula` with every remainder by a constant abstracted (tag_remainders.cpp):
-// unsatisfiable only if `formula` is; nullopt when it has no remainder.
-std::optional<z3::expr> abstractRemainders(const z3::expr& formula);
 
 // The built-in "the operands of a dot agree in K" (AG2035, tag_dot.cpp): the
 // (A, B) tensor parameters of a dot it concerns (operands traced to loads of
