@@ -97,6 +97,7 @@ class SeparationCheck {
       : fn_(fn), diags_(diags), options_(options) {}
 
   void run() {
+    budget_.setTraceLabel("separation");
     ScalarScope scope;
     collect(fn_.body, scope);
     checkProductsWritten();
@@ -251,10 +252,13 @@ class SeparationCheck {
         launch.add(z3::uge(sizeVar(i), bv(atLeast)) && z3::ule(sizeVar(i), bv(1 << 16)));
       std::vector<int64_t> sizes = smallestLaunch(launch, atLeast);
       if (sizes.empty()) continue;
+      std::vector<int64_t> first;
       for (bool last : {false, true}) {
         std::vector<int64_t> element;
         for (const ir::DimRef& dim : tensor.dims)
           element.push_back(!last ? 0 : (dim.constant >= 0 ? dim.constant : sizes[static_cast<size_t>(dim.sizeIndex)]) - 1);
+        if (last && element == first) continue;  // a launch of one tile: asked already
+        first = element;
         bool written = false, decided = true;
         for (const auto& side : sides) {
           z3::solver solver(*ctx_, "QF_BV");
@@ -262,7 +266,15 @@ class SeparationCheck {
           for (const z3::expr& c : side->constraints) solver.add(c);
           for (size_t i = 0; i < fn_.sizeNames.size(); ++i) solver.add(sizeVar(i) == bv(sizes[i]));
           for (size_t d = 0; d < element.size(); ++d) solver.add(side->element[d] == ctx_->bv_val(element[d], 64));
+          // Block 0's thread 0 in the first iterations usually writes element 0: with every
+          // unknown a number the solver answers at once, where the search takes 0.2-0.4 s
+          // through a grouped tile order's divisions.
+          solver.push();
+          for (size_t i = 0; i < side->from.size(); ++i) solver.add(side->to[static_cast<int>(i)] == bv(0));
+          solver.add(*side->thread == bv(0) && *side->value == bv(0));
           z3::check_result r = budget_.check(solver);
+          solver.pop();
+          if (r != z3::sat) r = budget_.check(solver);
           written = written || r == z3::sat;
           decided = decided && r != z3::unknown;
           if (written) break;

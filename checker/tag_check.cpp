@@ -32,17 +32,46 @@ class AssertionChecker {
  public:
   AssertionChecker(TagFlow& flow, z3::context& ctx, const ir::Function& fn, DiagnosticSink& diags,
                    const SourceFile* file, const Options& options)
-      : flow_(flow), ctx_(ctx), fn_(fn), diags_(diags), file_(file), options_(options) {}
+      : flow_(flow), ctx_(ctx), fn_(fn), diags_(diags), file_(file), options_(options) {
+    // The walk is path-insensitive: a read under an `if` may run only where its slots were
+    // written, so the built-in "reads written slots" (AG2041) leaves those reads alone.
+    std::vector<std::pair<const ir::Block*, bool>> work{{&fn.body, false}};
+    while (!work.empty()) {
+      auto [block, underIf] = work.back();
+      work.pop_back();
+      for (const auto& op : block->ops) {
+        if (underIf) underIf_.insert(op.get());
+        for (const ir::Block& region : op->regions) work.emplace_back(&region, underIf || op->kind == ir::OpKind::If);
+      }
+    }
+  }
 
   void check(const ir::Op& op) {
     if (op.kind == ir::OpKind::Dot) {  // built-in: an error when definitely violated, "cannot prove" when undecided
       try {
+        flow_.budget().setTraceLabel("tags:dot-k");
         checkDotOperandsAgreeInK(flow_, fn_, diags_, options_, op);
+        flow_.budget().setTraceLabel("tags:dot-covers-k");
         checkDotCoversK(flow_, fn_, diags_, op);
+        flow_.budget().setTraceLabel("tags:read-written");
+        for (size_t i = 0; i < 2 && i < op.operands.size(); ++i)
+          if (readsWritten(op, op.operands[i])) break;
+        flow_.budget().setTraceLabel("tags");
       } catch (const z3::exception& e) {
         diags_.report(DiagId::CheckerCannotProve, op.range,
                       {"the operands of this dot agree in K", std::string("the solver failed: ") + e.msg()});
       }
+      return;
+    }
+    if (op.kind == ir::OpKind::Load) {
+      flow_.budget().setTraceLabel("tags:read-written");
+      try {
+        readsWritten(op, op.operands[0]);
+      } catch (const z3::exception& e) {
+        diags_.report(DiagId::CheckerCannotProve, op.range,
+                      {"this load reads only written elements", std::string("the solver failed: ") + e.msg()});
+      }
+      flow_.budget().setTraceLabel("tags");
       return;
     }
     if (flow_.budget().spent()) {
@@ -50,14 +79,28 @@ class AssertionChecker {
       return;
     }
     try {
-      if (op.kind == ir::OpKind::Store) return checkStoreLandsAtOrigin(flow_, fn_, diags_, options_, op);
-      checkOne(op);
+      flow_.budget().setTraceLabel(op.kind == ir::OpKind::Store ? "tags:store" : "tags:assert");
+      if (op.kind == ir::OpKind::Store) checkStoreLandsAtOrigin(flow_, fn_, diags_, options_, op);
+      else checkOne(op);
+      flow_.budget().setTraceLabel("tags");
     } catch (const z3::exception& e) {
       cannotProve(op, std::string("the solver failed: ") + e.msg(), {});
     }
   }
 
  private:
+  // AG2041 for one shared view the op reads; true when it reported (one report per op).
+  bool readsWritten(const ir::Op& op, ir::ValueId view) {
+    const ir::Op* def = view < fn_.values.size() ? fn_.values[view].def : nullptr;
+    if (underIf_.count(&op) || !def || def->kind != ir::OpKind::View || def->operands.empty() ||
+        fn_.values[def->operands[0]].type.kind != ir::TypeKind::Shared || flow_.budget().spent())
+      return false;
+    size_t before = diags_.diagnostics().size();
+    checkSharedReadWritten(flow_, fn_, diags_, op, view);
+    return diags_.diagnostics().size() > before;
+  }
+  std::set<const ir::Op*> underIf_;
+
   std::string conditionText(const ir::Op& op) const {
     return file_ ? std::string(file_->slice(op.range)) : std::string("assertion");
   }
@@ -275,7 +318,7 @@ class AssertionChecker {
     z3::solver solver(ctx_, "QF_BV");
     budget.limit(solver);
     solver.add(context && allKnown && !cond);
-    z3::check_result violated = budget.check(solver);
+    z3::check_result violated = flow_.preferSmall(solver);  // small launches first: found fastest there
     if (violated == z3::sat) {
       report(op, solver, subjects, reads, dot);
       return;
@@ -342,7 +385,6 @@ class AssertionChecker {
 
   void report(const ir::Op& op, z3::solver& solver, const std::vector<Subject>& subjects, const std::vector<Read>& reads,
               bool dot) {
-    flow_.preferSmall(solver);
     z3::model model = solver.get_model();
     std::string found;
     for (const Read& r : reads) found += (found.empty() ? "" : ", ") + r.text + " = " + std::to_string(modelValue(model, r.value));

@@ -46,9 +46,10 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
           const ir::Op* target = writes ? fn.values[op->operands[0]].def : nullptr;
           if (target && target->kind == ir::OpKind::View && !target->operands.empty() && target->operands[0] == base) {
             int source = traceOrigin(fn, op->operands[1], depth + 1);
-            // A bulk ring inside another loop (a persistent kernel) carries its stages through a
-            // loop-carried count the induction cannot summarize in reasonable time: not traced.
-            if (op->kind == ir::OpKind::CopyBulk && loops >= 2) source = -1;
+            // A bulk ring written by hand inside another loop (a persistent kernel) carries its
+            // stages through a loop-carried count the induction cannot summarize in reasonable
+            // time: not traced. (A pipelined loop's copies, as written, have no mbarrier.)
+            if (op->kind == ir::OpKind::CopyBulk && op->operands.size() > 2 && loops >= 2) source = -1;
             mixed = mixed || source < 0 || (any && source != found);
             found = source;
             any = true;
@@ -246,14 +247,13 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   SolverBudget& budget = flow.budget();
   budget.limit(solver);
   solver.add(formula);
-  z3::check_result result = budget.check(solver);
+  z3::check_result result = flow.preferSmall(solver);  // small launches first: found fastest there
   if (result == z3::unknown) {  // undecided is never silence
     diags.report(DiagId::CheckerCannotProve, op.range,
                  {"the operands of this dot agree in K", "the solver gave up (" + budget.unknownReason(solver) + ")"});
     return;
   }
   if (result != z3::sat) return;
-  flow.preferSmall(solver);
   // Then the first rows and columns of the accumulator (thread 0 holds acc[0, 0]).
   for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
     solver.push();
@@ -381,9 +381,7 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   SolverBudget& budget = flow.budget();
   budget.limit(solver);
   solver.add(launch && small && z3::ugt(K, flow.bv(0)));
-  if (budget.check(solver) != z3::sat) return;
-  flow.preferSmall(solver);
-  if (budget.check(solver) != z3::sat) return;
+  if (flow.preferSmall(solver) != z3::sat) return;
   z3::model model = solver.get_model();
   // Every constant but this loop's j, m and k takes the model's value.
   z3::expr rowZero = substitute(column, {m}, {flow.bv(0)});

@@ -100,6 +100,21 @@ bool TagFlow::check(const z3::expr& formula) {
   }
   if (!unsat)
     if (std::optional<z3::expr> abstracted = abstractRemainders(formula)) tryRelaxed(*abstracted);
+  // A restriction next: a model in a small launch's first iterations is a
+  // model, found in milliseconds where the unbounded search for a violated
+  // property (a persistent kernel's tile index mixed up) takes seconds.
+  if (!unsat && (linear || !loops().empty())) {
+    z3::solver small(ctx_, "QF_BV");
+    budget_.limit(small);
+    small.add(formula);
+    for (const LoopFrame& l : loops()) small.add(z3::ult(l.j, bv(4)));
+    for (const auto& [name, term] : launchTerms())
+      if (name.rfind("num_programs", 0) != 0) small.add(term <= bv(256));
+    if (budget_.check(small) == z3::sat) {
+      proven_.emplace(formula.id(), std::make_pair(formula, false));
+      return false;
+    }
+  }
   if (!unsat) {
     solver.add(formula);
     unsat = budget_.check(solver) == z3::unsat;
@@ -146,6 +161,7 @@ TagMap TagFlow::viewTags(ir::ValueId view) {
 
 TagMap TagFlow::loadTags(ir::ValueId view, const ir::Op& op) {
   TagMap out = viewTags(view);
+  out.tags.erase(kWrittenKey);  // a property of the slot, not of the data
   const ir::Op* viewOp = fn_.values[view].def;
   if (viewOp && !viewOp->operands.empty())
     addLabels(out.trace, {Label{op.range, "loaded from '" + valueName(viewOp->operands[0]) + "' here"}}, 4);
@@ -175,14 +191,16 @@ void TagFlow::store(ir::ValueId view, const TagMap& tile, const ir::Op& op) {
     }
   }
   TagMap& slots = buffers_[buffer];
+  TagMap written = tile;
+  written.tags.insert_or_assign(kWrittenKey, TagTerm{bv(0), ctx_.bool_val(true), ctx_.bool_val(true), {}});
   std::vector<std::string> keys;
-  for (const auto& [key, term] : tile.tags) keys.push_back(key);
+  for (const auto& [key, term] : written.tags) keys.push_back(key);
   for (const auto& [key, term] : slots.tags)
-    if (!tile.tags.count(key)) keys.push_back(key);
+    if (!written.tags.count(key)) keys.push_back(key);
   for (const std::string& key : keys) {
-    auto newTerm = tile.tags.find(key);
+    auto newTerm = written.tags.find(key);
     auto oldTerm = slots.tags.find(key);
-    bool hasNew = newTerm != tile.tags.end(), hasOld = oldTerm != slots.tags.end();
+    bool hasNew = newTerm != written.tags.end(), hasOld = oldTerm != slots.tags.end();
     z3::expr no = ctx_.bool_val(false);
     z3::expr newValue = hasNew ? substitute(newTerm->second.value, from, to) : bv(0);
     z3::expr newKnown = hasNew ? substitute(newTerm->second.known, from, to) : no;
@@ -328,6 +346,12 @@ void TagFlow::run(const AssertHook& hook) {
   walk(fn_.body);
 }
 
+bool TagFlow::readsShared(ir::ValueId view) const {
+  const ir::Op* def = view < fn_.values.size() ? fn_.values[view].def : nullptr;
+  return def && def->kind == OpKind::View && !def->operands.empty() &&
+         fn_.values[def->operands[0]].type.kind == ir::TypeKind::Shared;
+}
+
 void TagFlow::walk(const ir::Block& block) {
   for (const auto& op : block.ops) step(*op);
 }
@@ -336,6 +360,7 @@ void TagFlow::step(const ir::Op& op) {
   auto resultIsTile = [&] { return !op.results.empty() && fn_.values[op.results[0]].type.isTile(); };
   switch (op.kind) {
     case OpKind::Load:
+      if (!op.operands.empty() && recording_ && hook_ && readsShared(op.operands[0])) hook_(op);  // "reads written slots"
       if (resultIsTile()) tiles_[op.results[0]] = loadTags(op.operands[0], op);
       return;
     case OpKind::Store:

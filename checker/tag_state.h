@@ -54,6 +54,9 @@ struct TagMap {
 };
 
 std::string originKey(int64_t dim);
+// The tag every write into a shared slot sets (present: the slot was written
+// at least once); stripped from what a load returns. Not a name a user can write.
+inline const char* const kWrittenKey = "written!";
 // The origin sources of a merge of two tag maps (either may carry no tags).
 void mergeOrigins(TagMap& out, const TagMap& a, const TagMap& b);
 // Simultaneous substitution of variables by terms.
@@ -119,7 +122,7 @@ class TagFlow {
   // The launch values of a model ("N = 64, program_id(0) = 1"), and a narrowing
   // of a satisfiable solver to early iterations of a small launch.
   std::string launchText(const std::optional<z3::model>& model) const;
-  void preferSmall(z3::solver& solver);
+  z3::check_result preferSmall(z3::solver& solver);
   std::string valueName(ir::ValueId id) const;  // as written, for messages
   bool check(const z3::expr& formula);          // true when unsat (proven)
   // The resource limits of every query of this walk and its checks (solver_budget.h).
@@ -133,6 +136,7 @@ class TagFlow {
   void walkIf(const ir::Op& op);
   void store(ir::ValueId view, const TagMap& tile, const ir::Op& op);
   TagMap loadTags(ir::ValueId view, const ir::Op& op);
+  bool readsShared(ir::ValueId view) const;
   TagMap elementwise(const ir::Op& op);
   TagMap dotTags(const ir::Op& op);
   TagMap reduceTags(const TagMap& in, int64_t axis, const ir::Op& op);
@@ -220,6 +224,10 @@ int64_t modelValue(const z3::model& model, const z3::expr& e);
 // With `countDots` false, only assertions and stores count: a kernel that
 // needs the walk only for the dots' K check tracks the K origins alone.
 bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block, bool countDots = true);
+// The built-in "a read of shared memory reads written elements" (AG2041,
+// tag_written.cpp) for the load or dot `op` reading the shared view `view`.
+void checkSharedReadWritten(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op,
+                            ir::ValueId view);
 // The built-in "a stored element lands where its origin says" (AG2018) for one
 // Store into global memory, in the state of the walk.
 void checkStoreLandsAtOrigin(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& options,

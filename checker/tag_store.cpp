@@ -21,17 +21,19 @@ std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
 }
 
 // Narrows the model to the first iterations of a small launch where possible.
-void TagFlow::preferSmall(z3::solver& solver) {
-  const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096}, grid[] = {2, 2, 4, 8, 16};
+// The grid is not bounded itself: small sizes make a small grid, and a
+// persistent kernel's grid is a constant (SMS = 132) no tier could go below.
+z3::check_result TagFlow::preferSmall(z3::solver& solver) {
+  const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096};
   for (int tier = 0; tier < 5; ++tier) {
     solver.push();
     for (const LoopFrame& l : loops()) solver.add(z3::ult(l.j, bv(iterations[tier])));
     for (const auto& [name, term] : launchTerms())
-      solver.add(name.rfind("num_programs", 0) == 0 ? term <= bv(grid[tier]) : term <= bv(sizes[tier]));
-    if (budget_.check(solver) == z3::sat) return;  // keep the narrowed scope for get_model()
+      if (name.rfind("num_programs", 0) != 0) solver.add(term <= bv(sizes[tier]));
+    if (budget_.check(solver) == z3::sat) return z3::sat;  // keep the narrowed scope for get_model()
     solver.pop();
   }
-  budget_.check(solver);
+  return budget_.check(solver);
 }
 
 
@@ -91,15 +93,9 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
   SolverBudget& budget = flow_.budget();
   budget.limit(solver);
   solver.add(context && wrong);
-  z3::check_result result = budget.check(solver);
-  if (result == z3::unknown) {  // undecided is never silence
-    diags_.report(DiagId::CheckerCannotProve, op.range,
-                  {"this store writes every element where its 'origin' says", "the solver gave up (" + budget.unknownReason(solver) + ")"});
-    return;
-  }
-  if (result != z3::sat) return;
   // A witness whose origin lies inside its tensor reads real data, not the
-  // fill value of an edge tile: clearer, and the interpreter shows it.
+  // fill value of an edge tile: clearer, and the interpreter shows it. Small
+  // launches first: there a violation is found fastest (preferSmall).
   solver.push();
   for (size_t d = 0; d < r; ++d) {
     const OriginAxis& axis = tile->originAxes[d];
@@ -108,11 +104,17 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
                                         : ctx_.bv_const(fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
     solver.add(origin[d] >= 0 && origin[d] < extent);
   }
-  if (budget.check(solver) != z3::sat) {
+  z3::check_result result = flow_.preferSmall(solver);
+  if (result != z3::sat) {
     solver.pop();
-    budget.check(solver);
+    result = flow_.preferSmall(solver);
   }
-  flow_.preferSmall(solver);
+  if (result == z3::unknown) {  // undecided is never silence
+    diags_.report(DiagId::CheckerCannotProve, op.range,
+                  {"this store writes every element where its 'origin' says", "the solver gave up (" + budget.unknownReason(solver) + ")"});
+    return;
+  }
+  if (result != z3::sat) return;
   z3::model model = solver.get_model();
   auto tuple = [&](const std::vector<z3::expr>& terms) {
     std::string s = "(";

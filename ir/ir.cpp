@@ -314,4 +314,45 @@ bool LaunchExpr::evaluate(const std::vector<int64_t>& sizes, int64_t& out, std::
   }
 }
 
+namespace {
+
+// Recursion as deep as the source's nesting of loops and ifs, which the front
+// end bounds (frontend/limits.h).
+void cloneBlock(const Block& from, Block& to, Function& fn) {
+  to.args = from.args;
+  to.ops.reserve(from.ops.size());
+  for (const auto& op : from.ops) {
+    auto copy = std::make_unique<Op>();
+    copy->kind = op->kind;
+    copy->range = op->range;
+    copy->operands = op->operands;
+    copy->results = op->results;
+    copy->attrs = op->attrs;
+    copy->regions.resize(op->regions.size());
+    for (size_t r = 0; r < op->regions.size(); ++r) cloneBlock(op->regions[r], copy->regions[r], fn);
+    for (ValueId v : copy->results)
+      if (v < fn.values.size()) fn.values[v].def = copy.get();
+    to.ops.push_back(std::move(copy));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Function> cloneFunction(const Function& fn) {
+  auto out = std::make_unique<Function>();
+  out->name = fn.name;
+  out->range = fn.range;
+  out->params = fn.params;
+  out->sizeNames = fn.sizeNames;
+  for (int axis = 0; axis < 3; ++axis) out->grid[axis] = fn.grid[axis];
+  out->numWarps = fn.numWarps;
+  out->producerWarps = fn.producerWarps;
+  out->clusterSize = fn.clusterSize;
+  out->requirements = fn.requirements;
+  out->constants = fn.constants;
+  out->values = fn.values;
+  cloneBlock(fn.body, out->body, *out);
+  return out;
+}
+
 }  // namespace argus::ir

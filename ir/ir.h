@@ -256,12 +256,21 @@ struct Function {
   std::vector<std::pair<std::string, int64_t>> constants;  // resolved const parameters
   Block body;  // args = params' values, in order
   std::vector<Value> values;
+  // The function as the user wrote it, before the policies rewrote its loops
+  // (ir/pipeline.h); null when nothing was rewritten. A pipelined loop means
+  // its plain loop, so the analyses of what data goes where (the checker's
+  // tag flow) read this one: no rings of stages to see through. The rewrite
+  // itself is checked on the function proper (the mbarrier and async checks).
+  std::unique_ptr<Function> asWritten;
 
   int64_t numThreads() const { return numWarps * 32; }
   int64_t launchThreads() const { return (numWarps + producerWarps) * 32; }
   const Value& value(ValueId id) const { return values[id]; }
   const Type& typeOf(ValueId id) const { return values[id].type; }
 };
+
+// A deep copy, its ops new (and its values' defining ops with them); without asWritten.
+std::unique_ptr<Function> cloneFunction(const Function& fn);
 
 struct Module {
   std::vector<std::unique_ptr<Function>> functions;

@@ -514,10 +514,25 @@ std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op
   return detail::analyzePipelinedLoop(fn, forOp, plan);
 }
 
+namespace {
+
+bool hasPipelinedLoop(const Block& block) {
+  for (const auto& op : block.ops) {
+    if (op->kind == OpKind::For && op->attrs.i > 0) return true;
+    for (const Block& region : op->regions)
+      if (hasPipelinedLoop(region)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<PipelineProblem> applyPipelining(Function& fn, std::vector<PipelineProblem>* notes) {
   std::vector<PipelineProblem> problems;
+  std::unique_ptr<Function> written = hasPipelinedLoop(fn.body) ? cloneFunction(fn) : nullptr;
   std::vector<std::unique_ptr<Op>> hoisted;  // stays empty: the body has no loop around it
   pipelineBlock(fn, fn.body, problems, hoisted, notes);
+  if (problems.empty()) fn.asWritten = std::move(written);
   return problems;
 }
 
