@@ -7,8 +7,9 @@
 // barrier() makes retired copies visible to every thread: they leave the state.
 // Control flow is uniform, so the counts are the same in every thread.
 //
-// Every read of a shared buffer (load, dot operands) meets every copy into that
-// buffer still in the state: one Z3 query "some thread reads an element the
+// Every read of a shared buffer (load, dot operands), every store into it and
+// every further copy_async into it meets every copy into that buffer still in
+// the state: one Z3 query "some thread reads an element the
 // copy writes" (any thread while the copy is not retired, another thread once
 // it is). A model is a counterexample (AG2005); an undecided query is AG2004.
 //
@@ -123,6 +124,11 @@ class AsyncChecker {
     switch (op.kind) {
       case OpKind::CopyAsync:
         for (int a : accessesOf(op)) {
+          // A copy into elements an earlier copy may still be writing: which lands last is a race
+          // (a prologue that fills the stage the first iteration refills, a stage index one off).
+          for (const InFlight& item : State(state))
+            if (fa_.accesses[static_cast<size_t>(item.copy.access)].buffer == fa_.accesses[static_cast<size_t>(a)].buffer)
+              query(item, a);
           InFlight item;
           item.copy.access = a;
           item.copy.relation.assign(fa_.accesses[static_cast<size_t>(a)].loops.size(), IterRelation::Same);
