@@ -39,7 +39,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Server:
     def __init__(self, path):
-        self.proc = subprocess.Popen([path, "--debounce-ms=0"], stdin=subprocess.PIPE,
+        # Unbuffered: the waits below ask select() whether a message is there, and select()
+        # cannot see bytes already in a Python buffer (with bufsize=-1 a message that arrived
+        # with the one before it was seen only after the 2 s timeout of wait_check_after).
+        self.proc = subprocess.Popen([path, "--debounce-ms=0"], stdin=subprocess.PIPE, bufsize=0,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.next_id = 0
         self.checks_running = 0  # between window/workDoneProgress/create and the progress end
@@ -63,7 +66,13 @@ class Server:
             name, _, value = line.partition(b":")
             if name.lower() == b"content-length":
                 length = int(value)
-        message = json.loads(self.proc.stdout.read(length))
+        body = b""
+        while len(body) < length:  # an unbuffered read may return less
+            chunk = self.proc.stdout.read(length - len(body))
+            if not chunk:
+                raise RuntimeError("the server closed its output")
+            body += chunk
+        message = json.loads(body)
         method = message.get("method")
         if method == "window/workDoneProgress/create":
             self.reports_progress = True
