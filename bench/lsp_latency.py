@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Latency of argus-lsp as an editor sees it, measured over the real binary's stdio.
 
-    python3 bench/lsp_latency.py [--server build/argus-lsp] [--rounds 10] [--label after] [--out bench/results]
+    python3 bench/lsp_latency.py [--server build/argus-lsp] [--rounds 10] [--label after] [--out bench/results] [--subdirs]
 
-For each example kernel (examples/*.ag) and a generated 3,000-line file, each
+For each example kernel (examples/*.ag; with --subdirs also examples/*/*.ag)
+and a generated 3,000-line file, each
 round makes four edits and times them from the didChange:
   - comment edit: a character typed inside the file's first comment ->
     the first publishDiagnostics of that version;
@@ -38,7 +39,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Server:
     def __init__(self, path):
-        self.proc = subprocess.Popen([path, "--debounce-ms=0"], stdin=subprocess.PIPE,
+        # Unbuffered: the waits below ask select() whether a message is there, and select()
+        # cannot see bytes already in a Python buffer (with bufsize=-1 a message that arrived
+        # with the one before it was seen only after the 2 s timeout of wait_check_after).
+        self.proc = subprocess.Popen([path, "--debounce-ms=0"], stdin=subprocess.PIPE, bufsize=0,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.next_id = 0
         self.checks_running = 0  # between window/workDoneProgress/create and the progress end
@@ -62,7 +66,13 @@ class Server:
             name, _, value = line.partition(b":")
             if name.lower() == b"content-length":
                 length = int(value)
-        message = json.loads(self.proc.stdout.read(length))
+        body = b""
+        while len(body) < length:  # an unbuffered read may return less
+            chunk = self.proc.stdout.read(length - len(body))
+            if not chunk:
+                raise RuntimeError("the server closed its output")
+            body += chunk
+        message = json.loads(body)
         method = message.get("method")
         if method == "window/workDoneProgress/create":
             self.reports_progress = True
@@ -279,12 +289,17 @@ def main():
     parser.add_argument("--label", default="after")
     parser.add_argument("--only", default="", help="comma-separated document names (default: all)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    parser.add_argument("--subdirs", action="store_true",
+                        help="also the .ag files in examples/'s subdirectories (broken/, triton/, agent/), named DIR/NAME")
     args = parser.parse_args()
     documents = []
-    for name in sorted(os.listdir(os.path.join(ROOT, "examples"))):
-        if name.endswith(".ag"):
-            with open(os.path.join(ROOT, "examples", name)) as f:
-                documents.append((name[:-3], f.read()))
+    examples = os.path.join(ROOT, "examples")
+    names = [n for n in sorted(os.listdir(examples)) if n.endswith(".ag")]
+    if args.subdirs:
+        names += sorted(os.path.relpath(p, examples) for p in glob.glob(os.path.join(examples, "*", "*.ag")))
+    for name in names:
+        with open(os.path.join(examples, name)) as f:
+            documents.append((name[:-3], f.read()))
     documents.append(("generated_3000_lines", generated_file()))
     if args.only:
         wanted = set(args.only.split(","))
