@@ -98,23 +98,27 @@ bool TagFlow::check(const z3::expr& formula) {
     std::optional<z3::expr> abstracted = abstractRemainders(*linear);
     tryRelaxed(abstracted ? *abstracted : *linear);
   }
-  if (!unsat)
-    if (std::optional<z3::expr> abstracted = abstractRemainders(formula)) tryRelaxed(*abstracted);
-  // A restriction next: a model in a small launch's first iterations is a
-  // model, found in milliseconds where the unbounded search for a violated
-  // property (a persistent kernel's tile index mixed up) takes seconds.
-  if (!unsat && (linear || !loops().empty())) {
+  // Then restrictions: a model in a small launch's first iterations is a
+  // model, found in milliseconds where the search for one among all launches
+  // (a refuted loop guess, a persistent kernel's tile index mixed up) takes
+  // seconds. Every size 200 first (ragged for the usual tiles; the divisions
+  // by sizes then divide by numbers), then every size at most 256.
+  auto refutedSmall = [&](bool fixed) {
     z3::solver small(ctx_, "QF_BV");
     budget_.limit(small);
     small.add(formula);
     for (const LoopFrame& l : loops()) small.add(z3::ult(l.j, bv(4)));
     for (const auto& [name, term] : launchTerms())
-      if (name.rfind("num_programs", 0) != 0) small.add(term <= bv(256));
-    if (budget_.check(small) == z3::sat) {
-      proven_.emplace(formula.id(), std::make_pair(formula, false));
-      return false;
-    }
+      if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0)
+        small.add(fixed ? term == bv(200) : term <= bv(256));
+    return budget_.check(small) == z3::sat;
+  };
+  if (!unsat && (linear || !loops().empty()) && (refutedSmall(true) || refutedSmall(false))) {
+    proven_.emplace(formula.id(), std::make_pair(formula, false));
+    return false;
   }
+  if (!unsat)
+    if (std::optional<z3::expr> abstracted = abstractRemainders(formula)) tryRelaxed(*abstracted);
   if (!unsat) {
     solver.add(formula);
     unsat = budget_.check(solver) == z3::unsat;
