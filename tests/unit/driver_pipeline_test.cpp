@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "checker/checker.h"
@@ -167,3 +168,56 @@ TEST(PipelinedGemmChecker, CatchesAMissingBarrier) {
 }
 
 }  // namespace
+
+// The pipelining pass keeps the function as written (ir::Function::asWritten),
+// which the checker's tag flow reads: the pipelined loop with its mark, the
+// buffers without a stage axis, and every value's defining op inside the copy.
+namespace {
+
+void collectOps(const argus::ir::Block& block, std::set<const argus::ir::Op*>& out, int& pipelinedLoops) {
+  for (const auto& op : block.ops) {
+    out.insert(op.get());
+    if (op->kind == argus::ir::OpKind::For && op->attrs.i > 0) ++pipelinedLoops;
+    for (const argus::ir::Block& region : op->regions) collectOps(region, out, pipelinedLoops);
+  }
+}
+
+}  // namespace
+
+TEST(PipelinedGemmAsWritten, KeepsTheLoopAsTheUserWroteIt) {
+  argus::Compilation c(argus::SourceFile("gemm_pipelined.ag", example()), {});
+  const argus::ir::Module& module = c.ir();
+  ASSERT_EQ(module.functions.size(), 1u);
+  const argus::ir::Function& rewritten = *module.functions[0];
+  ASSERT_TRUE(rewritten.asWritten);
+  const argus::ir::Function& written = *rewritten.asWritten;
+  EXPECT_FALSE(written.asWritten);
+  std::set<const argus::ir::Op*> writtenOps, rewrittenOps;
+  int writtenLoops = 0, rewrittenLoops = 0;
+  collectOps(written.body, writtenOps, writtenLoops);
+  collectOps(rewritten.body, rewrittenOps, rewrittenLoops);
+  EXPECT_EQ(writtenLoops, 1);    // still marked pipelined
+  EXPECT_EQ(rewrittenLoops, 0);  // rewritten into prologue, steady loop and epilogue
+  for (size_t v = 0; v < written.values.size(); ++v) {
+    const argus::ir::Op* def = written.values[v].def;
+    if (def) {
+      EXPECT_TRUE(writtenOps.count(def)) << "value " << v << " is defined outside the copy";
+    }
+  }
+  // The shared buffers gain their stage axis only in the rewritten function.
+  size_t shared = 0;
+  for (const auto& op : written.body.ops)
+    if (op->kind == argus::ir::OpKind::AllocShared) {
+      ++shared;
+      argus::ir::ValueId buffer = op->results[0];
+      EXPECT_EQ(written.typeOf(buffer).shape.size() + 1, rewritten.typeOf(buffer).shape.size());
+    }
+  EXPECT_EQ(shared, 2u);
+}
+
+TEST(PipelinedGemmAsWritten, NothingIsKeptWithoutAPipelinedLoop) {
+  argus::Compilation c(argus::SourceFile("gemm.ag", argus::testing::readExample("gemm.ag")), {});
+  const argus::ir::Module& module = c.ir();
+  ASSERT_FALSE(module.functions.empty());
+  EXPECT_FALSE(module.functions[0]->asWritten);
+}
