@@ -39,8 +39,10 @@ class AssertionChecker {
     while (!work.empty()) {
       auto [block, underIf] = work.back();
       work.pop_back();
-      for (const auto& op : block->ops) {
+      for (size_t i = 0; i < block->ops.size(); ++i) {
+        const auto& op = block->ops[i];
         if (underIf) underIf_.insert(op.get());
+        position_[op.get()] = {block, i};
         for (const ir::Block& region : op->regions) work.emplace_back(&region, underIf || op->kind == ir::OpKind::If);
       }
     }
@@ -95,11 +97,38 @@ class AssertionChecker {
     if (underIf_.count(&op) || !def || def->kind != ir::OpKind::View || def->operands.empty() ||
         fn_.values[def->operands[0]].type.kind != ir::TypeKind::Shared || flow_.budget().spent())
       return false;
+    if (wholeBufferWrittenBefore(op, def->operands[0])) return false;  // no query needed
     size_t before = diags_.diagnostics().size();
     checkSharedReadWritten(flow_, fn_, diags_, op, view);
     return diags_.diagnostics().size() > before;
   }
+  // A store or copy into the whole buffer earlier in the read's own block, under no `if`:
+  // every element is written in the same iteration before the read (gemm's copy, a
+  // pipelined loop's copies as written), so AG2041's query would be unsatisfiable.
+  bool wholeBufferWrittenBefore(const ir::Op& read, ir::ValueId buffer) const {
+    auto at = position_.find(&read);
+    if (at == position_.end()) return false;
+    const auto& [block, index] = at->second;
+    const std::vector<int64_t>& shape = fn_.values[buffer].type.shape;
+    for (size_t i = 0; i < index; ++i) {
+      const ir::Op& w = *block->ops[i];
+      bool writes = (w.kind == ir::OpKind::Store || w.kind == ir::OpKind::CopyAsync || w.kind == ir::OpKind::CopyBulk) &&
+                    !w.operands.empty();
+      const ir::Op* view = writes ? fn_.values[w.operands[0]].def : nullptr;
+      if (!view || view->kind != ir::OpKind::View || view->operands.empty() || view->operands[0] != buffer ||
+          fn_.values[w.operands[0]].type.shape != shape)
+        continue;
+      bool atZero = true;
+      for (size_t d = 1; d < view->operands.size(); ++d) {
+        const ir::Op* offset = fn_.values[view->operands[d]].def;
+        atZero = atZero && offset && offset->kind == ir::OpKind::Const && offset->attrs.i == 0;
+      }
+      if (atZero) return true;
+    }
+    return false;
+  }
   std::set<const ir::Op*> underIf_;
+  std::map<const ir::Op*, std::pair<const ir::Block*, size_t>> position_;
 
   std::string conditionText(const ir::Op& op) const {
     return file_ ? std::string(file_->slice(op.range)) : std::string("assertion");
