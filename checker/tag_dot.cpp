@@ -157,8 +157,11 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
           const ir::Param& pa = fn.params[static_cast<size_t>(t->first)];
           const ir::Param& pb = fn.params[static_cast<size_t>(t->second)];
           bool transB = (def->attrs.i & ir::kDotTransB) != 0;
-          if (pa.dims.size() == 2 && pb.dims.size() == 2 && sameExtent(pa.dims[0], to.dims[0]) &&
-              sameExtent(pb.dims[transB ? 0 : 1], to.dims[1]))
+          // A's rows and B's columns: the last two axes (leading batch axes, such as the
+          // expert of a grouped GEMM's weights, are fixed by the view).
+          const size_t ra = pa.dims.size(), rb = pb.dims.size();
+          if (ra >= 2 && rb >= 2 && to.dims.size() == 2 && sameExtent(pa.dims[ra - 2], to.dims[0]) &&
+              sameExtent(pb.dims[transB ? rb - 2 : rb - 1], to.dims[1]))
             return true;
           break;
         }
@@ -376,7 +379,8 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   // partial: a trip short (or none), or a K tile one ahead.
   z3::expr small = ctx.bool_val(true);
   for (const auto& [name, term] : flow.launchTerms())
-    if (name.rfind("program_id", 0) != 0) small = small && z3::ule(term, flow.bv(1 << 16));
+    if (name.rfind("program_id", 0) != 0 && name.rfind("num_programs", 0) != 0)
+      small = small && z3::ule(term, flow.bv(1 << 16)) && z3::uge(term, flow.bv(1));  // no empty tensor: its products are 0 anyway
   z3::solver solver(ctx, "QF_BV");
   SolverBudget& budget = flow.budget();
   budget.limit(solver);

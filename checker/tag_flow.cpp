@@ -302,7 +302,9 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
   out.originAxes.clear();
   const std::vector<int64_t>& aShape = fn_.values[op.operands[0]].type.shape;
   if (aShape.size() != 2) return out;
-  // origin[0] indexes A's rows, origin[1] B's columns, when both come from rank-2 tensors.
+  // origin[0] indexes A's rows, origin[1] B's columns: of an operand whose origin has r
+  // components (a rank-r tensor; leading batch axes, an expert's weights, are fixed by the
+  // view), components r - 2 and r - 1 are the tile's rows and columns.
   std::vector<OriginAxis> axes;
   z3::expr k = ctx_.bv_const("k", 32), m = coordVar(0), n = coordVar(1);
   std::vector<z3::expr> bounds{z3::ult(m, bv(aShape[0])), z3::ult(n, bv(fn_.values[op.operands[2]].type.shape[1]))};
@@ -314,8 +316,10 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     addLabels(out.trace, operand.trace, 4);
     // With trans_b, b[k, n] is b_view[n, k]: its column origin is the view's row's.
     bool transposed = side == 1 && (op.attrs.i & ir::kDotTransB) != 0;
-    auto it = operand.tags.find(originKey(transposed ? 0 : side));
-    if (operand.originAxes.size() == 2) axes.push_back(operand.originAxes[transposed ? 0 : static_cast<size_t>(side)]);
+    const size_t components = operand.originAxes.size() >= 2 ? operand.originAxes.size() : 2;
+    const size_t key = components - 2 + (transposed ? 0 : static_cast<size_t>(side));
+    auto it = operand.tags.find(originKey(static_cast<int64_t>(key)));
+    if (operand.originAxes.size() >= 2) axes.push_back(operand.originAxes[key]);
     if (it == operand.tags.end()) continue;
     // Operand coordinates: a[m, k] (c0 = m, c1 = k), b[k, n] (c0 = k, c1 = n; trans_b: c0 = n, c1 = k).
     std::vector<z3::expr> to = side == 0 ? std::vector<z3::expr>{m, k}
