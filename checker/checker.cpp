@@ -52,11 +52,7 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
     timed(options, "mbarrier", [&] { checkMbarriers(*fn, diags, file, options); });
     timed(options, "wgmma", [&] { checkWgmmaDescriptors(*fn, diags); });
     if (stop()) return;
-    // What data goes where is a property of the loops as written: a pipelined
-    // loop computes what its plain loop does once the mbarrier and async checks
-    // above hold, and there the tag flow sees no ring of stages (ir::Function::asWritten).
-    const ir::Function& written = fn->asWritten ? *fn->asWritten : *fn;
-    timed(options, "tags", [&] { checkTagAssertions(written, diags, file, options); });
+    timed(options, "tags", [&] { checkTagAssertions(*fn, diags, file, options); });
     if (stop()) return;
     timed(options, "invariants", [&] { checkBuiltinInvariants(*fn, diags, file, options); });
     if (stop()) return;

@@ -472,7 +472,12 @@ class AssertionChecker {
 
 }  // namespace
 
-void checkTagAssertions(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
+void checkTagAssertions(const ir::Function& rewritten, DiagnosticSink& diags, const SourceFile* file,
+                        const Options& options) {
+  // What data goes where is a property of the loops as written: a pipelined
+  // loop computes what its plain loop does once the mbarrier and async checks
+  // hold, and there the tag flow sees no ring of stages (ir::Function::asWritten).
+  const ir::Function& fn = rewritten.asWritten ? *rewritten.asWritten : rewritten;
   if (!tagFlowNeeded(fn, fn.body)) return;
   try {
     std::unique_ptr<z3::context> own;
