@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/bulk.h"
@@ -53,10 +54,23 @@ bool emitLLVM(const ir::Module& module, const Options& options, DiagnosticSink& 
 bool emitPTX(const ir::Module& module, const Options& options, DiagnosticSink& diags,
              std::string* ptx, std::string* llvmIR = nullptr);
 
+// What ptxas allocated for one kernel (its `-v` report).
+struct KernelResources {
+  std::string kernel;
+  int registers = 0;  // per thread
+  int64_t stackBytes = 0, spillStoreBytes = 0, spillLoadBytes = 0;
+};
+
+// The kernels of a `ptxas -v` report, in the order ptxas compiled them; device
+// functions (`.func`) and lines it does not know are skipped.
+std::vector<KernelResources> parsePtxasReport(std::string_view report);
+
 // Runs `ptxasPath -arch=<arch>` on `ptx` and returns the cubin bytes. A missing
-// ptxas or a ptxas failure is a diagnostic that quotes ptxas's message.
+// ptxas or a ptxas failure is a diagnostic that quotes ptxas's message. With
+// `resources`, ptxas also reports (-v) what it allocated for each kernel.
 std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const std::string& arch,
                                                   const std::string& ptxasPath,
-                                                  DiagnosticSink& diags);
+                                                  DiagnosticSink& diags,
+                                                  std::vector<KernelResources>* resources = nullptr);
 
 }  // namespace argus::codegen

@@ -62,15 +62,76 @@ std::vector<std::string> meaningfulLines(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    // -v's reports (and their indented continuations) are not the failure.
+    if (line.rfind("ptxas info", 0) == 0 || line.rfind("    ", 0) == 0) continue;
     if (!line.empty()) lines.push_back(line);
   }
   return lines;
 }
 
+// The number just before `unit` in `line` ("168 registers" -> 168), if any.
+std::optional<int64_t> countBefore(std::string_view line, std::string_view unit) {
+  size_t at = line.find(unit);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t end = at;
+  while (end > 0 && line[end - 1] == ' ') --end;
+  size_t begin = end;
+  while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9') --begin;
+  if (begin == end || end - begin > 12) return std::nullopt;
+  int64_t value = 0;
+  for (size_t i = begin; i < end; ++i) value = value * 10 + (line[i] - '0');
+  return value;
+}
+
+// The name quoted in "... for 'NAME'" (the first pair of single quotes).
+std::string quoted(std::string_view line) {
+  size_t open = line.find('\'');
+  if (open == std::string_view::npos) return {};
+  size_t close = line.find('\'', open + 1);
+  if (close == std::string_view::npos) return {};
+  return std::string(line.substr(open + 1, close - open - 1));
+}
+
 }  // namespace
 
+std::vector<KernelResources> parsePtxasReport(std::string_view report) {
+  // Per kernel, ptxas writes (CUDA 12 and 13):
+  //   ptxas info    : Compiling entry function 'NAME' for 'sm_90a'
+  //   ptxas info    : Function properties for NAME
+  //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  //   ptxas info    : Used 168 registers, used 1 barriers, ...
+  // "Function properties" also appear for device functions, which have no
+  // "Compiling entry function" line and are not kernels.
+  std::vector<KernelResources> kernels;
+  KernelResources* current = nullptr;
+  size_t start = 0;
+  while (start < report.size()) {
+    size_t newline = report.find('\n', start);
+    std::string_view line = report.substr(start, newline == std::string_view::npos ? std::string_view::npos
+                                                                                  : newline - start);
+    start = newline == std::string_view::npos ? report.size() : newline + 1;
+    if (line.find("Compiling entry function") != std::string_view::npos) {
+      kernels.push_back(KernelResources{quoted(line)});
+      current = &kernels.back();
+    } else if (line.find("Function properties for ") != std::string_view::npos) {
+      std::string_view name = line.substr(line.find("Function properties for ") + 24);
+      while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.remove_suffix(1);
+      current = !kernels.empty() && kernels.back().kernel == name ? &kernels.back() : nullptr;
+    } else if (current && line.find("bytes stack frame") != std::string_view::npos) {
+      current->stackBytes = countBefore(line, "bytes stack frame").value_or(0);
+      current->spillStoreBytes = countBefore(line, "bytes spill stores").value_or(0);
+      current->spillLoadBytes = countBefore(line, "bytes spill loads").value_or(0);
+    } else if (current && line.find("Used ") != std::string_view::npos) {
+      current->registers = static_cast<int>(countBefore(line, "registers").value_or(0));
+      current = nullptr;
+    }
+  }
+  return kernels;
+}
+
 std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const std::string& arch,
-                                                  const std::string& ptxasPath, DiagnosticSink& diags) {
+                                                  const std::string& ptxasPath, DiagnosticSink& diags,
+                                                  std::vector<KernelResources>* resources) {
   if (!isSupportedTarget(arch)) {
     diags.report(DiagId::UnsupportedTarget, {}, {arch});
     return std::nullopt;
@@ -98,6 +159,7 @@ std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const 
   }
   std::string archFlag = "-arch=" + arch;
   std::vector<std::string> args = {ptxasPath, archFlag, "-o", output, input};
+  if (resources) args.insert(args.begin() + 1, "-v");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -132,6 +194,7 @@ std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const 
     diags.report(DiagId::PtxasFailed, {}, {arch, "ptxas produced no cubin"});
     return std::nullopt;
   }
+  if (resources) *resources = parsePtxasReport(readText(log));
   return std::vector<uint8_t>(cubin.begin(), cubin.end());
 }
 

@@ -187,6 +187,16 @@ void Snapshot::setCheckedDiagnostics(std::vector<Diagnostic> all) const {
   checked_ = std::move(all);
 }
 
+std::shared_ptr<const std::vector<codegen::KernelResources>> Snapshot::resources() const {
+  std::lock_guard<std::mutex> lock(checkedMutex_);
+  return resources_;
+}
+
+void Snapshot::setResources(std::shared_ptr<const std::vector<codegen::KernelResources>> resources) const {
+  std::lock_guard<std::mutex> lock(checkedMutex_);
+  resources_ = std::move(resources);
+}
+
 std::shared_ptr<const Snapshot> analyzeDocument(const std::string& uri, int64_t version,
                                                 uint64_t generation, std::string text,
                                                 const ConfiguredOptions& configured) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/codegen.h"
 #include "driver/compilation.h"
 #include "frontend/ast.h"
 #include "frontend/lexer.h"
@@ -56,10 +57,15 @@ struct Snapshot {
   std::vector<Diagnostic> currentDiagnostics() const;
   bool checked() const;
   void setCheckedDiagnostics(std::vector<Diagnostic> all) const;
+  // What ptxas allocated for each kernel of this text, once measured after the
+  // check (null until then, and for text that does not compile).
+  std::shared_ptr<const std::vector<codegen::KernelResources>> resources() const;
+  void setResources(std::shared_ptr<const std::vector<codegen::KernelResources>> resources) const;
 
  private:
   mutable std::mutex checkedMutex_;
   mutable std::optional<std::vector<Diagnostic>> checked_;
+  mutable std::shared_ptr<const std::vector<codegen::KernelResources>> resources_;
 };
 
 // Runs the front end (lex, parse, sema, Tile IR) on `text` with the options

@@ -43,6 +43,13 @@ std::mutex& codegenMutex() {
   return mutex;
 }
 
+// The key of code generation's result: the options and every token.
+std::string wholeKey(const Snapshot& snapshot) {
+  std::string whole = optionsKey(snapshot.options()) + '\x1d';
+  for (const TokenInfo& token : snapshot.tokens) appendToken(whole, token);
+  return whole;
+}
+
 }  // namespace
 
 bool needsCheck(const Snapshot& snapshot) {
@@ -76,10 +83,9 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
     const ir::Function* fn = *(after - 1);
     return token.range.end <= fn->range.end ? fn : nullptr;
   };
-  std::string outside, whole = options + '\x1d';
+  std::string outside;
   std::map<const ir::Function*, std::string> kernelTokens;
   for (const TokenInfo& token : snapshot.tokens) {
-    appendToken(whole, token);
     if (const ir::Function* fn = insideKernel(token)) appendToken(kernelTokens[fn], token);
     else appendToken(outside, token);
   }
@@ -120,6 +126,7 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
     it = present ? std::next(it) : cache.kernels.erase(it);
   }
   if (hasErrors(all)) return all;
+  const std::string whole = wholeKey(snapshot);
 
   // Code generation's diagnostics are about the target (shared memory per
   // block, instructions only sm_90a has): argusc reports them, so does the editor.
@@ -134,17 +141,34 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
   step.kernel.clear();
   if (progress) progress(step);
   DiagnosticSink sink;
+  std::string ptx;
   {
     std::lock_guard<std::mutex> lock(codegenMutex());
     codegen::Options codegenOptions;
     codegenOptions.arch = snapshot.options().arch;
-    std::string ptx;
     codegen::emitPTX(module, codegenOptions, sink, &ptx);
   }
   counts.codegenRan = true;
   cache.codegen = CheckCache::Entry{whole, base, sink.diagnostics()};
+  cache.codegenPtx = hasErrors(sink.diagnostics()) ? std::string() : std::move(ptx);
+  cache.resources.reset();
   all.insert(all.end(), sink.diagnostics().begin(), sink.diagnostics().end());
   return all;
+}
+
+std::optional<std::vector<codegen::KernelResources>> measureResources(const Snapshot& snapshot, CheckCache& cache,
+                                                                      const std::string& ptxasPath) {
+  if (!cache.codegen || cache.codegenPtx.empty() || cache.codegen->key != wholeKey(snapshot)) return std::nullopt;
+  if (!cache.resources) {
+    // A missing or failing ptxas only means no measurement (argusc reports it
+    // when asked for a cubin); it is not tried again on the same PTX.
+    DiagnosticSink ignored;
+    std::vector<codegen::KernelResources> kernels;
+    if (!codegen::assembleCubin(cache.codegenPtx, snapshot.options().arch, ptxasPath, ignored, &kernels))
+      kernels.clear();
+    cache.resources = std::move(kernels);
+  }
+  return cache.resources;
 }
 
 }  // namespace argus::lsp

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/codegen.h"
 #include "lsp/analysis.h"
 
 namespace argus::lsp {
@@ -30,6 +31,9 @@ class CheckCache {
   };
   std::map<std::string, Entry> kernels;  // by kernel name
   std::optional<Entry> codegen;
+  std::string codegenPtx;  // what the code generation of `codegen` produced (empty on errors)
+  // What ptxas allocated for the kernels of `codegenPtx`, once measured.
+  std::optional<std::vector<codegen::KernelResources>> resources;
 };
 
 struct CheckProgress {
@@ -50,6 +54,13 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
                                                      const std::function<bool()>& cancelled,
                                                      const std::function<void(const CheckProgress&)>& progress = {},
                                                      CheckStats* stats = nullptr);
+
+// What ptxas allocates for each kernel (registers, spills), from the PTX that
+// the last check of this very text generated: nothing when that check did not
+// reach code generation for it (errors, cancelled, other text or options) or
+// ptxas is missing or fails. Runs ptxas once per generated PTX.
+std::optional<std::vector<codegen::KernelResources>> measureResources(const Snapshot& snapshot, CheckCache& cache,
+                                                                      const std::string& ptxasPath);
 
 // True when the checker would run on the snapshot (the front end found no
 // error and there is at least one kernel).

@@ -2,7 +2,8 @@
 // a register tile's layout, a shared buffer's bytes (times its pipeline
 // stages), and on the leading copies of a `pipelined` loop which iteration and
 // stage they fill. Stage counts come from sema's IR (the loop's `stages=`), so
-// they are shown only for kernels that checked.
+// they are shown only for kernels that checked. After a kernel's header: the
+// registers (and spills) ptxas gave it, measured after the last check.
 #include <map>
 
 #include "lsp/features_extra.h"
@@ -74,6 +75,65 @@ json hintAt(const SourceFile& file, uint32_t offset, std::string label, std::str
   return hint;
 }
 
+// The offset just after the `:` that ends a function's header.
+std::optional<uint32_t> headerEnd(const Snapshot& snapshot, const ast::FunctionDef& def) {
+  int depth = 0;
+  for (size_t i = 0; i + 1 < snapshot.tokens.size(); ++i) {
+    const TokenInfo& token = snapshot.tokens[i];
+    if (token.range.begin < def.nameRange.end) continue;
+    if (token.range.begin >= def.range.end) break;
+    if (token.kind == "'('" || token.kind == "'['") ++depth;
+    if (token.kind == "')'" || token.kind == "']'") --depth;
+    if (depth == 0 && token.kind == "':'" && snapshot.tokens[i + 1].kind == "NEWLINE") return token.range.end;
+  }
+  return std::nullopt;
+}
+
+// Blocks of `threads` threads that an SM's 64K registers hold at `registers`
+// per thread (allocated per warp in units of 256).
+int64_t blocksByRegisters(int registers, int64_t threads) {
+  if (registers <= 0 || threads <= 0) return 0;
+  int64_t perWarp = (int64_t{registers} * 32 + 255) / 256 * 256;
+  int64_t warps = 65536 / perWarp, warpsPerBlock = (threads + 31) / 32;
+  return warps / warpsPerBlock;
+}
+
+std::string kernelResourcesTooltip(const codegen::KernelResources& r, const std::string& arch, int64_t threads) {
+  std::string text = "ptxas (" + arch + ") allocates " + std::to_string(r.registers) + " registers per thread";
+  if (threads > 0)
+    text += "; at " + std::to_string(threads) + " threads per block, the register file holds " +
+            std::to_string(blocksByRegisters(r.registers, threads)) + " block(s) per SM";
+  text += ".";
+  if (r.spillStoreBytes > 0 || r.spillLoadBytes > 0)
+    text += " Spills: " + std::to_string(r.spillStoreBytes) + " bytes stored, " + std::to_string(r.spillLoadBytes) +
+            " bytes loaded per thread (local memory, slow): fewer live tiles or smaller ones avoid them.";
+  if (r.stackBytes > 0) text += " Stack frame: " + std::to_string(r.stackBytes) + " bytes.";
+  text += " Measured on the PTX of the last check.";
+  return text;
+}
+
+// What ptxas allocated for each kernel, after its header.
+void resourceInlayHints(const Snapshot& snapshot, uint32_t begin, uint32_t end, json& hints) {
+  std::shared_ptr<const std::vector<codegen::KernelResources>> resources = snapshot.resources();
+  if (!resources || !snapshot.ast) return;
+  for (const auto& def : snapshot.ast->functions) {
+    if (!def || def->range.end < begin || def->range.begin > end) continue;
+    const codegen::KernelResources* found = nullptr;
+    for (const codegen::KernelResources& r : *resources)
+      if (r.kernel == def->name) found = &r;
+    std::optional<uint32_t> at = found ? headerEnd(snapshot, *def) : std::nullopt;
+    if (!at) continue;
+    int64_t threads = 0;
+    if (snapshot.ir)
+      for (const auto& fn : snapshot.ir->functions)
+        if (fn && fn->name == def->name) threads = fn->launchThreads();
+    std::string label = std::to_string(found->registers) + " registers";
+    if (found->spillStoreBytes > 0) label += ", " + std::to_string(found->spillStoreBytes) + " B spilled";
+    hints.push_back(hintAt(snapshot.file(), *at, label,
+                           kernelResourcesTooltip(*found, snapshot.options().arch, threads)));
+  }
+}
+
 }  // namespace
 
 json memoryInlayHints(const Snapshot& snapshot, Range range) {
@@ -84,6 +144,7 @@ json memoryInlayHints(const Snapshot& snapshot, Range range) {
   auto visible = [&](const ast::Stmt& s) { return s.range.end >= begin && s.range.begin <= end; };
   std::map<uint32_t, std::vector<int64_t>> irShapes = irSharedShapes(snapshot);
   std::vector<StatementVisit> statements = allStatements(*snapshot.ast);
+  resourceInlayHints(snapshot, begin, end, hints);
 
   // The statement that defines each local (by the offset of its name).
   std::map<uint32_t, const ast::AssignStmt*> definingStatement;

@@ -10,8 +10,11 @@ namespace argus::lsp {
 
 using Clock = std::chrono::steady_clock;
 
-Scheduler::Scheduler(SchedulerOptions options, Publish publish, Progress progress)
-    : options_(options), publish_(std::move(publish)), progress_(std::move(progress)) {
+Scheduler::Scheduler(SchedulerOptions options, Publish publish, Progress progress, Measured measured)
+    : options_(std::move(options)),
+      publish_(std::move(publish)),
+      progress_(std::move(progress)),
+      measured_(std::move(measured)) {
   unsigned count = options_.workers == 0 ? 1 : options_.workers;
   for (unsigned i = 0; i < count; ++i) workers_.emplace_back([this] { workerLoop(); });
   checker_ = std::thread([this] { checkerLoop(); });
@@ -125,7 +128,7 @@ void Scheduler::screen(std::unique_lock<std::mutex>& lock, const std::shared_ptr
     std::vector<TokenInfo> tokens = tokenize(file, lexical);
     if (key == settled->optionsKey && sameTokens(tokens, settled->tokens)) {
       carried = std::make_shared<Settled>(Settled{std::move(file), std::move(tokens), key, settled->diagnostics,
-                                                  settled->frontEndCount});
+                                                  settled->frontEndCount, settled->resources});
       TokenAlignment alignment(settled->file, settled->tokens, carried->file, carried->tokens);
       for (Diagnostic& d : carried->diagnostics)
         if (!alignment.remap(d, /*exact=*/true)) exact = false;
@@ -171,6 +174,7 @@ void Scheduler::analyse(std::unique_lock<std::mutex>& lock, const std::shared_pt
   if (doc->settledGeneration == generation) {
     // The screen found the same tokens: the carried-over diagnostics are complete.
     snapshot->setCheckedDiagnostics(doc->settled->diagnostics);
+    snapshot->setResources(doc->settled->resources);
     return;
   }
   if (!fresh) return;
@@ -179,7 +183,7 @@ void Scheduler::analyse(std::unique_lock<std::mutex>& lock, const std::shared_pt
     // Front-end errors: argusc stops here too, so this is everything.
     snapshot->setCheckedDiagnostics(first);
     doc->settled = std::make_shared<Settled>(
-        Settled{snapshot->file(), snapshot->tokens, optionsKey(snapshot->options()), first, first.size()});
+        Settled{snapshot->file(), snapshot->tokens, optionsKey(snapshot->options()), first, first.size(), nullptr});
     doc->settledGeneration = generation;
   } else {
     // Until the checker is done, keep showing its last findings that still
@@ -234,12 +238,13 @@ void Scheduler::check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<
   if (fresh) {
     doc->settled = std::make_shared<Settled>(Settled{snapshot->file(), snapshot->tokens,
                                                      optionsKey(snapshot->options()), *all,
-                                                     snapshot->diagnostics.size()});
+                                                     snapshot->diagnostics.size(), nullptr});
     doc->settledGeneration = generation;
     lock.unlock();
     publish_(doc->uri, snapshot->version, snapshot->file(), *all);
     report(CheckEvent::Kind::End, {});
     lock.lock();
+    measure(lock, doc, snapshot);
   } else {
     // A never-checked generation must not block the next one: the check of
     // the newer text is wanted once its front end is done.
@@ -249,6 +254,42 @@ void Scheduler::check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<
     lock.lock();
   }
   wake_.notify_all();
+}
+
+// After a complete check: ptxas's registers and spills for the inlay hints,
+// on the checker's thread (the cache is its own), for the text just checked.
+void Scheduler::measure(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc,
+                        const std::shared_ptr<const Snapshot>& snapshot) {
+  if (options_.ptxasPath.empty() || !measureResources_ || stopping_ || doc->closed ||
+      doc->latestGeneration != snapshot->generation)
+    return;
+  lock.unlock();
+  std::optional<std::vector<codegen::KernelResources>> measured;
+  try {
+    measured = measureResources(*snapshot, doc->cache, options_.ptxasPath);
+  } catch (const std::exception&) {
+    measured.reset();
+  }
+  lock.lock();
+  if (!measured || measured->empty() || doc->closed || stopping_) return;
+  auto resources = std::make_shared<const std::vector<codegen::KernelResources>>(std::move(*measured));
+  snapshot->setResources(resources);
+  // Edits of comments and whitespace since the check keep the tokens, and so
+  // the registers: their settled diagnostics and snapshot share them.
+  const std::string key = optionsKey(snapshot->options());
+  if (const std::shared_ptr<const Settled>& settled = doc->settled;
+      settled && settled->optionsKey == key && sameTokens(settled->tokens, snapshot->tokens)) {
+    auto copy = std::make_shared<Settled>(*settled);
+    copy->resources = resources;
+    doc->settled = copy;
+  }
+  if (const std::shared_ptr<const Snapshot>& latest = doc->snapshot;
+      latest && latest != snapshot && optionsKey(latest->options()) == key && sameTokens(latest->tokens, snapshot->tokens))
+    latest->setResources(resources);
+  if (!measured_) return;
+  lock.unlock();
+  measured_(doc->uri);
+  lock.lock();
 }
 
 void Scheduler::checkerLoop() {

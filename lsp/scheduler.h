@@ -36,6 +36,9 @@ struct SchedulerOptions {
   // document is analysed by one at a time, so a large file does not hold up
   // requests on the others. The checker has a thread of its own besides.
   unsigned workers = 2;
+  // After a check that reached code generation, ptxas measures each kernel's
+  // registers and spills (inlay hints); empty: never.
+  std::string ptxasPath = "/usr/local/cuda/bin/ptxas";
 };
 
 // A background check's progress, for `$/progress`.
@@ -55,8 +58,10 @@ class Scheduler {
   using Progress = std::function<void(const CheckEvent&)>;
   // Runs on a worker thread; the snapshot is null for a document that is not open.
   using Task = std::function<void(const std::shared_ptr<const Snapshot>&)>;
+  // The document's latest snapshot has just received its kernels' resources.
+  using Measured = std::function<void(const std::string& uri)>;
 
-  Scheduler(SchedulerOptions options, Publish publish, Progress progress = {});
+  Scheduler(SchedulerOptions options, Publish publish, Progress progress = {}, Measured measured = {});
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -74,6 +79,9 @@ class Scheduler {
   void schedule(const std::string& uri, Task task);
   // Affects analyses that start afterwards; open documents are re-analysed.
   void setCompileOptions(ConfiguredOptions options);
+  // Whether checks are followed by ptxas's measurement (on by default when
+  // SchedulerOptions::ptxasPath is set).
+  void setMeasureResources(bool on) { measureResources_ = on; }
   // Stops the threads; pending tasks are dropped. Idempotent.
   void stop();
 
@@ -85,6 +93,7 @@ class Scheduler {
     std::string optionsKey;
     std::vector<Diagnostic> diagnostics;
     size_t frontEndCount = 0;  // the first diagnostics are the front end's
+    std::shared_ptr<const std::vector<codegen::KernelResources>> resources;  // once measured
   };
   struct Document {
     std::string uri;
@@ -111,10 +120,14 @@ class Scheduler {
   void analyse(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
   void check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
   bool wantsCheck(const Document& doc) const;
+  void measure(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc,
+               const std::shared_ptr<const Snapshot>& snapshot);
 
   SchedulerOptions options_;
   Publish publish_;
   Progress progress_;
+  Measured measured_;
+  std::atomic<bool> measureResources_{true};
   ConfiguredOptions compileOptions_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -22,6 +22,7 @@ namespace {
 // is built, so that nothing downstream (copies, dumps) recurses that deep.
 constexpr size_t kMaxJsonDepth = 64;
 const char* kProgressIdPrefix = "argus-progress-";
+const char* kRefreshIdPrefix = "argus-refresh-";
 
 bool isValidId(const json& id) { return id.is_number_integer() || id.is_string(); }
 }  // namespace
@@ -38,7 +39,16 @@ Server::Server(Send send, Log log, ServerOptions options)
       [this](const std::string& uri, int64_t version, const SourceFile& file, const std::vector<Diagnostic>& diags) {
         publish(uri, version, file, diags);
       },
-      [this](const CheckEvent& event) { onCheckEvent(event); });
+      [this](const CheckEvent& event) { onCheckEvent(event); },
+      [this](const std::string& uri) { onResourcesMeasured(uri); });
+}
+
+// Register counts arrive after the check's diagnostics; a client that can be
+// told re-asks for the hints (others see them on their next request).
+void Server::onResourcesMeasured(const std::string&) {
+  if (!inlayHintRefresh_) return;
+  send_(json{{"jsonrpc", "2.0"}, {"id", kRefreshIdPrefix + std::to_string(nextRefreshId_++)},
+             {"method", "workspace/inlayHint/refresh"}});
 }
 
 std::optional<std::string> Server::documentText(const std::string& uri) const {
@@ -244,6 +254,11 @@ void Server::handleRequest(const json& id, const std::string& method, const json
       if (const json* window = member(*capabilities, "window"))
         if (const json* progress = member(*window, "workDoneProgress"))
           workDoneProgress_ = progress->is_boolean() && progress->get<bool>();
+    if (const json* capabilities = member(params, "capabilities"))
+      if (const json* workspace = member(*capabilities, "workspace"))
+        if (const json* hints = member(*workspace, "inlayHint"))
+          if (const json* refresh = member(*hints, "refreshSupport"))
+            inlayHintRefresh_ = refresh->is_boolean() && refresh->get<bool>();
     if (const json* options = member(params, "initializationOptions")) didChangeConfiguration(json{{"settings", *options}});
     snippetSupport_ = clientSupportsSnippets(params);
     json result = initializeResult();
@@ -504,6 +519,10 @@ void Server::didChangeConfiguration(const json& params) {
     }
     changed = true;
   }
+  // argus.inlayHints.registers: false stops ptxas's measurement after checks.
+  if (const json* hints = member(section, "inlayHints"))
+    if (const json* registers = member(*hints, "registers"); registers && registers->is_boolean())
+      scheduler_->setMeasureResources(registers->get<bool>());
   if (changed) scheduler_->setCompileOptions(std::move(options));
 }
 

@@ -94,6 +94,11 @@ class Server {
   size_t running_ = 0;  // requests whose feature is computing its answer
   std::set<std::string> cancelled_;
   bool workDoneProgress_ = false;  // the client can show server-initiated progress
+  // The client re-asks for inlay hints on workspace/inlayHint/refresh (sent when
+  // ptxas's register counts arrive after a check).
+  std::atomic<bool> inlayHintRefresh_{false};
+  std::atomic<uint64_t> nextRefreshId_{1};
+  void onResourcesMeasured(const std::string& uri);
   struct ProgressState {
     bool created = false, begun = false, ended = false;
   };

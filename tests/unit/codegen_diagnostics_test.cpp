@@ -143,6 +143,59 @@ TEST(CodegenDiagnostics, AssemblesValidPtx) {
   EXPECT_EQ((*cubin)[1], 'E');
 }
 
+TEST(CodegenDiagnostics, PtxasRejectsBadPtxQuotesTheErrorNotTheVerboseReport) {
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "ptxas not found at " << kPtxas;
+  DiagnosticSink diags;
+  std::string ptx = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
+  std::vector<KernelResources> resources;
+  EXPECT_FALSE(assembleCubin(ptx, "sm_90", kPtxas, diags, &resources).has_value());
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message.find("ptxas info"), std::string::npos) << diags.diagnostics()[0].message;
+}
+
+TEST(CodegenDiagnostics, PtxasReportIsParsedPerKernel) {
+  // ptxas 13.0's -v report, two kernels and a device function between them.
+  const char* report =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'gemm' for 'sm_90a'\n"
+      "ptxas info    : Function properties for gemm\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 1 barriers\n"
+      "ptxas info    : Compile time = 139.433 ms\n"
+      "ptxas info    : Function properties for helper\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Compiling entry function 'softmax' for 'sm_90a'\n"
+      "ptxas info    : Function properties for softmax\n"
+      "    16 bytes stack frame, 24 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 8 bytes smem, 380 bytes cmem[0]\n";
+  std::vector<KernelResources> kernels = parsePtxasReport(report);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].kernel, "gemm");
+  EXPECT_EQ(kernels[0].registers, 168);
+  EXPECT_EQ(kernels[0].spillStoreBytes, 0);
+  EXPECT_EQ(kernels[1].kernel, "softmax");
+  EXPECT_EQ(kernels[1].registers, 255);
+  EXPECT_EQ(kernels[1].stackBytes, 16);
+  EXPECT_EQ(kernels[1].spillStoreBytes, 24);
+  EXPECT_EQ(kernels[1].spillLoadBytes, 12);
+  EXPECT_TRUE(parsePtxasReport("").empty());
+  EXPECT_TRUE(parsePtxasReport("ptxas info    : Used 9999999999999999999 registers\n").empty());
+}
+
+TEST(CodegenDiagnostics, AssemblingCanReportEachKernelsRegisters) {
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "ptxas not found at " << kPtxas;
+  auto r = compile(makeVadd(), "sm_90");
+  ASSERT_TRUE(r->ok);
+  DiagnosticSink diags;
+  std::vector<KernelResources> resources;
+  ASSERT_TRUE(assembleCubin(r->ptx, "sm_90", kPtxas, diags, &resources).has_value());
+  ASSERT_EQ(resources.size(), 1u);
+  EXPECT_EQ(resources[0].kernel, "vadd");
+  EXPECT_GT(resources[0].registers, 0);
+  EXPECT_LE(resources[0].registers, 255);
+  EXPECT_EQ(resources[0].spillStoreBytes, 0);
+}
+
 TEST(CodegenDiagnostics, Float8IsNotSupportedYet) {
   KernelBuilder k("f8", 4);
   ValueId x = k.tensor("X", DType::F8E4M3, {"N"});

@@ -4,6 +4,7 @@
 // diagnostics are for the configured target, and hostile messages (deep JSON,
 // invalid UTF-8) neither crash the server nor make its text diverge.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -40,9 +41,11 @@ void change(TestClient& client, int version, json changes) {
 
 // What argusc reports for `text` (it compiles to PTX: the checker, then code
 // generation's target checks), as the LSP renders it, in a stable order.
-json argusDiagnostics(const std::string& text, const std::optional<std::string>& arch = std::nullopt) {
+json argusDiagnostics(const std::string& text, const std::optional<std::string>& arch = std::nullopt,
+                      std::vector<std::pair<std::string, std::string>> defines = {}) {
   CompileOptions options;
   options.arch = arch ? *arch : (isSupportedArch(declaredArch(text)) ? declaredArch(text) : "sm_90");
+  options.defines = std::move(defines);
   Compilation compilation(SourceFile(kUri, text), options);
   compilation.ptx();
   std::vector<std::string> dumped;
@@ -326,6 +329,109 @@ TEST(LspCoreTarget, WithoutATargetTheFilesArchLineDecides) {
   auto published = client.diagnosticsWhere(kUri, 1, [](const json& d) { return hasCode(d, "AG5001"); },
                                            std::chrono::seconds(300));
   ASSERT_TRUE(published);
+}
+
+TEST(LspCoreTarget, DiagnosticsAreForTheConfiguredDefines) {
+  std::string text = readSourceFile("examples/softmax.ag");
+  // As the editors send them (a JSON object of strings, numbers or bools) and
+  // as argusc's -D NAME=VALUE spells them.
+  struct Case {
+    json settings;
+    std::vector<std::pair<std::string, std::string>> defines;
+    const char* expectedCode;  // one of what argusc reports, or null for nothing
+  };
+  std::vector<Case> cases = {
+      {{{"BN", "1000"}}, {{"BN", "1000"}}, "AG4003"},     // not a power of two (the checker's IR)
+      {{{"BN", 1000}}, {{"BN", "1000"}}, "AG4003"},       // a JSON number
+      {{{"BN", "abc"}}, {{"BN", "abc"}}, "AG0005"},       // not a value
+      {{{"NOPE", true}}, {{"NOPE", "true"}}, "AG0006"},   // names no const parameter
+      {{{"ROWS", 0}}, {{"ROWS", "0"}}, "AG3036"},         // division by zero in the grid
+      {{{"BN", "2048"}, {"ROWS", "2"}}, {{"BN", "2048"}, {"ROWS", "2"}}, nullptr},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.settings.dump());
+    TestClient client;
+    client.initializeWithProgress();
+    client.notify("workspace/didChangeConfiguration", {{"settings", {{"argus", {{"defines", c.settings}}}}}});
+    client.open(kUri, text);
+    // Errors of the front end end the analysis there (no check, no progress), as in argusc.
+    std::optional<json> first = client.diagnostics(kUri, 1);
+    ASSERT_TRUE(first);
+    json published = (*first)["params"]["diagnostics"];
+    bool frontEndError = false;
+    for (const json& d : published) frontEndError = frontEndError || d.value("severity", 0) == 1;
+    if (!frontEndError) {
+      std::vector<json> later = publishesUntilChecked(client, 1, 1);
+      ASSERT_FALSE(later.empty());
+      published = later.back();
+    }
+    json expected = argusDiagnostics(text, std::nullopt, c.defines);
+    if (c.expectedCode) EXPECT_TRUE(hasCode(expected, c.expectedCode)) << expected.dump();
+    else EXPECT_TRUE(expected.empty()) << expected.dump();
+    EXPECT_EQ(sorted(published), expected);
+  }
+}
+
+// --- register counts (ptxas) ------------------------------------------------------
+
+bool isRegisterHint(const json& hint) {
+  const std::string label = hint.value("label", "");
+  return label.find(" registers") != std::string::npos;
+}
+
+TEST(LspCoreResources, KernelRegistersArriveAsInlayHintsAfterTheCheck) {
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) != 0) GTEST_SKIP() << "no ptxas";
+  TestClient client;
+  client.request("initialize", json{{"capabilities", {{"workspace", {{"inlayHint", {{"refreshSupport", true}}}}}}}});
+  std::string text = readSourceFile("examples/softmax.ag");
+  client.open(kUri, text);
+  auto refresh = client.waitFor([](const json& m) { return m.value("method", "") == "workspace/inlayHint/refresh"; },
+                                std::chrono::seconds(60));
+  ASSERT_TRUE(refresh) << "the client is asked to re-read its hints once ptxas measured the kernels";
+  ASSERT_TRUE(refresh->contains("id"));
+  client.send(json{{"jsonrpc", "2.0"}, {"id", (*refresh)["id"]}, {"result", nullptr}});
+  json range = {{"start", at(0, 0)}, {"end", at(20, 0)}};
+  auto registerHints = [&] {
+    json reply = client.request("textDocument/inlayHint", {{"textDocument", {{"uri", kUri}}}, {"range", range}});
+    std::vector<json> found;
+    for (const json& hint : reply["result"])
+      if (isRegisterHint(hint)) found.push_back(hint);
+    return found;
+  };
+  std::vector<json> hints = registerHints();
+  ASSERT_EQ(hints.size(), 1u);
+  // After the header's colon: `            ROWS: const = 4, BN: const = 1024):`
+  EXPECT_EQ(hints[0]["position"], at(5, 47)) << hints[0].dump();
+  EXPECT_NE(hints[0].value("tooltip", "").find("ptxas (sm_90)"), std::string::npos) << hints[0].dump();
+  EXPECT_NE(hints[0].value("tooltip", "").find("128 threads per block"), std::string::npos) << hints[0].dump();
+
+  // A comment edit keeps the tokens, and so the registers (no new check).
+  change(client, 2, insertAt(0, 2, "typed "));
+  ASSERT_TRUE(client.diagnostics(kUri, 2, std::chrono::seconds(10)));
+  hints = registerHints();
+  ASSERT_EQ(hints.size(), 1u);
+  EXPECT_EQ(hints[0]["position"], at(5, 47));
+
+  // A real edit: the hint waits for the new check's measurement.
+  change(client, 3, insertAt(7, 4, "q = 1\n    "));
+  ASSERT_TRUE(client.waitFor([](const json& m) { return m.value("method", "") == "workspace/inlayHint/refresh"; },
+                             std::chrono::seconds(60)));
+  hints = registerHints();
+  ASSERT_EQ(hints.size(), 1u);
+}
+
+TEST(LspCoreResources, NoMeasurementWhenTheSettingIsOff) {
+  TestClient client;
+  client.request("initialize", json{{"capabilities", {{"workspace", {{"inlayHint", {{"refreshSupport", true}}}}},
+                                                      {"window", {{"workDoneProgress", true}}}}},
+                                    {"initializationOptions", {{"argus", {{"inlayHints", {{"registers", false}}}}}}}});
+  client.open(kUri, readSourceFile("examples/softmax.ag"));
+  publishesUntilChecked(client, 1);
+  for (const json& m : client.drain(std::chrono::milliseconds(1500)))
+    EXPECT_NE(m.value("method", ""), "workspace/inlayHint/refresh") << m.dump();
+  json reply = client.request("textDocument/inlayHint",
+                              {{"textDocument", {{"uri", kUri}}}, {"range", {{"start", at(0, 0)}, {"end", at(20, 0)}}}});
+  for (const json& hint : reply["result"]) EXPECT_FALSE(isRegisterHint(hint)) << hint.dump();
 }
 
 // --- hostile messages -----------------------------------------------------------
