@@ -131,7 +131,7 @@ case('Neovim 0.8+ path: vim.lsp.start gets the config and the buffer', function(
   eq(call.opts.bufnr, vim.api.nvim_get_current_buf(), 'bufnr')
   eq(call.config.name, 'argus', 'name')
   eq(call.config.cmd, { 'sh', '-c', 'exit 0' }, 'cmd')
-  eq(call.config.settings.argus, { arch = 'sm_90', target = 'sm_90', defines = { BM = '32' } }, 'settings')
+  eq(call.config.settings.argus, { arch = 'sm_90', target = 'sm_90', defines = { BM = '32' }, inlayHints = { registers = true } }, 'settings')
   -- No .git above the scratch dir: the root is the file's directory.
   eq(call.config.root_dir, vim.fn.fnamemodify(dir, ':p:h'), 'root_dir')
   eq(type(call.config.on_init), 'function', 'on_init')

@@ -19,6 +19,8 @@ export interface ArgusSettings {
   serverArgs?: unknown;
   target?: unknown;
   defines?: unknown;
+  /** argus.inlayHints.registers: show ptxas's register count after each kernel's header. */
+  registerHints?: unknown;
 }
 
 export interface ServerCommand {
@@ -34,6 +36,8 @@ export interface ServerSettings {
     target: Target;
     /** `-D NAME=VALUE` values, as strings. */
     defines: Record<string, string>;
+    /** false: the server does not run ptxas after checks for register-count hints. */
+    inlayHints: { registers: boolean };
   };
 }
 
@@ -139,7 +143,8 @@ export function normalizeDefines(value: unknown): Record<string, string> {
 /** The payload of `workspace/didChangeConfiguration` (also sent as initializationOptions' settings). */
 export function serverSettings(settings: ArgusSettings): ServerSettings {
   const target = normalizeTarget(settings.target);
-  return { argus: { arch: target, target, defines: normalizeDefines(settings.defines) } };
+  const registers = settings.registerHints !== false;
+  return { argus: { arch: target, target, defines: normalizeDefines(settings.defines), inlayHints: { registers } } };
 }
 
 /** The same options as `argusc` flags, for display and logs: `--arch=sm_90 -D BM=64`. */

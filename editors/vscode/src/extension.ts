@@ -21,6 +21,7 @@ function readSettings(): ArgusSettings {
     serverArgs: c.get("server.args"),
     target: c.get("target"),
     defines: c.get("defines"),
+    registerHints: c.get("inlayHints.registers"),
     workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
   };
 }
@@ -98,7 +99,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         // A new path or new arguments need a new process.
         await stop();
         await start(output);
-      } else if (event.affectsConfiguration("argus.target") || event.affectsConfiguration("argus.defines")) {
+      } else if (event.affectsConfiguration("argus.target") || event.affectsConfiguration("argus.defines") ||
+                 event.affectsConfiguration("argus.inlayHints")) {
         await pushConfiguration();
       }
     }),

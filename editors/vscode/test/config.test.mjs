@@ -19,7 +19,9 @@ test("server path and args are passed through; junk args dropped", () => {
 });
 
 test("target is validated and sent as arch", () => {
-  assert.deepEqual(config.serverSettings({ target: "sm_80" }), { argus: { arch: "sm_80", target: "sm_80", defines: {} } });
+  assert.deepEqual(config.serverSettings({ target: "sm_80" }),
+    { argus: { arch: "sm_80", target: "sm_80", defines: {}, inlayHints: { registers: true } } });
+  assert.equal(config.serverSettings({ registerHints: false }).argus.inlayHints.registers, false);
   assert.equal(config.serverSettings({ target: "sm_90a" }).argus.arch, "sm_90a");
   assert.equal(config.serverSettings({ target: "sm_75" }).argus.arch, config.DEFAULT_TARGET);
   // Unset: the server uses the file's `# arch:` line, like argusc without --arch.

@@ -73,11 +73,12 @@ test("activate starts argus-lsp over stdio with the configured path and argument
   const [client] = clients;
   assert.deepEqual(client.serverOptions.run, { command: "/opt/argus/argus-lsp", args: ["--debounce-ms=20"], transport: 0 });
   assert.deepEqual(client.clientOptions.documentSelector.map((s) => s.language), ["argus", "argus"]);
-  assert.deepEqual(client.clientOptions.initializationOptions, { arch: "sm_80", target: "sm_80", defines: { BM: "64" } });
+  assert.deepEqual(client.clientOptions.initializationOptions,
+    { arch: "sm_80", target: "sm_80", defines: { BM: "64" }, inlayHints: { registers: true } });
   assert.ok(client.running);
   assert.deepEqual(client.notifications, [{
     method: "workspace/didChangeConfiguration",
-    params: { settings: { argus: { arch: "sm_80", target: "sm_80", defines: { BM: "64" } } } },
+    params: { settings: { argus: { arch: "sm_80", target: "sm_80", defines: { BM: "64" }, inlayHints: { registers: true } } } },
   }]);
   assert.ok(ctx.subscriptions.some((s) => s.name === "argus.restartServer"));
   await extension.deactivate();
@@ -91,9 +92,13 @@ test("changing the target or defines is pushed to the running server", async () 
   settings.defines = ["BN=32"];
   await configListeners[0](change("argus.target"));
   assert.equal(clients.length, 1, "no restart for a target change");
-  assert.deepEqual(client.notifications.at(-1).params.settings.argus, { arch: "sm_90a", target: "sm_90a", defines: { BN: "32" } });
+  assert.deepEqual(client.notifications.at(-1).params.settings.argus,
+    { arch: "sm_90a", target: "sm_90a", defines: { BN: "32" }, inlayHints: { registers: true } });
+  settings["inlayHints.registers"] = false;
+  await configListeners[0](change("argus.inlayHints"));
+  assert.equal(client.notifications.at(-1).params.settings.argus.inlayHints.registers, false);
   await configListeners[0](change("editor.fontSize"));
-  assert.equal(client.notifications.length, 2, "unrelated settings are ignored");
+  assert.equal(client.notifications.length, 3, "unrelated settings are ignored");
   await extension.deactivate();
 });
 

@@ -60,7 +60,9 @@ test("snippets: kernel, pipelined loop, dot/mma step, device function", () => {
 
 test("settings: path, args, target, defines", () => {
   const props = pkg.contributes.configuration.properties;
-  assert.deepEqual(Object.keys(props).sort(), ["argus.defines", "argus.server.args", "argus.server.path", "argus.target"]);
+  assert.deepEqual(Object.keys(props).sort(),
+    ["argus.defines", "argus.inlayHints.registers", "argus.server.args", "argus.server.path", "argus.target"]);
+  assert.equal(props["argus.inlayHints.registers"].default, true);
   // "" first: the file's `# arch:` line, as argusc without --arch (the default).
   assert.deepEqual(props["argus.target"].enum, ["", ...config.TARGETS]);
   assert.equal(props["argus.target"].default, config.DEFAULT_TARGET);

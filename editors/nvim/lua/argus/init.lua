@@ -12,6 +12,9 @@ local defaults = {
   cmd = { 'argus-lsp' },
   target = '',
   defines = {},
+  -- ptxas's registers per thread after each kernel's header (inlay hints, Neovim 0.10+
+  -- shows them with vim.lsp.inlay_hint); false: the server does not run ptxas.
+  register_hints = true,
   on_attach = nil,
   on_error = nil,
   capabilities = nil,
@@ -53,7 +56,8 @@ function M.server_settings()
   local defines = M.normalize_defines(M.config.defines)
   -- An empty Lua table would be sent as a JSON array; the server wants an object.
   if next(defines) == nil then defines = vim.empty_dict() end
-  return { argus = { arch = target, target = target, defines = defines } }
+  local hints = { registers = M.config.register_hints ~= false }
+  return { argus = { arch = target, target = target, defines = defines, inlayHints = hints } }
 end
 
 local function root_dir(bufnr)
