@@ -149,15 +149,27 @@ class DeadAccessCheck {
       if (budget_.check(solver) == z3::unsat) axis = d;
       solver.pop();
     }
-    // A witness with a non-empty tensor: an empty one would show nothing.
+    // A witness with a non-empty tensor and grid: an empty one would show nothing.
     for (const z3::expr& extent : extents) solver.add(extent > ctx_->bv_val(0, 64));
+    for (const z3::expr& c : enc.nonEmptyGrid()) solver.add(c);
     if (budget_.check(solver) != z3::sat) return;
+    preferSizesAtLeastTwo(solver, enc);
     std::optional<z3::model> model = enc.minimize(solver.assertions(), budget_);
     if (!model) {
       if (budget_.check(solver) != z3::sat) return;
       model = solver.get_model();
     }
     report(a, enc, *model, offsets, extents, axis);
+  }
+
+  // Sizes of 1 make degenerate witnesses (a row of one element normalizes to
+  // the same value whatever it reads): every size at least 2 when the kernel allows it.
+  void preferSizesAtLeastTwo(z3::solver& solver, ScalarEncoder& enc) {
+    solver.push();
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
+      solver.add(enc.size(static_cast<int>(i)) >= ctx_->bv_val(2, 32));
+    if (budget_.check(solver) == z3::sat) return;  // kept
+    solver.pop();
   }
 
   void report(const Access& a, ScalarEncoder& enc, const z3::model& model, const std::vector<z3::expr>& offsets,

@@ -159,6 +159,13 @@ z3::expr ScalarEncoder::programId(int axis) {
   return pid;
 }
 
+std::vector<z3::expr> ScalarEncoder::nonEmptyGrid() {
+  std::vector<z3::expr> out;
+  for (int axis = 0; axis < 3; ++axis)
+    if (auto grid = launchInt(fn_.grid[axis])) out.push_back(*grid >= 1);
+  return out;
+}
+
 std::optional<z3::expr> ScalarEncoder::launchInt(const ir::LaunchExpr& e) {
   std::vector<z3::expr> ops;
   for (const ir::LaunchExpr& o : e.operands) {

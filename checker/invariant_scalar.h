@@ -43,6 +43,8 @@ class ScalarEncoder {
   // The runtime size `index` (>= 0), the variable scalars and requirements use.
   z3::expr size(int index) { return sizeVar(index); }
   const std::vector<z3::expr>& constraints() const { return constraints_; }
+  // Every axis of the grid has a block (for a witness: a launch with no block shows nothing).
+  std::vector<z3::expr> nonEmptyGrid();
   // Names of the uninterpreted values the encoded scalars depend on ("'n'", "a sum(...)").
   const std::vector<std::string>& opaqueNames() const { return opaqueNames_; }
 

@@ -100,7 +100,7 @@ class SeparationCheck {
     budget_.setTraceLabel("separation");
     ScalarScope scope;
     collect(fn_.body, scope);
-    checkProductsWritten();
+    checkOutputsWritten();
     for (size_t i = 0; i < stores_.size(); ++i)
       for (size_t j = i; j < stores_.size(); ++j) {
         if (stores_[i].tensor != stores_[j].tensor) continue;
@@ -151,21 +151,23 @@ class SeparationCheck {
     else if (tensor) unmodelled_.insert(tensor);
   }
 
-  // Built-in (AG2040): every element of a product is written. A tensor that
-  // the kernel only stores into, with tiles computed from a dot(), is the
-  // product's output, and a launch that leaves one of its elements unwritten
-  // returns garbage there (a persistent tile loop one tile short, a grid one
-  // block short). A test at two launches fixed to numbers (the smallest the
-  // requirements allow, and the smallest with every size at least 257): for
+  // Built-in (AG2040): every element of an output is written. A tensor that
+  // the kernel only stores into is its output, and a launch that leaves one of
+  // its elements unwritten returns garbage there (a persistent tile loop one
+  // tile short, a grid one block short, a row block stored at a column
+  // coordinate). A test at three launches fixed to numbers (the smallest the
+  // requirements allow, and the smallest with every size at least 2, then 257): for
   // the first and the last element, is there a block, iteration, thread and
   // value of some store that writes it? Unsat for every store is a finding.
-  void checkProductsWritten() {
-    std::set<const ir::Param*> tensors;
-    for (const GlobalStore& s : stores_)
-      // Rank 2 only: a batched output may be written in part on purpose (one slice of an axis).
-      if (s.tensor->dims.size() == 2 && storesProduct(s.store->operands[1]) && !loaded(s.tensor->value) &&
-          !unmodelled_.count(s.tensor))
-        tensors.insert(s.tensor);
+  // A store the encoding does not model (its offsets, an `if` it cannot
+  // encode) keeps its tensor untested.
+  void checkOutputsWritten() {
+    std::set<const ir::Param*> tensors, slices;
+    for (const GlobalStore& s : stores_) {
+      if (writesAFixedSlice(s)) slices.insert(s.tensor);
+      if (!loaded(s.tensor->value) && !unmodelled_.count(s.tensor)) tensors.insert(s.tensor);
+    }
+    for (const ir::Param* sliced : slices) tensors.erase(sliced);
     for (const ir::Param* tensor : tensors) {
       if (budget_.spent()) return;
       try {
@@ -174,6 +176,24 @@ class SeparationCheck {
         // A test, not a proof: undecided says nothing.
       }
     }
+  }
+
+  // A store at a literal coordinate past the first along some axis, or at a
+  // literal coordinate of an axis of constant extent its tile does not cover
+  // (`y[b, 1, i, 0]` of a (B, 2, M, 64) tensor): the kernel writes one slice of
+  // that axis on purpose, and the rest of the tensor is not its to write.
+  bool writesAFixedSlice(const GlobalStore& s) const {
+    const ir::Op& view = *s.view;
+    const std::vector<int64_t>& tile = fn_.typeOf(view.results[0]).shape;
+    size_t rank = s.tensor->dims.size();
+    for (size_t d = 0; d < rank && d + 1 < view.operands.size(); ++d) {
+      const ir::Op* def = fn_.values[view.operands[d + 1]].def;
+      if (!def || def->kind != OpKind::Const) continue;
+      int64_t length = d + tile.size() >= rank ? tile[d + tile.size() - rank] : 1;
+      const ir::DimRef& dim = s.tensor->dims[d];
+      if (def->attrs.i >= 1 || (dim.constant >= 0 && dim.constant > length)) return true;
+    }
+    return false;
   }
 
   // Whether `value` comes from a dot (through elementwise ops, casts and loop-carried values).
@@ -237,7 +257,9 @@ class SeparationCheck {
     }
     if (sides.empty()) return;
     // The launch: every runtime size, under the requirements and a non-empty grid.
-    for (int64_t atLeast : {int64_t{1}, int64_t{257}}) {
+    // Sizes of 2 catch a grid axis walking the wrong tensor axis (a swapped
+    // program_id) at a launch small enough to replay; 257 a loop or grid one tile short.
+    for (int64_t atLeast : {int64_t{1}, int64_t{2}, int64_t{257}}) {
       z3::solver launch(*ctx_, "QF_BV");
       budget_.limit(launch);
       ScalarScope kernelScope;
@@ -325,8 +347,16 @@ class SeparationCheck {
     cx.facts.emplace_back("element", text);
     cx.facts.emplace_back("launch", launch);
     d.counterexample = std::move(cx);
-    d.notes.push_back("'" + tensor.name + "' is only stored into, with values computed by dot(): it is the product's "
-                      "output, and every element of it must be written; check the tile loop's bounds and the grid");
+    bool product = false;
+    for (const GlobalStore& s : stores_)
+      product = product || (s.tensor == &tensor && storesProduct(s.store->operands[1]));
+    if (product)
+      d.notes.push_back("'" + tensor.name + "' is only stored into, with values computed by dot(): it is the product's "
+                        "output, and every element of it must be written; check the tile loop's bounds and the grid");
+    else
+      d.notes.push_back("'" + tensor.name + "' is only stored into: it is the kernel's output, and every element of it "
+                        "must be written; check the stored tile's coordinates (which axis program_id() walks), the "
+                        "loop's bounds and the grid");
   }
 
   z3::expr bv(int64_t v) { return ctx_->bv_val(v, 32); }

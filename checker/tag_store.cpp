@@ -30,7 +30,17 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
     for (const LoopFrame& l : loops()) solver.add(z3::ult(l.j, bv(iterations[tier])));
     for (const auto& [name, term] : launchTerms())
       if (name.rfind("num_programs", 0) != 0) solver.add(term <= bv(sizes[tier]));
-    if (budget_.check(solver) == z3::sat) return z3::sat;  // keep the narrowed scope for get_model()
+    if (budget_.check(solver) == z3::sat) {
+      // A size of 0 or 1 makes a degenerate witness (an empty row, a row of
+      // one element that normalizes the same whatever it holds): sizes of at
+      // least 2 when the violation has them. Asked only once a violation is found.
+      solver.push();
+      for (const auto& [name, term] : launchTerms())
+        if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0) solver.add(term >= bv(2));
+      if (budget_.check(solver) == z3::sat) return z3::sat;
+      solver.pop();
+      if (budget_.check(solver) == z3::sat) return z3::sat;  // keep the narrowed scope for get_model()
+    }
     solver.pop();
   }
   return budget_.check(solver);

@@ -60,7 +60,7 @@ const char* kDoubleBuffer = R"(@kernel(grid=(1,), warps=4)
 def k(x: Tensor[f32, (N, 128)], y: Tensor[f32, (N, 128)]):
     buf = shared(f32, (2, 128))
     store(buf[0], tag(load(x.tile((128,))[0, 0]), stage=0))
-    for i in range(1, N):
+    for i in range(1, N + 1):  # the last trip reads past x (masked) to store row N - 1
         store(buf[i % 2], tag(load(x.tile((128,))[i, 0]), stage=i))
         barrier()
         t = load(buf[(i + 1) % 2])
