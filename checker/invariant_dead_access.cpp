@@ -1,4 +1,5 @@
-// Global accesses that never touch their tensor (AG2038). A load, store or
+// Global accesses that never touch their tensor (AG2038), or not in some
+// block (AG2042, loads and copies at the kernel's top level). A load, store or
 // copy of a tile of a global tensor is masked at the tensor's edges, so a tile
 // index past the last tile faults nowhere: a load quietly returns its fill
 // value (0, or `other=`), a store writes nothing. When that holds for every
@@ -129,16 +130,25 @@ class DeadAccessCheck {
     for (const z3::expr& m : meets) solver.add(m);
     // Live in a launch with every size fixed (1, then 1000) and block 0: a
     // quick answer for almost every access, before the question for all launches.
+    bool touches = false;
     for (int64_t size : {1, 1000}) {
+      if (touches) break;
       solver.push();
       for (size_t i = 0; i < fn_.sizeNames.size(); ++i) solver.add(enc.size(static_cast<int>(i)) == ctx_->bv_val(size, 32));
       for (int axis = 0; axis < 3; ++axis)
         solver.add(ctx_->bv_const(("program_id" + std::to_string(axis)).c_str(), 32) == ctx_->bv_val(0, 32));
-      z3::check_result quick = budget_.check(solver);
+      touches = budget_.check(solver) == z3::sat;
       solver.pop();
-      if (quick == z3::sat) return;
     }
-    if (budget_.check(solver) != z3::unsat) return;  // it touches the tensor somewhere, or undecided
+    if (!touches) {
+      z3::check_result anywhere = budget_.check(solver);
+      if (anywhere == z3::unknown) return;
+      touches = anywhere == z3::sat;
+    }
+    if (touches) {
+      if (!a.writes && scope.loops.empty()) checkEveryBlockReads(a, enc, meets, offsets, extents);
+      return;
+    }
     solver.pop();
     if (budget_.check(solver) != z3::sat) return;  // nothing reaches it at all: not this check's finding
     // The axis along which the tile always misses, for the message.
@@ -152,6 +162,7 @@ class DeadAccessCheck {
     // A witness with a non-empty tensor and grid: an empty one would show nothing.
     for (const z3::expr& extent : extents) solver.add(extent > ctx_->bv_val(0, 64));
     for (const z3::expr& c : enc.nonEmptyGrid()) solver.add(c);
+    for (const z3::expr& c : enc.constraints()) solver.add(c);  // the sizes the grid brought in
     if (budget_.check(solver) != z3::sat) return;
     preferSizesAtLeastTwo(solver, enc);
     std::optional<z3::model> model = enc.minimize(solver.assertions(), budget_);
@@ -160,6 +171,90 @@ class DeadAccessCheck {
       model = solver.get_model();
     }
     report(a, enc, *model, offsets, extents, axis);
+  }
+
+  // Built-in (AG2042): a load or copy at the top of the kernel (in no loop,
+  // under no `if`) whose tile lies wholly outside its tensor for a block that
+  // is not the last along its grid axes, in every launch with all sizes 256,
+  // and with all sizes 1024, that the requirements allow. Tiles are powers of
+  // two, so at those sizes no block is a ragged edge, and a last block reading
+  // a halo past the end is not asked: what is left is a block computing on
+  // fill values alone, from a tile coordinate on the wrong axis (`x[0, r]` for
+  // `x[r, 0]` with a row that fits one tile) or a grid axis walking another
+  // tensor axis. A test at those launches, not a proof; loads inside loops (an
+  // iteration past the end is usual) and loads whose offsets depend on data
+  // the encoding does not interpret are not asked.
+  void checkEveryBlockReads(const Access& a, ScalarEncoder& enc, const std::vector<z3::expr>& meets,
+                            const std::vector<z3::expr>& offsets, const std::vector<z3::expr>& extents) {
+    if (!enc.opaqueNames().empty()) return;
+    std::vector<z3::expr> grid = enc.nonEmptyGrid(), notLast = enc.notLastBlock();
+    if (notLast.empty()) return;  // the same tile for every block: AG2038's question, not this one
+    z3::solver miss(*ctx_, "QF_BV");
+    budget_.limit(miss);
+    for (const z3::expr& c : grid) miss.add(c);
+    for (const z3::expr& c : notLast) miss.add(c);
+    for (const z3::expr& c : enc.constraints()) miss.add(c);
+    for (const z3::expr& extent : extents) miss.add(extent > ctx_->bv_val(0, 64));
+    z3::expr_vector anyAxis(*ctx_);
+    for (const z3::expr& m : meets) anyAxis.push_back(!m);
+    miss.add(z3::mk_or(anyAxis));
+    bool probed = false;
+    for (int64_t size : {256, 1024}) {
+      miss.push();
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) miss.add(enc.size(static_cast<int>(i)) == ctx_->bv_val(size, 32));
+      // The launch alone (without the miss) must be allowed for the probe to count.
+      z3::solver allowed(*ctx_, "QF_BV");
+      budget_.limit(allowed);
+      for (const z3::expr& c : grid) allowed.add(c);
+      for (const z3::expr& c : enc.constraints()) allowed.add(c);
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
+        allowed.add(enc.size(static_cast<int>(i)) == ctx_->bv_val(size, 32));
+      z3::check_result launchable = budget_.check(allowed);
+      z3::check_result found = launchable == z3::sat ? budget_.check(miss) : z3::unsat;
+      miss.pop();
+      if (launchable == z3::unknown || found == z3::unknown) return;
+      if (launchable != z3::sat) continue;
+      if (found != z3::sat) return;  // every block but the last meets the tensor there
+      probed = true;
+    }
+    if (!probed || budget_.check(miss) != z3::sat) return;
+    preferSizesAtLeastTwo(miss, enc);
+    std::optional<z3::model> model = enc.minimize(miss.assertions(), budget_);
+    if (!model) {
+      if (budget_.check(miss) != z3::sat) return;
+      model = miss.get_model();
+    }
+    size_t axis = 0;
+    while (axis + 1 < meets.size() && model->eval(meets[axis], true).is_true()) ++axis;
+    std::string blocks, launch;
+    for (const auto& [key, v] : enc.launchValues(*model)) {
+      std::string& into = key.rfind("program_id", 0) == 0 ? blocks : launch;
+      into += (into.empty() ? "" : ", ") + key + " = " + std::to_string(v);
+    }
+    const std::string& name = a.tensor->name;
+    const ir::DimRef& dim = a.tensor->dims[axis];
+    std::string extentName = dim.constant >= 0 ? std::to_string(dim.constant)
+                                               : fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)];
+    int64_t start = model->eval(offsets[axis], true).get_numeral_int64();
+    int64_t extent = model->eval(extents[axis], true).get_numeral_int64();
+    std::string why = "along axis " + std::to_string(axis) + " (" + extentName + ") its tile starts at " +
+                      std::to_string(start) + ", and '" + name + "' is " + std::to_string(extent) +
+                      " long there; with every size 256, and with every size 1024, too, a block that is not the last "
+                      "reads nothing";
+    std::string what = a.op->kind == OpKind::Load ? "load" : "copy";
+    Diagnostic& d = diags_.report(DiagId::BlockReadsOutsideTensor, a.op->range,
+                                  {what, name, blocks, launch.empty() ? "" : " when " + launch, why});
+    Counterexample cx;
+    std::vector<int64_t> offset;
+    for (const z3::expr& x : offsets) offset.push_back(model->eval(x, true).get_numeral_int64());
+    cx.facts.emplace_back("offset", shapeText(offset));
+    cx.facts.emplace_back("block", blocks);
+    if (!launch.empty()) cx.facts.emplace_back("launch", launch);
+    d.counterexample = std::move(cx);
+    d.notes.push_back("a tile past the edge of a tensor is masked: in that block this " + what +
+                      " only returns its fill value, and what the block computes from it is not data; check which "
+                      "axis of '" + name + "' each program_id() walks (rows `[r, 0]`, columns `[0, c]`) against "
+                      "the grid");
   }
 
   // Sizes of 1 make degenerate witnesses (a row of one element normalizes to

@@ -166,6 +166,14 @@ std::vector<z3::expr> ScalarEncoder::nonEmptyGrid() {
   return out;
 }
 
+std::vector<z3::expr> ScalarEncoder::notLastBlock() {
+  std::vector<z3::expr> out;
+  for (const auto& [axis, pid] : programIds_)
+    if (axis >= 0 && axis < 3)
+      if (auto grid = launchInt(fn_.grid[axis])) out.push_back(pid + 1 < *grid);
+  return out;
+}
+
 std::optional<z3::expr> ScalarEncoder::launchInt(const ir::LaunchExpr& e) {
   std::vector<z3::expr> ops;
   for (const ir::LaunchExpr& o : e.operands) {

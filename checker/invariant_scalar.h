@@ -45,6 +45,8 @@ class ScalarEncoder {
   const std::vector<z3::expr>& constraints() const { return constraints_; }
   // Every axis of the grid has a block (for a witness: a launch with no block shows nothing).
   std::vector<z3::expr> nonEmptyGrid();
+  // The block of the encoded program ids is not the last along any grid axis it uses.
+  std::vector<z3::expr> notLastBlock();
   // Names of the uninterpreted values the encoded scalars depend on ("'n'", "a sum(...)").
   const std::vector<std::string>& opaqueNames() const { return opaqueNames_; }
 

@@ -341,7 +341,7 @@ class SeparationCheck {
     std::string text = elementText(tensor.name, element);
     std::string who = stores == 1 ? "this store, the only one of '" + tensor.name + "',"
                                   : "none of the " + std::to_string(stores) + " stores of '" + tensor.name + "'";
-    Diagnostic& d = diags_.report(DiagId::ProductElementUnwritten, store.store->range,
+    Diagnostic& d = diags_.report(DiagId::OutputElementUnwritten, store.store->range,
                                   {text, tensor.name, launch, who});
     Counterexample cx;
     cx.facts.emplace_back("element", text);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,10 +68,13 @@ std::vector<KernelResources> parsePtxasReport(std::string_view report);
 
 // Runs `ptxasPath -arch=<arch>` on `ptx` and returns the cubin bytes. A missing
 // ptxas or a ptxas failure is a diagnostic that quotes ptxas's message. With
-// `resources`, ptxas also reports (-v) what it allocated for each kernel.
+// `resources`, ptxas also reports (-v) what it allocated for each kernel. Once
+// `cancelled` returns true (polled while ptxas runs) ptxas is killed and
+// nothing is returned, with no diagnostic.
 std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const std::string& arch,
                                                   const std::string& ptxasPath,
                                                   DiagnosticSink& diags,
-                                                  std::vector<KernelResources>* resources = nullptr);
+                                                  std::vector<KernelResources>* resources = nullptr,
+                                                  const std::function<bool()>& cancelled = {});
 
 }  // namespace argus::codegen

@@ -1,5 +1,6 @@
 // PTX -> cubin through ptxas, run as a child process on temporary files.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -131,7 +132,8 @@ std::vector<KernelResources> parsePtxasReport(std::string_view report) {
 
 std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const std::string& arch,
                                                   const std::string& ptxasPath, DiagnosticSink& diags,
-                                                  std::vector<KernelResources>* resources) {
+                                                  std::vector<KernelResources>* resources,
+                                                  const std::function<bool()>& cancelled) {
   if (!isSupportedTarget(arch)) {
     diags.report(DiagId::UnsupportedTarget, {}, {arch});
     return std::nullopt;
@@ -176,7 +178,22 @@ std::optional<std::vector<uint8_t>> assembleCubin(const std::string& ptx, const 
     return std::nullopt;
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (cancelled) {
+    // Polled every 2 ms: an editor's next keystroke stops a measurement nobody waits for.
+    for (;;) {
+      pid_t done = waitpid(pid, &status, WNOHANG);
+      if (done == pid || (done < 0 && errno != EINTR)) break;
+      if (cancelled()) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        return std::nullopt;
+      }
+      usleep(2000);
+    }
+  } else {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!succeeded) {

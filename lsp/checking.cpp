@@ -157,15 +157,18 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
 }
 
 std::optional<std::vector<codegen::KernelResources>> measureResources(const Snapshot& snapshot, CheckCache& cache,
-                                                                      const std::string& ptxasPath) {
+                                                                      const std::string& ptxasPath,
+                                                                      const std::function<bool()>& cancelled) {
   if (!cache.codegen || cache.codegenPtx.empty() || cache.codegen->key != wholeKey(snapshot)) return std::nullopt;
   if (!cache.resources) {
     // A missing or failing ptxas only means no measurement (argusc reports it
     // when asked for a cubin); it is not tried again on the same PTX.
     DiagnosticSink ignored;
     std::vector<codegen::KernelResources> kernels;
-    if (!codegen::assembleCubin(cache.codegenPtx, snapshot.options().arch, ptxasPath, ignored, &kernels))
+    if (!codegen::assembleCubin(cache.codegenPtx, snapshot.options().arch, ptxasPath, ignored, &kernels, cancelled)) {
+      if (cancelled && cancelled()) return std::nullopt;  // not measured: the next check's PTX will be
       kernels.clear();
+    }
     cache.resources = std::move(kernels);
   }
   return cache.resources;

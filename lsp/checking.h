@@ -57,10 +57,12 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
 
 // What ptxas allocates for each kernel (registers, spills), from the PTX that
 // the last check of this very text generated: nothing when that check did not
-// reach code generation for it (errors, cancelled, other text or options) or
-// ptxas is missing or fails. Runs ptxas once per generated PTX.
+// reach code generation for it (errors, cancelled, other text or options),
+// ptxas is missing or fails, or `cancelled` stopped it (then the next call
+// runs it again). Runs ptxas to completion once per generated PTX.
 std::optional<std::vector<codegen::KernelResources>> measureResources(const Snapshot& snapshot, CheckCache& cache,
-                                                                      const std::string& ptxasPath);
+                                                                      const std::string& ptxasPath,
+                                                                      const std::function<bool()>& cancelled = {});
 
 // True when the checker would run on the snapshot (the front end found no
 // error and there is at least one kernel).

@@ -14,6 +14,16 @@ bool sameTokens(const std::vector<TokenInfo>& a, const std::vector<TokenInfo>& b
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), sameToken);
 }
 
+std::vector<TokenInfo> shiftedTokens(std::vector<TokenInfo> tokens, const std::vector<TokenShift>& shifts) {
+  for (const TokenShift& shift : shifts)
+    for (TokenInfo& token : tokens)
+      if (token.range.begin >= shift.from) {
+        token.range.begin = static_cast<uint32_t>(token.range.begin + shift.delta);
+        token.range.end = static_cast<uint32_t>(token.range.end + shift.delta);
+      }
+  return tokens;
+}
+
 TokenAlignment::TokenAlignment(const SourceFile& oldFile, const std::vector<TokenInfo>& oldTokens,
                                const SourceFile& newFile, const std::vector<TokenInfo>& newTokens)
     : oldFile_(oldFile), oldTokens_(oldTokens), newFile_(newFile), newTokens_(newTokens) {

@@ -19,6 +19,16 @@ namespace argus::lsp {
 // and text (the lexer drops comments; whitespace only shows in INDENT tokens).
 bool sameTokens(const std::vector<TokenInfo>& a, const std::vector<TokenInfo>& b);
 
+// An edit inside a comment (document.h staysInsideComment): the tokens at or
+// after `from` (an offset of the text before it) move by `delta` bytes.
+struct TokenShift {
+  uint32_t from = 0;
+  int64_t delta = 0;
+};
+// The tokens of the text after `shifts` (applied in order), from those before:
+// the lexer's answer for that text without running it.
+std::vector<TokenInfo> shiftedTokens(std::vector<TokenInfo> tokens, const std::vector<TokenShift>& shifts);
+
 class TokenAlignment {
  public:
   // The files and their tokens must outlive the alignment.

@@ -34,7 +34,8 @@ void Scheduler::stop() {
   if (checker_.joinable()) checker_.join();
 }
 
-void Scheduler::update(const std::string& uri, int64_t version, std::string text) {
+void Scheduler::update(const std::string& uri, int64_t version, std::string text,
+                       std::optional<std::vector<TokenShift>> commentShifts) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Document>& doc = documents_[uri];
@@ -42,9 +43,22 @@ void Scheduler::update(const std::string& uri, int64_t version, std::string text
       doc = std::make_shared<Document>();
       doc->uri = uri;
     }
+    uint64_t previous = doc->generation;
     doc->text = std::move(text);
     doc->version = version;
     doc->generation = nextGeneration_++;
+    // A chain of comment edits continues only from the text just before this one.
+    bool continues = doc->shiftBase && (doc->shifts.empty() ? *doc->shiftBase : doc->shifts.back().first) == previous;
+    if (!commentShifts || previous == 0) {
+      doc->shiftBase.reset();
+      doc->shifts.clear();
+    } else {
+      if (!continues) {
+        doc->shiftBase = previous;
+        doc->shifts.clear();
+      }
+      for (const TokenShift& shift : *commentShifts) doc->shifts.emplace_back(doc->generation, shift);
+    }
     doc->latestGeneration = doc->generation;  // a running check of an older text stops
     doc->editedAt = Clock::now();
   }
@@ -111,6 +125,31 @@ void Scheduler::setCompileOptions(ConfiguredOptions options) {
   wake_.notify_all();
 }
 
+void Scheduler::settleShifts(Document& doc, uint64_t generation) {
+  if (!doc.shiftBase) return;
+  if (*doc.shiftBase == generation) return;
+  bool inChain = false;
+  for (const auto& [made, shift] : doc.shifts) inChain = inChain || made == generation;
+  if (!inChain) {
+    doc.shiftBase.reset();
+    doc.shifts.clear();
+    return;
+  }
+  doc.shiftBase = generation;
+  doc.shifts.erase(std::remove_if(doc.shifts.begin(), doc.shifts.end(),
+                                  [&](const auto& entry) { return entry.first <= generation; }),
+                   doc.shifts.end());
+}
+
+std::optional<std::vector<TokenInfo>> Scheduler::tokensByShifts(const Document& doc) {
+  if (!doc.settled || !doc.shiftBase || *doc.shiftBase != doc.settledGeneration) return std::nullopt;
+  uint64_t last = doc.shifts.empty() ? *doc.shiftBase : doc.shifts.back().first;
+  if (last != doc.generation) return std::nullopt;
+  std::vector<TokenShift> shifts;
+  for (const auto& [made, shift] : doc.shifts) shifts.push_back(shift);
+  return shiftedTokens(doc.settled->tokens, shifts);
+}
+
 // Step 1: an edit that changed no token reuses the last complete diagnostics.
 void Scheduler::screen(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc) {
   uint64_t generation = doc->generation;
@@ -118,14 +157,21 @@ void Scheduler::screen(std::unique_lock<std::mutex>& lock, const std::shared_ptr
   std::string text = doc->text;
   std::shared_ptr<const Settled> settled = doc->settled;
   ConfiguredOptions configured = compileOptions_;
+  // Only comments changed since the settled text: its tokens, moved, are this text's.
+  std::optional<std::vector<TokenInfo>> shifted = tokensByShifts(*doc);
   lock.unlock();
   std::shared_ptr<Settled> carried;
   bool exact = true;
   if (settled) {
     std::string key = optionsKey(effectiveOptions(configured, text));  // a `# arch:` comment counts
     SourceFile file(doc->uri, text);
-    DiagnosticSink lexical;  // the lexer's findings are among the settled ones
-    std::vector<TokenInfo> tokens = tokenize(file, lexical);
+    std::vector<TokenInfo> tokens;
+    if (shifted) {
+      tokens = std::move(*shifted);
+    } else {
+      DiagnosticSink lexical;  // the lexer's findings are among the settled ones
+      tokens = tokenize(file, lexical);
+    }
     if (key == settled->optionsKey && sameTokens(tokens, settled->tokens)) {
       carried = std::make_shared<Settled>(Settled{std::move(file), std::move(tokens), key, settled->diagnostics,
                                                   settled->frontEndCount, settled->resources});
@@ -146,6 +192,7 @@ void Scheduler::screen(std::unique_lock<std::mutex>& lock, const std::shared_ptr
   if (exact) {
     doc->settled = carried;
     doc->settledGeneration = generation;
+    settleShifts(*doc, generation);
   }
   lock.unlock();
   publish_(doc->uri, version, carried->file, carried->diagnostics);
@@ -185,6 +232,7 @@ void Scheduler::analyse(std::unique_lock<std::mutex>& lock, const std::shared_pt
     doc->settled = std::make_shared<Settled>(
         Settled{snapshot->file(), snapshot->tokens, optionsKey(snapshot->options()), first, first.size(), nullptr});
     doc->settledGeneration = generation;
+    settleShifts(*doc, generation);
   } else {
     // Until the checker is done, keep showing its last findings that still
     // map onto the text (no flicker while typing), then check.
@@ -240,6 +288,7 @@ void Scheduler::check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<
                                                      optionsKey(snapshot->options()), *all,
                                                      snapshot->diagnostics.size(), nullptr});
     doc->settledGeneration = generation;
+    settleShifts(*doc, generation);
     lock.unlock();
     publish_(doc->uri, snapshot->version, snapshot->file(), *all);
     report(CheckEvent::Kind::End, {});
@@ -266,7 +315,10 @@ void Scheduler::measure(std::unique_lock<std::mutex>& lock, const std::shared_pt
   lock.unlock();
   std::optional<std::vector<codegen::KernelResources>> measured;
   try {
-    measured = measureResources(*snapshot, doc->cache, options_.ptxasPath);
+    uint64_t generation = snapshot->generation;
+    measured = measureResources(*snapshot, doc->cache, options_.ptxasPath, [this, &doc, generation] {
+      return stopping_ || doc->latestGeneration != generation;
+    });
   } catch (const std::exception&) {
     measured.reset();
   }

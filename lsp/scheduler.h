@@ -8,7 +8,9 @@
 //     findings of the last check that still map onto the text;
 //  3. check (one thread of its own): the invariant checker and code
 //     generation's target checks, kernel by kernel, reusing unchanged kernels'
-//     findings; the next edit cancels it. Then every diagnostic is published.
+//     findings; the next edit cancels it. Then every diagnostic is published,
+//     and, when code generation ran clean, ptxas measures each kernel's
+//     registers for the inlay hints (also cancelled by the next edit).
 // Feature requests run on the workers against the front end of the latest text.
 #pragma once
 
@@ -27,6 +29,7 @@
 
 #include "lsp/analysis.h"
 #include "lsp/checking.h"
+#include "lsp/remap.h"
 
 namespace argus::lsp {
 
@@ -66,8 +69,11 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // didOpen / didChange: the document's new full text.
-  void update(const std::string& uri, int64_t version, std::string text);
+  // didOpen / didChange: the document's new full text. `commentShifts`, when
+  // the change only edited inside comments (lsp/document.h), says how the
+  // tokens moved: the screen then needs no lexer.
+  void update(const std::string& uri, int64_t version, std::string text,
+              std::optional<std::vector<TokenShift>> commentShifts = std::nullopt);
   // Pending tasks of the document then run with a null snapshot.
   void close(const std::string& uri);
   bool isOpen(const std::string& uri) const;
@@ -108,6 +114,10 @@ class Scheduler {
     uint64_t checkGeneration = 0;    // the front end of this generation wants a check
     std::shared_ptr<const Snapshot> snapshot;
     std::shared_ptr<const Settled> settled;
+    // The comment-only edits since the text of generation `shiftBase`, each
+    // tagged with the generation it made; valid while every update since was one.
+    std::optional<uint64_t> shiftBase;
+    std::vector<std::pair<uint64_t, TokenShift>> shifts;
     CheckCache cache;  // only the checker thread touches it
     std::vector<Task> tasks;
     bool busy = false;
@@ -120,6 +130,10 @@ class Scheduler {
   void analyse(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
   void check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc);
   bool wantsCheck(const Document& doc) const;
+  // The settled text is now that of `generation`: drop the shifts it includes.
+  static void settleShifts(Document& doc, uint64_t generation);
+  // The tokens of the document's current text from the settled ones, when only comments changed since.
+  static std::optional<std::vector<TokenInfo>> tokensByShifts(const Document& doc);
   void measure(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Document>& doc,
                const std::shared_ptr<const Snapshot>& snapshot);
 

@@ -1,5 +1,6 @@
 #include "lsp/server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -475,10 +476,18 @@ void Server::didChange(const json& params) {
   }
   const json* document = member(params, "textDocument");
   std::optional<int64_t> version = document ? intMember(*document, "version") : std::nullopt;
-  applyContentChanges(current->first, parsed);
+  std::vector<AppliedChange> applied = applyContentChanges(current->first, parsed);
+  // Typing inside comments changes no token: say how the tokens moved, so that
+  // the screen step need not lex the whole text again (10-20 ms on 3,000 lines).
+  std::optional<std::vector<TokenShift>> shifts;
+  if (std::all_of(applied.begin(), applied.end(), [](const AppliedChange& c) { return c.insideComment; })) {
+    shifts.emplace();
+    for (const AppliedChange& c : applied)
+      shifts->push_back(TokenShift{c.end, static_cast<int64_t>(c.length) - static_cast<int64_t>(c.end - c.begin)});
+  }
   // Without a version, count on from the last one (saturating: versions come from the client).
   int64_t next = current->second < std::numeric_limits<int64_t>::max() ? current->second + 1 : current->second;
-  scheduler_->update(*uri, version.value_or(next), std::move(current->first));
+  scheduler_->update(*uri, version.value_or(next), std::move(current->first), std::move(shifts));
 }
 
 void Server::didClose(const json& params) {

@@ -4,6 +4,8 @@
 // task's own small shapes (which all of them pass).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <set>
 
 #include "agent/evaluator.h"
@@ -85,9 +87,17 @@ TEST_F(GemmAdversaries, CappedTripCount) {
 }
 
 TEST_F(GemmAdversaries, PartialOutput) {
-  expectRejected(replaced(naiveGemm(), "    C.tile((BM, BN))[program_id(0), program_id(1)] = cast(acc, bf16)",
-                          "    if program_id(0) == 0:\n        C.tile((BM, BN))[program_id(0), program_id(1)] = cast(acc, bf16)"),
-                 "only the first row of blocks stores");
+  // Only the first row of blocks stores. The interpreter sees it only when the grid
+  // has two block rows; the checker's AG2040 (every element of an output is
+  // written) rejects it at any task shape, before anything runs.
+  std::string candidate =
+      replaced(naiveGemm(), "    C.tile((BM, BN))[program_id(0), program_id(1)] = cast(acc, bf16)",
+               "    if program_id(0) == 0:\n        C.tile((BM, BN))[program_id(0), program_id(1)] = cast(acc, bf16)");
+  Evaluation ev = evaluate(task, candidate);
+  EXPECT_EQ(ev.verdict, Verdict::CheckFailed) << ev.detail;
+  EXPECT_NE(std::find(ev.diagnosticCodes.begin(), ev.diagnosticCodes.end(), "AG2040"), ev.diagnosticCodes.end())
+      << ev.detail;
+  EXPECT_FALSE(ev.timeMs);
 }
 
 TEST_F(GemmAdversaries, WrongBlockIndexAtMultiTileSizes) {

@@ -107,10 +107,11 @@ TEST(AgentEvaluator, SkippedWorkIsWrong) {
   EXPECT_FALSE(ev.timeMs);
   EXPECT_TRUE(ev.modelTimeMs);  // compiled: the model still predicts
 
-  // Half the grid: the blocks of the second half never run, their outputs keep the poison.
+  // Half the grid: the blocks of the second half never run. The checker's AG2040
+  // (every element of an output is written) says so before anything runs.
   ev = evaluate(task, replaced(task.kernelSource, "cdiv(N, BN)), warps", "cdiv(N, 2 * BN)), warps"));
-  EXPECT_EQ(ev.verdict, Verdict::Wrong) << ev.detail;
-  EXPECT_NE(ev.detail.find("never written"), std::string::npos) << ev.detail;
+  EXPECT_EQ(ev.verdict, Verdict::CheckFailed) << ev.detail;
+  EXPECT_NE(ev.detail.find("AG2040"), std::string::npos) << ev.detail;
 
   // A kernel that reads one k step short is off by a small amount: still caught.
   ev = evaluate(task, replaced(task.kernelSource, "for kk in range(BK)", "for kk in range(BK - 1)"));

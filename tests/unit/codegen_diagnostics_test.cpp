@@ -196,6 +196,22 @@ TEST(CodegenDiagnostics, AssemblingCanReportEachKernelsRegisters) {
   EXPECT_EQ(resources[0].spillStoreBytes, 0);
 }
 
+TEST(CodegenDiagnostics, CancelledAssemblyStopsPtxasAndReportsNothing) {
+  if (access(kPtxas, X_OK) != 0) GTEST_SKIP() << "ptxas not found at " << kPtxas;
+  auto r = compile(makeVadd(), "sm_90");
+  ASSERT_TRUE(r->ok);
+  DiagnosticSink diags;
+  std::vector<KernelResources> resources;
+  int polls = 0;
+  EXPECT_FALSE(assembleCubin(r->ptx, "sm_90", kPtxas, diags, &resources, [&] { return ++polls >= 1; }).has_value());
+  EXPECT_TRUE(diags.diagnostics().empty());
+  EXPECT_TRUE(resources.empty());
+  EXPECT_GE(polls, 1);
+  // Not cancelled: the same call assembles.
+  EXPECT_TRUE(assembleCubin(r->ptx, "sm_90", kPtxas, diags, &resources, [] { return false; }).has_value());
+  EXPECT_EQ(resources.size(), 1u);
+}
+
 TEST(CodegenDiagnostics, Float8IsNotSupportedYet) {
   KernelBuilder k("f8", 4);
   ValueId x = k.tensor("X", DType::F8E4M3, {"N"});

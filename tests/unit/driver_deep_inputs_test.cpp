@@ -22,6 +22,7 @@ namespace {
 const char* const kHead =
     "@kernel(grid=(1,), warps=4)\n"
     "def k(x: Tensor[f32, (N,)], out: Tensor[f32, (N,)], BLOCK: const = 128):\n"
+    "    require(N <= BLOCK, \"one block writes all of out\")\n"
     "    t = load(x.tile((BLOCK,))[0])\n"
     "    i = program_id(0)\n";
 const char* const kTail = "    out.tile((BLOCK,))[0] = t\n";

@@ -14,6 +14,7 @@
 
 #include "driver/compilation.h"
 #include "lsp/checking.h"
+#include "lsp/document.h"
 #include "lsp/remap.h"
 #include "lsp/transport.h"
 #include "lsp_test_client.h"
@@ -162,6 +163,79 @@ TEST(LspCoreCheck, AnUnchangedKernelKeepsItsFindings) {
   ASSERT_TRUE(fresh);
   EXPECT_EQ(rendered(*reused, after->file()), rendered(*fresh, after->file()));
   EXPECT_NE(rendered(*reused, after->file()).dump().find("AG2002"), std::string::npos) << "the race is kept";
+}
+
+// Generated cases: random edits inside the comments of every example (inserts,
+// deletions, replacements, several per change); wherever staysInsideComment
+// says yes, the shifted tokens must be exactly what the lexer gives.
+TEST(LspCoreRemap, ShiftedTokensAreTheLexersForCommentEdits) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (const char* name : {"examples/gemm_tc.ag", "examples/attention.ag", "examples/softmax.ag",
+                           "examples/moe_gemm.ag", "tests/lsp/calls.ag"}) {
+    std::string text = readSourceFile(name);
+    DiagnosticSink sink;
+    std::vector<TokenInfo> tokens = tokenize(SourceFile("a.ag", text), sink);
+    for (int round = 0; round < 60; ++round) {
+      std::vector<TokenShift> shifts;
+      std::string edited = text;
+      for (int k = 0; k < 3; ++k) {
+        uint32_t begin = std::uniform_int_distribution<uint32_t>(0, static_cast<uint32_t>(edited.size()))(rng);
+        uint32_t end = std::min<uint32_t>(static_cast<uint32_t>(edited.size()),
+                                          begin + std::uniform_int_distribution<uint32_t>(0, 3)(rng));
+        std::string inserted = std::string("ab #'\"x").substr(0, std::uniform_int_distribution<size_t>(0, 7)(rng));
+        if (!staysInsideComment(edited, begin, end, inserted)) continue;
+        edited.replace(begin, end - begin, inserted);
+        shifts.push_back(TokenShift{end, static_cast<int64_t>(inserted.size()) - static_cast<int64_t>(end - begin)});
+      }
+      if (shifts.empty()) continue;
+      DiagnosticSink again;
+      std::vector<TokenInfo> lexed = tokenize(SourceFile("a.ag", edited), again);
+      std::vector<TokenInfo> shifted = shiftedTokens(tokens, shifts);
+      ASSERT_EQ(shifted.size(), lexed.size()) << name << "\n" << edited;
+      for (size_t i = 0; i < lexed.size(); ++i) {
+        ASSERT_EQ(shifted[i].kind, lexed[i].kind) << name << " token " << i;
+        ASSERT_EQ(shifted[i].text, lexed[i].text) << name << " token " << i;
+        ASSERT_EQ(shifted[i].range.begin, lexed[i].range.begin) << name << " token " << i << "\n" << edited;
+        ASSERT_EQ(shifted[i].range.end, lexed[i].range.end) << name << " token " << i;
+      }
+      ++checked;
+      text = edited;  // the next round edits the edited text
+      tokens = std::move(lexed);
+    }
+  }
+  EXPECT_GT(checked, 50) << "too few random edits landed inside comments to mean anything";
+}
+
+// Through the server: a run of comment-only edits (the screen shifts tokens
+// instead of lexing) publishes, for every version, what argusc says for that text.
+TEST(LspCore, CommentOnlyEditRunsPublishArguscsDiagnostics) {
+  TestClient client;
+  client.initializeWithProgress();
+  std::string text = readSourceFile("examples/broken/missing_barrier.ag");
+  client.open(kUri, text);
+  publishesUntilChecked(client, 1);
+  client.drain(std::chrono::milliseconds(200));
+  std::mt19937 rng(11);
+  int version = 1;
+  for (int round = 0; round < 12; ++round) {
+    // A random spot inside the first line's comment (it starts with '#').
+    size_t lineEnd = text.find('\n');
+    uint32_t at = std::uniform_int_distribution<uint32_t>(1, static_cast<uint32_t>(lineEnd))(rng);
+    ASSERT_TRUE(staysInsideComment(text, at, at, "x"));
+    text.insert(at, "x");
+    change(client, ++version, insertAt(0, at, "x"));
+  }
+  auto published = client.diagnostics(kUri, version, std::chrono::seconds(30));
+  ASSERT_TRUE(published);
+  EXPECT_EQ(sorted((*published)["params"]["diagnostics"]), argusDiagnostics(text));
+  // A real edit after the run still re-checks: the chain of shifts does not outlive it.
+  text.insert(text.find("@kernel"), "q = 1\n");
+  change(client, ++version, insertAt(static_cast<int>(std::count(text.begin(), text.begin() + text.find("q = 1"), '\n')), 0, "q = 1\n"));
+  json expected = argusDiagnostics(text);
+  auto after = client.diagnosticsWhere(kUri, version, [&](const json& d) { return sorted(d) == expected; },
+                                       std::chrono::seconds(60));
+  EXPECT_TRUE(after) << "never published argusc's diagnostics for the text after the real edit";
 }
 
 TEST(LspCoreRemap, CommentEditsMoveRangesWithTheirTokens) {

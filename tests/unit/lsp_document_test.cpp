@@ -80,5 +80,41 @@ TEST(LspDocument, OutOfRangeAndReversedRangesDoNotCrash) {
   EXPECT_EQ(text, "c\ndef!");
 }
 
+
+TEST(LspDocument, EditsInsideOneLinesCommentAreRecognized) {
+  const std::string text = "x = f(\"a # b\", '#')  # note\ny = 2\n# full\n";
+  auto at = [&](const std::string& needle) { return static_cast<uint32_t>(text.find(needle)); };
+  uint32_t note = at("note"), full = at("full");
+  EXPECT_TRUE(staysInsideComment(text, note, note, "typed "));
+  EXPECT_TRUE(staysInsideComment(text, note, note + 4, ""));
+  EXPECT_TRUE(staysInsideComment(text, full, full + 4, "# still a comment"));
+  EXPECT_TRUE(staysInsideComment(text, note + 4, note + 4, " more"));  // at the end of the line
+  EXPECT_FALSE(staysInsideComment(text, note, note, "a\nb"));        // a new line is code
+  EXPECT_FALSE(staysInsideComment(text, note, at("y = 2"), ""));     // joins the next line
+  EXPECT_FALSE(staysInsideComment(text, at("# note"), at("# note"), "z"));  // before the '#'
+  EXPECT_FALSE(staysInsideComment(text, at("# note"), at("# note") + 1, ""));  // deletes the '#'
+  EXPECT_FALSE(staysInsideComment(text, at("b\""), at("b\""), "c"));  // a '#' inside a string
+  EXPECT_FALSE(staysInsideComment(text, at("#')") + 1, at("#')") + 1, "c"));
+  EXPECT_FALSE(staysInsideComment(text, 0, 0, "#"));
+  const std::string crlf = "x = 1  # c\r\ny = 2\r\n";
+  EXPECT_TRUE(staysInsideComment(crlf, 9, 9, "d"));
+  EXPECT_FALSE(staysInsideComment(crlf, 10, 11, ""));  // removes the '\r'
+  std::string escaped = "s = \"\\\" # no\"  # yes\n";
+  EXPECT_FALSE(staysInsideComment(escaped, static_cast<uint32_t>(escaped.find("no")), static_cast<uint32_t>(escaped.find("no")), "x"));
+  EXPECT_TRUE(staysInsideComment(escaped, static_cast<uint32_t>(escaped.find("yes")), static_cast<uint32_t>(escaped.find("yes")), "x"));
+}
+
+TEST(LspDocument, AppliedChangesSayWhereAndWhetherInsideAComment) {
+  std::string text = "a = 1  # one\nb = 2\n";
+  std::vector<AppliedChange> applied = applyContentChanges(text, {edit(0, 12, 0, 12, "!"), edit(1, 0, 1, 1, "c")});
+  EXPECT_EQ(text, "a = 1  # one!\nc = 2\n");
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_EQ(applied[0].begin, 12u);
+  EXPECT_EQ(applied[0].length, 1u);
+  EXPECT_TRUE(applied[0].insideComment);
+  EXPECT_FALSE(applied[1].insideComment);
+  EXPECT_FALSE(applyContentChanges(text, {ContentChange{std::nullopt, "x = 1 # whole"}})[0].insideComment);
+}
+
 }  // namespace
 }  // namespace argus::lsp
