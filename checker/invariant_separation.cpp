@@ -155,7 +155,7 @@ class SeparationCheck {
   // the kernel only stores into is its output, and a launch that leaves one of
   // its elements unwritten returns garbage there (a persistent tile loop one
   // tile short, a grid one block short, a row block stored at a column
-  // coordinate). A test at three launches fixed to numbers (the smallest the
+  // coordinate). A test at launches fixed to numbers (the smallest the
   // requirements allow, and the smallest with every size at least 2, then 257): for
   // the first and the last element, is there a block, iteration, thread and
   // value of some store that writes it? Unsat for every store is a finding.
