@@ -204,7 +204,8 @@ local function run()
   -- does not take workspace/inlayHint/refresh: the test asks again until they come).
   local gemm_line = line_of('STAGES: const = 3):')
   local register_hint
-  ok = vim.wait(TIMEOUT, function()
+  local has_ptxas = vim.fn.executable('/usr/local/cuda/bin/ptxas') == 1
+  ok = not has_ptxas or vim.wait(TIMEOUT, function()
     local all = request(calls, 'textDocument/inlayHint', { textDocument = doc, range = { start = { line = 0, character = 0 }, ['end'] = { line = #lines, character = 0 } } })
     for _, h in ipairs(all) do
       if type(h.label) == 'string' and h.label:match('^%d+ registers') then register_hint = h end
@@ -212,10 +213,14 @@ local function run()
     return register_hint ~= nil
   end, 200)
   check(ok, 'no register hint for gemm')
-  check(register_hint.position.line == gemm_line and register_hint.position.character == #lines[gemm_line + 1],
-    'register hint not after the header: ' .. vim.inspect(register_hint))
-  check(register_hint.tooltip:find('ptxas (sm_80)', 1, true), 'tooltip: ' .. tostring(register_hint.tooltip))
-  log('register hint: ' .. register_hint.label)
+  if has_ptxas then
+    check(register_hint.position.line == gemm_line and register_hint.position.character == #lines[gemm_line + 1],
+      'register hint not after the header: ' .. vim.inspect(register_hint))
+    check(register_hint.tooltip:find('ptxas (sm_80)', 1, true), 'tooltip: ' .. tostring(register_hint.tooltip))
+    log('register hint: ' .. register_hint.label)
+  else
+    log('register hint: not checked (no ptxas at /usr/local/cuda/bin/ptxas)')
+  end
 
   -- Declaration through vim.lsp.buf.declaration(): the cursor jumps to `def scale`.
   local call_line, call_col = line_of('scale(acc, 2.0)')
