@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/invariant_check.h"
@@ -226,27 +227,18 @@ class DeadAccessCheck {
     }
     size_t axis = 0;
     while (axis + 1 < meets.size() && model->eval(meets[axis], true).is_true()) ++axis;
-    std::string blocks, launch;
-    for (const auto& [key, v] : enc.launchValues(*model)) {
-      std::string& into = key.rfind("program_id", 0) == 0 ? blocks : launch;
-      into += (into.empty() ? "" : ", ") + key + " = " + std::to_string(v);
-    }
+    auto [blocks, launch] = blocksAndLaunch(enc, *model);
     const std::string& name = a.tensor->name;
-    const ir::DimRef& dim = a.tensor->dims[axis];
-    std::string extentName = dim.constant >= 0 ? std::to_string(dim.constant)
-                                               : fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)];
-    int64_t start = model->eval(offsets[axis], true).get_numeral_int64();
+    std::vector<int64_t> offset = valuesOf(*model, offsets);
     int64_t extent = model->eval(extents[axis], true).get_numeral_int64();
-    std::string why = "along axis " + std::to_string(axis) + " (" + extentName + ") its tile starts at " +
-                      std::to_string(start) + ", and '" + name + "' is " + std::to_string(extent) +
+    std::string why = "along axis " + std::to_string(axis) + " (" + extentName(a, axis) + ") its tile starts at " +
+                      std::to_string(offset[axis]) + ", and '" + name + "' is " + std::to_string(extent) +
                       " long there; with every size 256, and with every size 1024, too, a block that is not the last "
                       "reads nothing";
     std::string what = a.op->kind == OpKind::Load ? "load" : "copy";
     Diagnostic& d = diags_.report(DiagId::BlockReadsOutsideTensor, a.op->range,
                                   {what, name, blocks, launch.empty() ? "" : " when " + launch, why});
     Counterexample cx;
-    std::vector<int64_t> offset;
-    for (const z3::expr& x : offsets) offset.push_back(model->eval(x, true).get_numeral_int64());
     cx.facts.emplace_back("offset", shapeText(offset));
     cx.facts.emplace_back("block", blocks);
     if (!launch.empty()) cx.facts.emplace_back("launch", launch);
@@ -255,6 +247,28 @@ class DeadAccessCheck {
                       " only returns its fill value, and what the block computes from it is not data; check which "
                       "axis of '" + name + "' each program_id() walks (rows `[r, 0]`, columns `[0, c]`) against "
                       "the grid");
+  }
+
+  // The model's program ids ("program_id(0) = 1") and runtime sizes ("M = 2"), as two lists.
+  static std::pair<std::string, std::string> blocksAndLaunch(ScalarEncoder& enc, const z3::model& model) {
+    std::string blocks, launch;
+    for (const auto& [key, v] : enc.launchValues(model)) {
+      std::string& into = key.rfind("program_id", 0) == 0 ? blocks : launch;
+      into += (into.empty() ? "" : ", ") + key + " = " + std::to_string(v);
+    }
+    return {blocks, launch};
+  }
+
+  // How axis `axis` of the tensor is written in its type: a constant or a size name.
+  std::string extentName(const Access& a, size_t axis) const {
+    const ir::DimRef& dim = a.tensor->dims[axis];
+    return dim.constant >= 0 ? std::to_string(dim.constant) : fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)];
+  }
+
+  static std::vector<int64_t> valuesOf(const z3::model& model, const std::vector<z3::expr>& terms) {
+    std::vector<int64_t> out;
+    for (const z3::expr& x : terms) out.push_back(model.eval(x, true).get_numeral_int64());
+    return out;
   }
 
   // Sizes of 1 make degenerate witnesses (a row of one element normalizes to
@@ -272,14 +286,10 @@ class DeadAccessCheck {
     const std::string& name = a.tensor->name;
     std::string what = a.op->kind == OpKind::Load ? "load" : a.op->kind == OpKind::Store ? "store" : "copy";
     std::string verb = a.writes ? "writes" : "reads";
-    std::vector<int64_t> offset;
-    for (const z3::expr& x : offsets) offset.push_back(model.eval(x, true).get_numeral_int64());
+    std::vector<int64_t> offset = valuesOf(model, offsets);
     std::string why;
     if (axis < offsets.size()) {
-      const ir::DimRef& dim = a.tensor->dims[axis];
-      std::string extentName = dim.constant >= 0 ? std::to_string(dim.constant)
-                                                 : fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)];
-      why = "along axis " + std::to_string(axis) + " (" + extentName + ") its tile lies outside '" + name +
+      why = "along axis " + std::to_string(axis) + " (" + extentName(a, axis) + ") its tile lies outside '" + name +
             "' in every launch the kernel's require()s allow, for every block and iteration";
     } else {
       why = "its tile lies outside '" + name + "' in every launch the kernel's require()s allow, for every block and iteration";
@@ -287,11 +297,7 @@ class DeadAccessCheck {
     Diagnostic& d = diags_.report(DiagId::GlobalAccessNeverInside, a.op->range, {what, verb, name, why});
     Counterexample cx;
     for (const auto& [loop, v] : enc.iterationValues(model)) cx.iteration.emplace_back(loop, v);
-    std::string launch, blocks;
-    for (const auto& [key, v] : enc.launchValues(model)) {
-      std::string& into = key.rfind("program_id", 0) == 0 ? blocks : launch;
-      into += (into.empty() ? "" : ", ") + key + " = " + std::to_string(v);
-    }
+    auto [blocks, launch] = blocksAndLaunch(enc, model);
     cx.facts.emplace_back("offset", shapeText(offset));
     if (axis < extents.size())
       cx.facts.emplace_back("extent", "axis " + std::to_string(axis) + " of '" + name + "' is " +

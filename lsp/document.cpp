@@ -30,23 +30,41 @@ bool staysInsideComment(std::string_view text, uint32_t begin, uint32_t end, std
   if (begin > end || end > text.size()) return false;
   auto breaksLine = [](std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; };
   if (breaksLine(inserted) || breaksLine(text.substr(begin, end - begin))) return false;
-  size_t lineStart = text.rfind('\n', begin == 0 ? 0 : begin - 1);
-  lineStart = lineStart == std::string_view::npos || begin == 0 ? 0 : lineStart + 1;
-  // The lexer's view of the line up to `begin`: strings ('...' or "...",
-  // backslash escapes) hide a `#`; the first `#` outside them starts the comment.
+  // The lexer's strings and comments (grammar/Argus.g4), scanned from the top:
+  // a triple-quoted string spans lines and hides a `#` on any of them; a
+  // one-line string ('...' or "...", backslash escapes) ends at its quote or
+  // its line; a `#` outside both starts a comment that runs to the line's end.
+  enum class In { Code, Line, Triple, Comment } in = In::Code;
   char quote = 0;
-  for (size_t i = lineStart; i < begin; ++i) {
+  for (size_t i = 0; i < begin; ++i) {
     char c = text[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      return true;
+    switch (in) {
+      case In::Comment:
+        if (c == '\n') in = In::Code;
+        break;
+      case In::Line:
+        if (c == '\\' && i + 1 < begin && text[i + 1] != '\n') ++i;
+        else if (c == quote || c == '\n') in = In::Code;
+        break;
+      case In::Triple:
+        if (c == quote && text.substr(i, 3) == std::string(3, quote)) {
+          in = In::Code;
+          i += 2;
+        }
+        break;
+      case In::Code:
+        if (c == '#') {
+          in = In::Comment;
+        } else if (c == '"' || c == '\'') {
+          quote = c;
+          bool triple = text.substr(i, 3) == std::string(3, c);
+          in = triple ? In::Triple : In::Line;
+          if (triple) i += 2;
+        }
+        break;
     }
   }
-  return false;
+  return in == In::Comment;
 }
 
 }  // namespace argus::lsp

@@ -25,8 +25,9 @@ std::vector<AppliedChange> applyContentChanges(std::string& text, const std::vec
 
 // Whether replacing bytes [begin, end) of `text` by `inserted` keeps to the
 // comment of one line: no line break removed or inserted, and a `#` outside
-// any string literal before `begin` on that line. Such an edit changes no
-// token: the ones after it only move by the change in length.
+// any string literal (triple-quoted ones span lines) before `begin` on that
+// line. Such an edit changes no token: the ones after it only move by the
+// change in length. Scans the text up to `begin` (no lexer).
 bool staysInsideComment(std::string_view text, uint32_t begin, uint32_t end, std::string_view inserted);
 
 }  // namespace argus::lsp

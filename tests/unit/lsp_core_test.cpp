@@ -171,9 +171,14 @@ TEST(LspCoreCheck, AnUnchangedKernelKeepsItsFindings) {
 TEST(LspCoreRemap, ShiftedTokensAreTheLexersForCommentEdits) {
   std::mt19937 rng(7);
   int checked = 0;
+  std::vector<std::pair<std::string, std::string>> sources;
   for (const char* name : {"examples/gemm_tc.ag", "examples/attention.ag", "examples/softmax.ag",
-                           "examples/moe_gemm.ag", "tests/lsp/calls.ag"}) {
-    std::string text = readSourceFile(name);
+                           "examples/moe_gemm.ag", "tests/lsp/calls.ag"})
+    sources.emplace_back(name, readSourceFile(name));
+  // Strings that hide a '#': triple-quoted ones over lines, escaped quotes.
+  sources.emplace_back("strings", "x = \"\"\"a # b\n# c '\n\"\"\"  # d\ny = '#\\' # e'  # f\nz = '''\n# g\n'''\n");
+  for (const auto& [name, source] : sources) {
+    std::string text = source;
     DiagnosticSink sink;
     std::vector<TokenInfo> tokens = tokenize(SourceFile("a.ag", text), sink);
     for (int round = 0; round < 60; ++round) {

@@ -102,6 +102,13 @@ TEST(LspDocument, EditsInsideOneLinesCommentAreRecognized) {
   std::string escaped = "s = \"\\\" # no\"  # yes\n";
   EXPECT_FALSE(staysInsideComment(escaped, static_cast<uint32_t>(escaped.find("no")), static_cast<uint32_t>(escaped.find("no")), "x"));
   EXPECT_TRUE(staysInsideComment(escaped, static_cast<uint32_t>(escaped.find("yes")), static_cast<uint32_t>(escaped.find("yes")), "x"));
+  // A '#' on a line inside a triple-quoted string is string text, not a comment.
+  for (const std::string triple : {"x = \"\"\"first\n  # inside\n\"\"\"  # after\n",
+                                   "x = '''first\n  # inside\n'''  # after\n"}) {
+    uint32_t inside = static_cast<uint32_t>(triple.find("inside")), after = static_cast<uint32_t>(triple.find("after"));
+    EXPECT_FALSE(staysInsideComment(triple, inside, inside, "x")) << triple;
+    EXPECT_TRUE(staysInsideComment(triple, after, after, "x")) << triple;
+  }
 }
 
 TEST(LspDocument, AppliedChangesSayWhereAndWhetherInsideAComment) {
