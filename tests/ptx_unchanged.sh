@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every PTX (and launch metadata) the GPU benchmarks run, built by bench/build_gpu_ptx.sh, must
+# be byte-identical to the digests in tests/golden/ptx_sha256.txt: a refactoring of the IR,
+# the checker or codegen that is meant to change nothing proves it here. A change meant to
+# alter generated code re-records them (ARGUS_UPDATE_GOLDEN=1) and says so in its commit;
+# the GPU check (bench/gpu_check.py) is then owed on the device.
+# usage: bash tests/ptx_unchanged.sh ARGUSC
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+argusc="$1"
+golden="$root/tests/golden/ptx_sha256.txt"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+if ! bash "$root/bench/build_gpu_ptx.sh" "$out" "$argusc" > "$out/build.log" 2>&1; then
+  cat "$out/build.log" >&2
+  exit 1
+fi
+(cd "$out" && sha256sum -- *.ptx *.json) > "$out/digests.txt"
+if [[ "${ARGUS_UPDATE_GOLDEN:-}" == 1 ]]; then
+  cp "$out/digests.txt" "$golden"
+  echo "recorded $(wc -l < "$golden") digests in $golden"
+  exit 0
+fi
+if ! diff -u "$golden" "$out/digests.txt"; then
+  echo "generated PTX or metadata differs from tests/golden/ptx_sha256.txt (lines above);" \
+       "if the change is meant, re-record with ARGUS_UPDATE_GOLDEN=1 and run bench/gpu_check.py on a GPU" >&2
+  exit 1
+fi
+echo "all $(wc -l < "$golden") PTX and metadata files unchanged"
