@@ -36,6 +36,7 @@
 #include "checker/solver_budget.h"
 #include "checker/sync_encode.h"
 #include "checker/sync_walk.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -95,7 +96,7 @@ class AsyncChecker {
     int64_t maxWait = 0;
     forEach(fn_.body, [&](const Op& op) {
       hasCopies = hasCopies || op.kind == OpKind::CopyAsync;
-      if (op.kind == OpKind::WaitGroup) maxWait = std::max(maxWait, op.attrs.i);
+      if (auto wait = ir::as<ir::WaitGroupOp>(op)) maxWait = std::max(maxWait, wait->pending());
     });
     if (!hasCopies) return;
     commitCap_ = maxWait + 3;
@@ -120,22 +121,11 @@ class AsyncChecker {
     return state;
   }
 
+  // What an op does to the copies in flight follows from what ir/ops.def declares: its sync
+  // kind (commit, wait, barrier) and its shared-memory accesses (sync_walk.cpp collects them).
   void visit(const Op& op, State& state) {
-    switch (op.kind) {
-      case OpKind::CopyAsync:
-        for (int a : accessesOf(op)) {
-          // A copy into elements an earlier copy may still be writing: which lands last is a race
-          // (a prologue that fills the stage the first iteration refills, a stage index one off).
-          for (const InFlight& item : State(state))
-            if (fa_.accesses[static_cast<size_t>(item.copy.access)].buffer == fa_.accesses[static_cast<size_t>(a)].buffer)
-              query(item, a);
-          InFlight item;
-          item.copy.access = a;
-          item.copy.relation.assign(fa_.accesses[static_cast<size_t>(a)].loops.size(), IterRelation::Same);
-          addUnique(state, item);
-        }
-        return;
-      case OpKind::CommitGroup: {
+    switch (ir::opInfo(op.kind).sync) {
+      case ir::SyncKind::AsyncCommit: {
         State next;
         for (InFlight item : state) {
           item.commits = std::min(item.commits + 1, commitCap_);
@@ -144,40 +134,55 @@ class AsyncChecker {
         state = std::move(next);
         return;
       }
-      case OpKind::WaitGroup: {
+      case ir::SyncKind::AsyncWait: {
+        const int64_t pending = ir::WaitGroupOp(op).pending();
         State next;
         for (InFlight item : state) {
-          if (item.commits >= op.attrs.i + 1) item.retired = true;
+          if (item.commits >= pending + 1) item.retired = true;
           addUnique(next, item);
         }
         state = std::move(next);
         return;
       }
-      case OpKind::Barrier:
+      case ir::SyncKind::BlockBarrier:
         state.erase(std::remove_if(state.begin(), state.end(), [](const InFlight& i) { return i.retired; }), state.end());
         return;
-      case OpKind::Load:
-      case OpKind::Store:
-      case OpKind::Dot:
-        for (int r : accessesOf(op))
-          for (const InFlight& item : state)
-            if (fa_.accesses[static_cast<size_t>(item.copy.access)].buffer == fa_.accesses[static_cast<size_t>(r)].buffer)
-              query(item, r);
-        return;
-      case OpKind::If: {
-        State joined;
-        for (const Block& region : op.regions)
-          for (const InFlight& item : block(region, state)) addUnique(joined, item);
-        if (op.regions.size() < 2)
-          for (const InFlight& item : state) addUnique(joined, item);
-        state = std::move(joined);
-        return;
-      }
-      case OpKind::For: return walkLoop(op, state);
-      default:
-        for (const Block& region : op.regions) state = block(region, state);
-        return;
+      // mbarriers order TMA copies, which mbarrier_check.cpp follows; no cp.async group waits on them.
+      case ir::SyncKind::MbarrierInit:
+      case ir::SyncKind::MbarrierExpectTx:
+      case ir::SyncKind::MbarrierArrive:
+      case ir::SyncKind::MbarrierWait:
+      case ir::SyncKind::None:
+        break;
     }
+    for (int a : accessesOf(op)) {
+      if (fa_.accesses[static_cast<size_t>(a)].role == AccessRole::AsyncCopy) {
+        // A copy into elements an earlier copy may still be writing: which lands last is a race
+        // (a prologue that fills the stage the first iteration refills, a stage index one off).
+        for (const InFlight& item : State(state))
+          if (fa_.accesses[static_cast<size_t>(item.copy.access)].buffer == fa_.accesses[static_cast<size_t>(a)].buffer)
+            query(item, a);
+        InFlight item;
+        item.copy.access = a;
+        item.copy.relation.assign(fa_.accesses[static_cast<size_t>(a)].loops.size(), IterRelation::Same);
+        addUnique(state, item);
+        continue;
+      }
+      for (const InFlight& item : state)
+        if (fa_.accesses[static_cast<size_t>(item.copy.access)].buffer == fa_.accesses[static_cast<size_t>(a)].buffer)
+          query(item, a);
+    }
+    if (op.kind == OpKind::If) {
+      State joined;
+      for (const Block& region : op.regions)
+        for (const InFlight& item : block(region, state)) addUnique(joined, item);
+      if (op.regions.size() < 2)
+        for (const InFlight& item : state) addUnique(joined, item);
+      state = std::move(joined);
+      return;
+    }
+    if (op.kind == OpKind::For) return walkLoop(op, state);
+    for (const Block& region : op.regions) state = block(region, state);
   }
 
   std::vector<int> accessesOf(const Op& op) const {

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "checker/invariant_check.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -113,8 +114,7 @@ class BankCheck {
 
   int64_t constantOffset(const ir::Op& viewOp, size_t dim) const {
     if (dim + 1 >= viewOp.operands.size()) return 0;
-    const ir::Op* def = fn_.values[viewOp.operands[dim + 1]].def;
-    return def && def->kind == OpKind::Const ? def->attrs.i : 0;
+    return ir::constantInt(fn_, viewOp.operands[dim + 1]).value_or(0);
   }
 
   std::string elementText(ir::ValueId buffer, const std::vector<int64_t>& element) const {

@@ -25,6 +25,7 @@
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
 #include "checker/solver_budget.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -82,12 +83,9 @@ class DeadAccessCheck {
             view->operands.size() == p.dims.size() + 1)
           out.push_back({&op, view, &p, writes});
     };
-    switch (op.kind) {
-      case OpKind::Load: add(0, false); break;
-      case OpKind::Store: add(0, true); break;
-      case OpKind::CopyAsync: case OpKind::CopyBulk: add(0, true); add(1, false); break;
-      default: break;
-    }
+    // Global accesses are those the op table declares (ir/ops.def); `add` keeps tensor views.
+    for (const ir::EffectDecl& effect : ir::opInfo(op.kind).effects)
+      add(effect.operand, effect.access == ir::MemoryAccess::Write);
     return out;
   }
 

@@ -1,7 +1,8 @@
 // Z3 encoding of block-uniform i32 scalars for the invariant checks.
 #include "checker/invariant_scalar.h"
-#include "checker/scalar_semantics.h"
 #include "checker/operands_first.h"
+#include "checker/scalar_semantics.h"
+#include "ir/ops.h"
 
 #include <algorithm>
 #include <climits>
@@ -64,9 +65,13 @@ std::optional<ScalarRange> rangeOf(const ir::Function& fn, const ScalarScope& sc
   }
   auto operand = [&](size_t i) { return rangeOf(fn, scope, def->operands[i], depth + 1); };
   switch (def->kind) {
-    case OpKind::Const: return fits(def->attrs.i, def->attrs.i);
+    case OpKind::Const: {
+      const int64_t value = ir::ConstOp(*def).intValue();
+      return fits(value, value);
+    }
     case OpKind::ProgramId: {
-      const ir::LaunchExpr& grid = fn.grid[def->attrs.i >= 0 && def->attrs.i < 3 ? def->attrs.i : 0];
+      const int64_t axis = ir::ProgramIdOp(*def).axis();
+      const ir::LaunchExpr& grid = fn.grid[axis >= 0 && axis < 3 ? axis : 0];
       if (grid.kind == LK::Const && grid.value >= 1) return ScalarRange{0, grid.value - 1};
       return ScalarRange{0, kI32Max - 1};
     }
@@ -249,7 +254,7 @@ std::optional<z3::expr> ScalarEncoder::conditionTerm(ir::ValueId id) {
   const ir::Op* def = fn_.values[id].def;
   if (!def) return std::nullopt;
   switch (def->kind) {
-    case OpKind::Const: return ctx_.bool_val(def->attrs.i != 0);
+    case OpKind::Const: return ctx_.bool_val(ir::ConstOp(*def).intValue() != 0);
     case OpKind::Compare:
       if (def->operands.size() == 2 && isI32(fn_.values[def->operands[0]].type))
         return compare(def->attrs.cmp, scalar(def->operands[0]), scalar(def->operands[1]));
@@ -316,10 +321,11 @@ z3::expr ScalarEncoder::scalarTerm(ir::ValueId id) {
   } else {
     auto operand = [&](size_t i) { return scalar(def->operands[i]); };
     switch (def->kind) {
-      case OpKind::Const: result = bv(def->attrs.i); break;
-      case OpKind::ProgramId: result = programId(static_cast<int>(def->attrs.i)); break;
+      case OpKind::Const: result = bv(ir::ConstOp(*def).intValue()); break;
+      case OpKind::ProgramId: result = programId(static_cast<int>(ir::ProgramIdOp(*def).axis())); break;
       case OpKind::NumPrograms: {
-        auto grid = def->attrs.i >= 0 && def->attrs.i < 3 ? launchInt(fn_.grid[def->attrs.i]) : std::nullopt;
+        const int64_t axis = ir::NumProgramsOp(*def).axis();
+        auto grid = axis >= 0 && axis < 3 ? launchInt(fn_.grid[axis]) : std::nullopt;
         result = grid ? *grid : opaque(id);
         break;
       }

@@ -29,6 +29,7 @@
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
 #include "checker/solver_budget.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -187,11 +188,11 @@ class SeparationCheck {
     const std::vector<int64_t>& tile = fn_.typeOf(view.results[0]).shape;
     size_t rank = s.tensor->dims.size();
     for (size_t d = 0; d < rank && d + 1 < view.operands.size(); ++d) {
-      const ir::Op* def = fn_.values[view.operands[d + 1]].def;
-      if (!def || def->kind != OpKind::Const) continue;
+      const std::optional<int64_t> offset = ir::constantInt(fn_, view.operands[d + 1]);
+      if (!offset) continue;
       int64_t length = d + tile.size() >= rank ? tile[d + tile.size() - rank] : 1;
       const ir::DimRef& dim = s.tensor->dims[d];
-      if (def->attrs.i >= 1 || (dim.constant >= 0 && dim.constant > length)) return true;
+      if (*offset >= 1 || (dim.constant >= 0 && dim.constant > length)) return true;
     }
     return false;
   }

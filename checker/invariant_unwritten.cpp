@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "checker/invariant_check.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -18,28 +19,21 @@ using ir::OpKind;
 
 namespace {
 
-// What an op does with its operand `i` when that is a view of shared memory: the
-// destination of a store or copy is written, assertions and tags touch no data, views
-// only name memory, and every other use reads it. (mbarrier ops take their buffer
-// itself, not a view, and copies read global memory.)
+// What an op does with its operand `i` when that is a view of shared memory, as its memory
+// effects (ir/ops.def) declare: views only name memory, and tags and assertions touch no data.
 enum class Use { None, Read, Write };
 Use useOf(const ir::Op& op, size_t i) {
-  switch (op.kind) {
-    case OpKind::Store: case OpKind::CopyAsync: case OpKind::CopyBulk:
-      return i == 0 ? Use::Write : Use::Read;
-    case OpKind::View: case OpKind::Assert: case OpKind::TagSet:
-      return Use::None;
-    default:
-      return Use::Read;
+  Use use = Use::None;
+  for (const ir::EffectDecl& effect : ir::opInfo(op.kind).effects) {
+    if (effect.operand != i) continue;
+    if (effect.access == ir::MemoryAccess::Write) return Use::Write;
+    use = Use::Read;
   }
+  return use;
 }
 
 std::string readWord(const ir::Op& op) {
-  switch (op.kind) {
-    case OpKind::Load: return "load reads";
-    case OpKind::Dot: return "dot reads";
-    default: return "operation reads";
-  }
+  return std::string(ir::opKindName(op.kind)) + " reads";
 }
 
 }  // namespace

@@ -36,6 +36,7 @@
 
 #include "checker/mbarrier_events.h"
 #include "checker/solver_budget.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -166,7 +167,7 @@ class MbarrierChecker {
   z3::expr countOf(const MbWindow& w, const MbEvent& e, const z3::expr& k) {
     z3::expr n = bv(1);
     for (const MbInstance& i : w.history)
-      if (i.event->kind == K::Init && sameBars(i, e)) n = z3::ite(hits(i, k), bv(i.event->op->attrs.i), n);
+      if (i.event->kind == K::Init && sameBars(i, e)) n = z3::ite(hits(i, k), bv(ir::MbarrierInitOp(*i.event->op).arrivals()), n);
     return n;
   }
 

@@ -6,6 +6,8 @@
 #include <functional>
 #include <set>
 
+#include "ir/ops.h"
+
 namespace argus::checker {
 
 using ir::Block;
@@ -117,7 +119,10 @@ class Collector {
         e.bars = op.operands[2];
         e.index = op.operands[3];
         break;
-      default: break;
+      case MbEventKind::Barrier:
+      case MbEventKind::Read:
+      case MbEventKind::Write:
+        break;
     }
   }
 
@@ -130,58 +135,48 @@ class Collector {
     e.dotOperand = dotOperand;
   }
 
+  // Protocol events come from each op's sync kind, accesses from its declared memory effects
+  // (ir/ops.def); a write that completes on an mbarrier is a TMA copy.
   void visit(const Op& op, int loopDepth) {
-    switch (op.kind) {
-      case OpKind::MbarrierInit:
-        if (op.operands.size() == 2) protocolEvent(op, MbEventKind::Init, loopDepth);
-        return;
-      case OpKind::MbarrierExpectTx:
-        if (op.operands.size() == 2) protocolEvent(op, MbEventKind::ExpectTx, loopDepth);
-        return;
-      case OpKind::MbarrierArrive:
-        if (op.operands.size() == 2) protocolEvent(op, MbEventKind::Arrive, loopDepth);
-        return;
-      case OpKind::MbarrierWait:
-        if (op.operands.size() == 3) protocolEvent(op, MbEventKind::Wait, loopDepth);
-        return;
-      case OpKind::CopyBulk:
-        // Without its mbarrier it is a copy the pipeline pass did not place (sema reports it).
-        if (op.operands.size() == 4) protocolEvent(op, MbEventKind::Copy, loopDepth);
-        return;
-      case OpKind::Barrier: protocolEvent(op, MbEventKind::Barrier, loopDepth); return;
-      case OpKind::Load:
-        if (!op.operands.empty()) access(op, MbEventKind::Read, op.operands[0], -1);
-        return;
-      case OpKind::Store:
-        if (op.operands.size() == 2) access(op, MbEventKind::Write, op.operands[0], -1);
-        return;
-      case OpKind::Dot:
-        if (op.operands.size() == 3) {
-          access(op, MbEventKind::Read, op.operands[0], 0);
-          access(op, MbEventKind::Read, op.operands[1], 1);
-        }
-        return;
-      case OpKind::For:
-        if (op.regions.empty()) return;
-        scope_.loops.push_back(&op);
-        block(op.regions[0], loopDepth + 1);
-        scope_.loops.pop_back();
-        return;
-      case OpKind::If:
-        for (size_t r = 0; r < op.regions.size(); ++r) {
-          if (op.operands.empty()) {
-            block(op.regions[r], loopDepth);
-            continue;
-          }
-          scope_.conditions.push_back({op.operands[0], r == 0});
-          block(op.regions[r], loopDepth);
-          scope_.conditions.pop_back();
-        }
-        return;
-      default:
-        for (const Block& region : op.regions) block(region, loopDepth);
-        return;
+    switch (ir::opInfo(op.kind).sync) {
+      case ir::SyncKind::MbarrierInit: return protocolEvent(op, MbEventKind::Init, loopDepth);
+      case ir::SyncKind::MbarrierExpectTx: return protocolEvent(op, MbEventKind::ExpectTx, loopDepth);
+      case ir::SyncKind::MbarrierArrive: return protocolEvent(op, MbEventKind::Arrive, loopDepth);
+      case ir::SyncKind::MbarrierWait: return protocolEvent(op, MbEventKind::Wait, loopDepth);
+      case ir::SyncKind::BlockBarrier: return protocolEvent(op, MbEventKind::Barrier, loopDepth);
+      case ir::SyncKind::AsyncCommit:  // cp.async groups: async_check.cpp
+      case ir::SyncKind::AsyncWait:
+      case ir::SyncKind::None:
+        break;
     }
+    for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, op)) {
+      if (effect.decl->completion == ir::Completion::Mbarrier) {
+        // Without its mbarrier it is a copy the pipeline pass did not place (sema reports it).
+        if (auto copy = ir::as<ir::CopyBulkOp>(op); copy && copy->bars() != ir::kNoValue)
+          protocolEvent(op, MbEventKind::Copy, loopDepth);
+        continue;
+      }
+      const bool write = effect.decl->access == ir::MemoryAccess::Write;
+      const int dotOperand = op.kind == OpKind::Dot ? effect.decl->operand : -1;
+      access(op, write ? MbEventKind::Write : MbEventKind::Read, effect.view, dotOperand);
+    }
+    if (op.kind == OpKind::For) {
+      if (op.regions.empty()) return;
+      scope_.loops.push_back(&op);
+      block(op.regions[0], loopDepth + 1);
+      scope_.loops.pop_back();
+      return;
+    }
+    if (op.kind == OpKind::If) {
+      const ir::ValueId condition = ir::IfOp(op).condition();
+      for (size_t r = 0; r < op.regions.size(); ++r) {
+        scope_.conditions.push_back({condition, r == 0});
+        block(op.regions[r], loopDepth);
+        scope_.conditions.pop_back();
+      }
+      return;
+    }
+    for (const Block& region : op.regions) block(region, loopDepth);
   }
 
   const ir::Function& fn_;

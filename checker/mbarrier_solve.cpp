@@ -5,6 +5,7 @@
 #include <map>
 
 #include "checker/mbarrier_events.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -102,7 +103,7 @@ Toucher lowestToucher(const ir::Function& fn, const MbEvent& e, const std::vecto
       if (op.kind != OpKind::Dot) match = c == tile;
       else if (c.size() == 2 && tile.size() == 2) {
         if (e.dotOperand == 0) match = c[0] == tile[0];
-        else if (op.attrs.i & ir::kDotTransB) match = c[1] == tile[0];
+        else if (ir::DotOp(op).transB()) match = c[1] == tile[0];
         else match = c[1] == tile[1];
       }
       if (match) return Toucher{t, v};

@@ -14,6 +14,7 @@
 #include "checker/report_text.h"
 #include "checker/mbarrier_check.h"
 #include "checker/solver_budget.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -44,19 +45,14 @@ class TxCheck {
 
  private:
   bool isMbarrierOp(const Op& op, ir::ValueId bars) const {
-    switch (op.kind) {
-      case OpKind::MbarrierInit:
-      case OpKind::MbarrierExpectTx:
-      case OpKind::MbarrierArrive:
-      case OpKind::MbarrierWait: return !op.operands.empty() && op.operands[0] == bars;
-      default: return false;
-    }
+    // Every mbarrier op names its barriers as operand 0 (ir/ops.def).
+    return ir::isMbarrierSync(ir::opInfo(op.kind).sync) && op.operands[0] == bars;
   }
 
   // The index as the user would write it: a constant, a name, or `(kt + 2) % 3`.
   std::string indexText(ir::ValueId index, int depth = 0) const {
     const Op* def = fn_.values[index].def;
-    if (def && def->kind == OpKind::Const) return std::to_string(def->attrs.i);
+    if (std::optional<int64_t> value = ir::constantInt(fn_, index)) return std::to_string(*value);
     if (!fn_.values[index].name.empty()) return fn_.values[index].name;
     if (def && def->kind == OpKind::Binary && def->operands.size() == 2 && depth < 4) {
       const char* sym = nullptr;
@@ -136,18 +132,19 @@ class TxCheck {
       parts += (parts.empty() ? "" : " and ") + ("'" + buffer + "' (" + std::to_string(bytes) + " bytes)");
       if (c->operands[3] != expect.operands[1]) differentIndex(expect, *c);
     }
-    if (total == expect.attrs.i) return;
+    const int64_t announced = ir::MbarrierExpectTxOp(expect).bytes();
+    if (total == announced) return;
     std::string why = copies.empty() ? "no copy_bulk on that mbarrier follows it in this block, so the phase never completes"
-                      : total < expect.attrs.i
+                      : total < announced
                           ? "they write " + parts + "; the phase waits for bytes that never arrive, so its mbarrier_wait hangs"
                           : "they write " + parts + "; the surplus completes transactions of a phase that has not announced them";
     Diagnostic& d = diags_.report(DiagId::MbarrierTxCount, expect.range,
-                                  {std::to_string(expect.attrs.i), indexText(expect.operands[1]),
+                                  {std::to_string(announced), indexText(ir::MbarrierExpectTxOp(expect).index()),
                                    nameOf(fn_, bars, "mbarriers"), std::to_string(total), why});
     for (const Op* c : copies)
       d.labels.push_back(Label{c->range, "this copy_bulk writes " + std::to_string(bulkCopyBytes(fn_, *c)) + " bytes"});
     Counterexample cx;
-    cx.facts.emplace_back("announced", std::to_string(expect.attrs.i));
+    cx.facts.emplace_back("announced", std::to_string(announced));
     cx.facts.emplace_back("copied", std::to_string(total));
     d.counterexample = std::move(cx);
     d.notes.push_back("announce " + std::to_string(total) +
@@ -156,9 +153,9 @@ class TxCheck {
 
   // The copy names its mbarrier with another value than the expect_tx: equal in every iteration?
   void differentIndex(const Op& expect, const Op& copy) {
-    const Op* a = fn_.values[expect.operands[1]].def;
-    const Op* b = fn_.values[copy.operands[3]].def;
-    if (a && b && a->kind == OpKind::Const && b->kind == OpKind::Const && a->attrs.i == b->attrs.i) return;
+    const std::optional<int64_t> a = ir::constantInt(fn_, ir::MbarrierExpectTxOp(expect).index());
+    const std::optional<int64_t> b = ir::constantInt(fn_, ir::CopyBulkOp(copy).index());
+    if (a && b && *a == *b) return;
     try {
       if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       ScalarEncoder enc(*ctx_, fn_, scope_);

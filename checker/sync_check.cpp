@@ -26,6 +26,12 @@ class SyncChecker {
 
   void run() {
     fa_ = collectAccesses(fn_);
+    for (const ir::Op* op : fa_.unmodeled)
+      diags_.report(DiagId::CheckerCannotProve, op->range,
+                    {"the shared-memory accesses of this " + std::string(ir::opKindName(op->kind)) +
+                         " are free of races",
+                     "the checker does not know which elements each thread touches for it; the CPU "
+                     "interpreter checks the launches it runs"});
     // A buffer nobody stores to cannot race.
     std::set<ir::ValueId> written;
     for (const Access& a : fa_.accesses)

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "ir/async.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -74,10 +75,10 @@ z3::expr PairEncoder::scalarTerm(Side& side, ir::ValueId id) {
   } else {
     auto operand = [&](size_t i) { return scalar(side, def->operands[i]); };
     switch (def->kind) {
-      case OpKind::Const: result = bv(def->attrs.i); break;
+      case OpKind::Const: result = bv(ir::ConstOp(*def).intValue()); break;
       case OpKind::ProgramId:
       case OpKind::NumPrograms: {
-        int64_t axis = def->attrs.i;
+        int64_t axis = ir::gridAxisOf(*def);
         z3::expr pid = ctx_.bv_const(("program_id" + std::to_string(axis)).c_str(), 32);
         z3::expr num = ctx_.bv_const(("num_programs" + std::to_string(axis)).c_str(), 32);
         constraints_.push_back(pid >= 0 && num >= 1 && pid < num);

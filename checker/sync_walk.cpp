@@ -10,9 +10,12 @@
 #include "checker/sync_walk.h"
 
 #include <algorithm>
+#include <deque>
+#include <optional>
 #include <unordered_map>
 
 #include "ir/async.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -27,7 +30,7 @@ namespace {
 // level, or an `if` whose branches all do (a loop may run zero times).
 bool alwaysBarriers(const Block& b) {
   for (const auto& op : b.ops) {
-    if (op->kind == OpKind::Barrier) return true;
+    if (ir::opInfo(op->kind).sync == ir::SyncKind::BlockBarrier) return true;
     if (op->kind == OpKind::If && !op->regions.empty()) {
       bool all = true;
       for (const Block& region : op->regions) all = all && alwaysBarriers(region);
@@ -72,49 +75,68 @@ class Collector {
 
   void visit(const Op& op) {
     for (ir::ValueId r : op.results) setLoops(r);
-    switch (op.kind) {
-      case OpKind::Load:
-        if (!op.operands.empty() && !op.results.empty() && type(op.results[0]) && type(op.results[0])->isTile())
-          addAccess(op, AccessRole::Load, op.operands[0], type(op.results[0])->layout);
-        return;
-      case OpKind::Store:
-        if (op.operands.size() == 2 && type(op.operands[1]) && type(op.operands[1])->isTile())
-          addAccess(op, AccessRole::Store, op.operands[0], type(op.operands[1])->layout);
-        return;
-      case OpKind::CopyAsync:
-        if (op.operands.size() == 2 && type(op.operands[0]))
-          addAccess(op, AccessRole::AsyncCopy, op.operands[0],
-                    ir::asyncCopyChunkLayout(type(op.operands[0])->dtype, type(op.operands[0])->shape));
-        return;
-      case OpKind::Dot:
-        if (op.operands.size() == 3 && type(op.operands[2]) && type(op.operands[2])->isTile()) {
-          if (!type(op.operands[0])->isTile())  // a register operand touches no shared memory
-            addAccess(op, AccessRole::DotA, op.operands[0], type(op.operands[2])->layout);
-          addAccess(op, (op.attrs.i & ir::kDotTransB) ? AccessRole::DotBTransposed : AccessRole::DotB, op.operands[1],
-                    type(op.operands[2])->layout);
-        }
-        return;
-      case OpKind::For: {
-        if (op.regions.empty()) return;
-        LoopInfo info;
-        info.op = &op;
-        info.enclosing = stack_;
-        info.definiteBarrier = alwaysBarriers(op.regions[0]);
-        out_.loops.push_back(info);
-        stack_.push_back(static_cast<int>(out_.loops.size() - 1));
-        block(op.regions[0]);
-        stack_.pop_back();
-        return;
-      }
-      default:
-        for (const Block& region : op.regions) block(region);
-        return;
+    for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, op)) collect(op, effect);
+    if (op.kind == OpKind::For && !op.regions.empty()) {
+      LoopInfo info;
+      info.op = &op;
+      info.enclosing = stack_;
+      info.definiteBarrier = alwaysBarriers(op.regions[0]);
+      out_.loops.push_back(info);
+      stack_.push_back(static_cast<int>(out_.loops.size() - 1));
+      block(op.regions[0]);
+      stack_.pop_back();
+      return;
     }
+    for (const Block& region : op.regions) block(region);
+  }
+
+  // One declared effect (ir/ops.def) of `op` on shared memory, as an access of the phase walk.
+  void collect(const Op& op, const ir::MemoryEffect& effect) {
+    if (effect.space != ir::MemSpace::Shared) return;  // global memory: invariant_separation.cpp
+    // Writes that complete on an mbarrier (TMA) are ordered by its phases, which
+    // mbarrier_check.cpp proves; the phase walk orders accesses by barriers only.
+    if (effect.decl->completion == ir::Completion::Mbarrier) return;
+    auto dot = ir::as<ir::DotOp>(op);
+    std::optional<AccessRole> role = accessRoleOf(op.kind, *effect.decl, dot && dot->transB());
+    const ir::Layout* layout = elementsOf(op, *effect.decl);
+    if (!role || !layout) {
+      out_.unmodeled.push_back(&op);
+      return;
+    }
+    addAccess(op, *role, effect.view, *layout);
+  }
+
+  // Which layout says who touches what, per the effect's declaration; null when the op does
+  // not have what the declaration names.
+  const ir::Layout* elementsOf(const Op& op, const ir::EffectDecl& effect) const {
+    auto tileLayout = [&](ir::ValueId id) -> const ir::Layout* {
+      const ir::Type* t = type(id);
+      return t && t->isTile() ? &t->layout : nullptr;
+    };
+    switch (effect.elements) {
+      case ir::EffectElements::ResultLayout: return op.results.empty() ? nullptr : tileLayout(op.results[0]);
+      case ir::EffectElements::StoredValueLayout: {
+        auto store = ir::as<ir::StoreOp>(op);
+        return store ? tileLayout(store->value()) : nullptr;
+      }
+      case ir::EffectElements::AccumulatorLayout: {
+        auto dot = ir::as<ir::DotOp>(op);
+        return dot ? tileLayout(dot->acc()) : nullptr;
+      }
+      case ir::EffectElements::AsyncCopyChunks: {
+        const ir::Type* t = type(op.operands[effect.operand]);
+        chunkLayouts_.push_back(ir::asyncCopyChunkLayout(t->dtype, t->shape));
+        return &chunkLayouts_.back();
+      }
+      case ir::EffectElements::WholeViewOneThread: return nullptr;
+    }
+    return nullptr;
   }
 
   const ir::Function& fn_;
   FunctionAccesses& out_;
   std::vector<int> stack_;
+  mutable std::deque<ir::Layout> chunkLayouts_;  // stable addresses for elementsOf
 };
 
 using PendingSet = std::vector<Pending>;
@@ -138,59 +160,54 @@ class PhaseWalker {
 
  private:
   void visit(const Op& op, PendingSet& pending) {
-    switch (op.kind) {
-      case OpKind::Barrier: pending.clear(); return;
-      case OpKind::Load:
-      case OpKind::Store:
-      case OpKind::CopyAsync:
-      case OpKind::Dot: {
-        auto it = accessesOf_.find(&op);
-        if (it == accessesOf_.end()) return;
-        for (int a : it->second) {
-          for (const Pending& p : pending) compare(p, a);
-        }
-        for (int a : it->second) {
-          Pending p;
-          p.access = a;
-          p.relation.assign(fa_.accesses[static_cast<size_t>(a)].loops.size(), IterRelation::Same);
-          addUnique(pending, p);
-        }
-        return;
-      }
-      case OpKind::If: {
-        PendingSet joined;
-        for (const Block& region : op.regions)
-          for (const Pending& p : block(region, pending)) addUnique(joined, p);
-        if (op.regions.size() < 2)
-          for (const Pending& p : pending) addUnique(joined, p);
-        pending = std::move(joined);
-        return;
-      }
-      case OpKind::For: {
-        auto it = loopOf_.find(&op);
-        if (it == loopOf_.end() || op.regions.empty()) return;
-        const LoopInfo& loop = fa_.loops[static_cast<size_t>(it->second)];
-        size_t depth = loop.enclosing.size();
-        PendingSet first = block(op.regions[0], pending);
-        // What the body leaves pending meets the next iteration's accesses.
-        PendingSet carried;
-        for (Pending p : first) {
-          const Access& a = fa_.accesses[static_cast<size_t>(p.access)];
-          if (a.loops.size() <= depth || a.loops[depth] != it->second) continue;
-          if (p.relation[depth] == IterRelation::Same)
-            p.relation[depth] = loop.definiteBarrier ? IterRelation::Next : IterRelation::Later;
-          addUnique(carried, p);
-        }
-        PendingSet second = carried.empty() ? PendingSet{} : block(op.regions[0], carried);
-        // After the loop: it may have run zero times, or ended in any iteration.
-        for (const Pending& p : first) addUnique(pending, p);
-        for (const Pending& p : second) addUnique(pending, p);
-        return;
-      }
-      default:
-        for (const Block& region : op.regions) pending = block(region, pending);
-        return;
+    if (ir::opInfo(op.kind).sync == ir::SyncKind::BlockBarrier) {
+      pending.clear();
+      return;
     }
+    if (auto it = accessesOf_.find(&op); it != accessesOf_.end()) {
+      for (int a : it->second) {
+        for (const Pending& p : pending) compare(p, a);
+      }
+      for (int a : it->second) {
+        Pending p;
+        p.access = a;
+        p.relation.assign(fa_.accesses[static_cast<size_t>(a)].loops.size(), IterRelation::Same);
+        addUnique(pending, p);
+      }
+      return;
+    }
+    if (op.kind == OpKind::If) {
+      PendingSet joined;
+      for (const Block& region : op.regions)
+        for (const Pending& p : block(region, pending)) addUnique(joined, p);
+      if (op.regions.size() < 2)
+        for (const Pending& p : pending) addUnique(joined, p);
+      pending = std::move(joined);
+      return;
+    }
+    if (op.kind == OpKind::For) {
+      auto it = loopOf_.find(&op);
+      if (it == loopOf_.end() || op.regions.empty()) return;
+      const LoopInfo& loop = fa_.loops[static_cast<size_t>(it->second)];
+      size_t depth = loop.enclosing.size();
+      PendingSet first = block(op.regions[0], pending);
+      // What the body leaves pending meets the next iteration's accesses.
+      PendingSet carried;
+      for (Pending p : first) {
+        const Access& a = fa_.accesses[static_cast<size_t>(p.access)];
+        if (a.loops.size() <= depth || a.loops[depth] != it->second) continue;
+        if (p.relation[depth] == IterRelation::Same)
+          p.relation[depth] = loop.definiteBarrier ? IterRelation::Next : IterRelation::Later;
+        addUnique(carried, p);
+      }
+      PendingSet second = carried.empty() ? PendingSet{} : block(op.regions[0], carried);
+      // After the loop: it may have run zero times, or ended in any iteration.
+      for (const Pending& p : first) addUnique(pending, p);
+      for (const Pending& p : second) addUnique(pending, p);
+      return;
+    }
+    // Any other op with regions (none today): its regions run in order.
+    for (const Block& region : op.regions) pending = block(region, pending);
   }
 
   void compare(const Pending& earlier, int later) {
@@ -207,6 +224,21 @@ class PhaseWalker {
 };
 
 }  // namespace
+
+std::optional<AccessRole> accessRoleOf(ir::OpKind kind, const ir::EffectDecl& effect, bool transB) {
+  const bool read = effect.access == ir::MemoryAccess::Read;
+  switch (effect.elements) {
+    case ir::EffectElements::ResultLayout: return read ? std::optional(AccessRole::Load) : std::nullopt;
+    case ir::EffectElements::StoredValueLayout: return read ? std::nullopt : std::optional(AccessRole::Store);
+    case ir::EffectElements::AsyncCopyChunks: return read ? std::nullopt : std::optional(AccessRole::AsyncCopy);
+    case ir::EffectElements::AccumulatorLayout:
+      if (kind != OpKind::Dot || !read) return std::nullopt;
+      if (effect.operand == 0) return AccessRole::DotA;
+      return transB ? AccessRole::DotBTransposed : AccessRole::DotB;
+    case ir::EffectElements::WholeViewOneThread: return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 FunctionAccesses collectAccesses(const ir::Function& fn) {
   FunctionAccesses out;

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -64,9 +66,17 @@ struct FunctionAccesses {
   std::vector<Access> accesses;
   std::vector<LoopInfo> loops;
   std::vector<std::vector<int>> valueLoops;  // per value: loops enclosing its definition
+  // Ops with a shared-memory effect (ir/ops.def) the phase walk has no encoding for: the
+  // race check reports "cannot prove" for each rather than skipping it.
+  std::vector<const ir::Op*> unmodeled;
 };
 
 FunctionAccesses collectAccesses(const ir::Function& fn);
+
+// How the phase walk (and sync_encode.cpp, which says which elements each role touches) names
+// a declared shared-memory effect (ir/ops.def) of an op of kind `kind`; nullopt when it has no
+// encoding for it, which the race check reports as "cannot prove".
+std::optional<AccessRole> accessRoleOf(ir::OpKind kind, const ir::EffectDecl& effect, bool transB = false);
 
 // Calls `conflict(earlier, later)` for every pending access that may run in the
 // same phase as (before) access `later`, on the same buffer, one of them a write.

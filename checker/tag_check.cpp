@@ -8,6 +8,7 @@
 
 
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -120,8 +121,7 @@ class AssertionChecker {
         continue;
       bool atZero = true;
       for (size_t d = 1; d < view->operands.size(); ++d) {
-        const ir::Op* offset = fn_.values[view->operands[d]].def;
-        atZero = atZero && offset && offset->kind == ir::OpKind::Const && offset->attrs.i == 0;
+        atZero = atZero && ir::constantInt(fn_, view->operands[d]) == 0;
       }
       if (atZero) return true;
     }

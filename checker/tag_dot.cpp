@@ -11,6 +11,7 @@
 #include <set>
 
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -108,7 +109,7 @@ bool sameExtent(const ir::DimRef& x, const ir::DimRef& y) {
 // rank-r tensor covers its last two axes; A's K is the view's column, B's its
 // row (with trans_b, its column).
 size_t kAxisOfA(size_t rank) { return rank - 1; }
-size_t kAxisOfB(size_t rank, const ir::Op& dot) { return (dot.attrs.i & ir::kDotTransB) != 0 ? rank - 1 : rank - 2; }
+size_t kAxisOfB(size_t rank, const ir::Op& dot) { return ir::DotOp(dot).transB() ? rank - 1 : rank - 2; }
 
 // The (A, B) tensor parameters of a dot the built-in K check concerns, or nullopt.
 std::optional<std::pair<int, int>> dotOperandTensors(const ir::Function& fn, const ir::Op& op) {
@@ -156,7 +157,7 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
           if (!t) break;
           const ir::Param& pa = fn.params[static_cast<size_t>(t->first)];
           const ir::Param& pb = fn.params[static_cast<size_t>(t->second)];
-          bool transB = (def->attrs.i & ir::kDotTransB) != 0;
+          bool transB = ir::DotOp(*def).transB();
           // A's rows and B's columns: the last two axes (leading batch axes, such as the
           // expert of a grouped GEMM's weights, are fixed by the view).
           const size_t ra = pa.dims.size(), rb = pb.dims.size();
@@ -212,7 +213,7 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
     return flow.viewTags(id);
   };
   TagMap a = operandTags(op.operands[0]), b = operandTags(op.operands[1]);
-  bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  bool transB = ir::DotOp(op).transB();
   const ir::Param& pa = fn.params[static_cast<size_t>(tensors->first)];
   const ir::Param& pb = fn.params[static_cast<size_t>(tensors->second)];
   auto aIt = a.tags.find(originKey(static_cast<int64_t>(kAxisOfA(pa.dims.size()))));

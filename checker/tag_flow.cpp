@@ -6,6 +6,7 @@
 
 #include "checker/relaxations.h"
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -315,7 +316,7 @@ TagMap TagFlow::dotTags(const ir::Op& op) {
     TagMap operand = tile ? *tile : viewTags(operandId);
     addLabels(out.trace, operand.trace, 4);
     // With trans_b, b[k, n] is b_view[n, k]: its column origin is the view's row's.
-    bool transposed = side == 1 && (op.attrs.i & ir::kDotTransB) != 0;
+    bool transposed = side == 1 && ir::DotOp(op).transB();
     const size_t components = operand.originAxes.size() >= 2 ? operand.originAxes.size() : 2;
     const size_t key = components - 2 + (transposed ? 0 : static_cast<size_t>(side));
     auto it = operand.tags.find(originKey(static_cast<int64_t>(key)));
@@ -429,7 +430,7 @@ void TagFlow::step(const ir::Op& op) {
       return;
     }
     case OpKind::Reduce:
-      if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = reduceTags(*t, op.attrs.i, op);
+      if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = reduceTags(*t, ir::ReduceOp(op).axis(), op);
       return;
     case OpKind::Dot:
       if (recording_ && hook_) hook_(op);  // "the operands agree in K"
@@ -450,7 +451,13 @@ void TagFlow::step(const ir::Op& op) {
       return;
     case OpKind::For: return walkFor(op);
     case OpKind::If: return walkIf(op);
-    default: return;  // scalars, views, barriers: no tags
+    // Scalars, views and synchronization carry no tags; splat and iota tiles start without
+    // any, and reduce_all's result is a scalar.
+    case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Splat:
+    case OpKind::Iota: case OpKind::ReduceAll: case OpKind::View: case OpKind::Barrier:
+    case OpKind::CommitGroup: case OpKind::WaitGroup: case OpKind::MbarrierInit: case OpKind::MbarrierExpectTx:
+    case OpKind::MbarrierArrive: case OpKind::MbarrierWait: case OpKind::Yield:
+      return;
   }
 }
 

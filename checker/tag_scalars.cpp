@@ -3,8 +3,9 @@
 // branch conditions, and the launch every query assumes.
 #include <algorithm>
 
-#include "checker/tag_state.h"
 #include "checker/scalar_semantics.h"
+#include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -104,10 +105,10 @@ z3::expr TagFlow::scalarTerm(ir::ValueId id) {
   } else {
     auto operand = [&](size_t i) { return scalar(def->operands[i]); };
     switch (def->kind) {
-      case OpKind::Const: result = bv(def->attrs.i); break;
+      case OpKind::Const: result = bv(ir::ConstOp(*def).intValue()); break;
       case OpKind::ProgramId:
       case OpKind::NumPrograms: {
-        std::string axis = std::to_string(def->attrs.i);
+        std::string axis = std::to_string(ir::gridAxisOf(*def));
         z3::expr pid = ctx_.bv_const(("program_id(" + axis + ")").c_str(), 32);
         z3::expr num = ctx_.bv_const(("num_programs(" + axis + ")").c_str(), 32);
         bool fresh = std::none_of(launch_.begin(), launch_.end(), [&](const auto& l) { return l.first == "program_id(" + axis + ")"; });
@@ -202,7 +203,7 @@ void TagFlow::declareLaunch() {
 std::optional<z3::expr> TagFlow::truth(ir::ValueId id) {
   const ir::Op* def = id < fn_.values.size() ? fn_.values[id].def : nullptr;
   if (!def || !fn_.values[id].type.isScalar() || fn_.values[id].type.dtype != ir::DType::Bool) return std::nullopt;
-  if (def->kind == OpKind::Const) return ctx_.bool_val(def->attrs.i != 0);
+  if (def->kind == OpKind::Const) return ctx_.bool_val(ir::ConstOp(*def).intValue() != 0);
   if (def->kind == OpKind::Compare && def->operands.size() == 2) {
     const ir::Type& t = fn_.values[def->operands[0]].type;
     if (!t.isScalar() || t.dtype != ir::DType::I32) return std::nullopt;

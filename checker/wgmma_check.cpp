@@ -22,6 +22,7 @@
 
 #include "checker/invariant_check.h"
 #include "ir/bulk.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -92,7 +93,7 @@ std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& f
   if (dot.kind != OpKind::Dot || dot.operands.size() != 3) return std::nullopt;
   if (!fn.typeOf(dot.operands[2]).layout.wgmma) return std::nullopt;
   if (fn.typeOf(dot.operands[0]).isTile()) {
-    if (dot.attrs.i & ir::kDotTransB) return std::nullopt;  // codegen reads p @ v's B only as stored (K, N)
+    if (ir::DotOp(dot).transB()) return std::nullopt;  // codegen reads p @ v's B only as stored (K, N)
     WgmmaDotDescriptors out;
     std::optional<ir::WgmmaDescriptor> b = mnMajorDescriptor(fn, dot, &out.bDerived);
     if (!b) return std::nullopt;
@@ -102,7 +103,7 @@ std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& f
     return out;
   }
   WgmmaDotDescriptors out;
-  out.bMnMajor = !(dot.attrs.i & ir::kDotTransB);  // B stored (K, N)
+  out.bMnMajor = !ir::DotOp(dot).transB();  // B stored (K, N)
   std::optional<ir::WgmmaDescriptor> a = operandDescriptor(fn, dot, 0, &out.aDerived);
   std::optional<ir::WgmmaDescriptor> b =
       out.bMnMajor ? mnMajorDescriptor(fn, dot, &out.bDerived) : operandDescriptor(fn, dot, 1, &out.bDerived);
@@ -284,10 +285,9 @@ class OperandCheck {
       const int64_t maxOffset = bt.shape[d] - extent;
       if (maxOffset < 0) return false;
       int64_t first = 0, last = maxOffset;
-      const Op* def = fn_.values[view_->operands[d + 1]].def;
-      if (def && def->kind == OpKind::Const) {
-        if (def->attrs.i < 0 || def->attrs.i > maxOffset) return false;
-        first = last = def->attrs.i;
+      if (std::optional<int64_t> offset = ir::constantInt(fn_, view_->operands[d + 1])) {
+        if (*offset < 0 || *offset > maxOffset) return false;
+        first = last = *offset;
       } else {
         // Offsets past one period of this dimension repeat a residue already seen.
         const int64_t repeat = period / std::gcd(period, swizzle_.place(strides_[d]) * kElementBytes);

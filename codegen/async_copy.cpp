@@ -152,12 +152,13 @@ void KernelLowering::emitSyncFallback(const Lowered& dst, const Lowered& src, DT
 }
 
 bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
-  const Lowered& dst = values_[op.operands[0]];
-  const Lowered& src = values_[op.operands[1]];
+  const ir::CopyAsyncOp copy(op);
+  const Lowered& dst = values_[copy.dst()];
+  const Lowered& src = values_[copy.src()];
   if (dst.kind != Lowered::Kind::View || src.kind != Lowered::Kind::View || dst.space != ir::MemSpace::Shared ||
       src.space != ir::MemSpace::Global || dst.offsets.empty() || src.offsets.empty())
     return internalError(op.range, "copy_async needs a shared destination view and a global source view");
-  const ir::Type& type = fn_.typeOf(op.operands[0]);
+  const ir::Type& type = fn_.typeOf(copy.dst());
   if (!dtypeSupported(type.dtype)) return unsupported(op, std::string("copy_async of ") + ir::dtypeName(type.dtype));
   const int64_t vec = ir::asyncCopyVectorElements(type.dtype, type.shape);
   const int64_t chunkBytes = vec * dtypeBytes(type.dtype);
@@ -200,8 +201,9 @@ bool KernelLowering::lowerCommitGroup(const ir::Op&) {
 }
 
 bool KernelLowering::lowerWaitGroup(const ir::Op& op) {
-  if (op.attrs.i < 0) return internalError(op.range, "wait_group with a negative count");
-  emitCpAsyncWaitGroup(b_, op.attrs.i);
+  const int64_t pending = ir::WaitGroupOp(op).pending();
+  if (pending < 0) return internalError(op.range, "wait_group with a negative count");
+  emitCpAsyncWaitGroup(b_, pending);
   return true;
 }
 

@@ -46,6 +46,7 @@ bool isCarriable(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar || t
 }  // namespace
 
 bool KernelLowering::lowerFor(const ir::Op& op) {
+  const ir::ForOp loop(op);
   if (op.regions.size() != 1 || op.operands.size() < 3) return internalError(op.range, "malformed for");
   const ir::Block& body = op.regions[0];
   const ir::Op* yield = yieldOf(body);
@@ -56,10 +57,10 @@ bool KernelLowering::lowerFor(const ir::Op& op) {
   bool ok = true;
   std::vector<llvm::Value*> flatInit = flatten(inits, &ok);
   if (!ok) return internalError(op.range, "loop initial values were not lowered");
-  ir::DType ivType = fn_.typeOf(op.operands[0]).dtype;
-  llvm::Value* lb = values_[op.operands[0]].values[0];
-  llvm::Value* ub = values_[op.operands[1]].values[0];
-  llvm::Value* step = values_[op.operands[2]].values[0];
+  ir::DType ivType = fn_.typeOf(loop.lowerBound()).dtype;
+  llvm::Value* lb = values_[loop.lowerBound()].values[0];
+  llvm::Value* ub = values_[loop.upperBound()].values[0];
+  llvm::Value* step = values_[loop.step()].values[0];
 
   llvm::BasicBlock* preheader = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for.header", kernel_);
@@ -103,7 +104,7 @@ bool KernelLowering::lowerFor(const ir::Op& op) {
 
 bool KernelLowering::lowerIf(const ir::Op& op) {
   if (op.regions.size() != 2 || op.operands.size() != 1) return internalError(op.range, "malformed if");
-  if (skipProducerIfs_ && (op.attrs.i & ir::kIfProducer)) return true;  // the producer warp's (hopper_specialize.cpp)
+  if (skipProducerIfs_ && ir::IfOp(op).producer()) return true;  // the producer warp's (hopper_specialize.cpp)
   for (ir::ValueId id : op.results)
     if (!isCarriable(fn_.typeOf(id))) return unsupported(op, "if results that are views, tensors or shared buffers");
   llvm::Value* cond = values_[op.operands[0]].values[0];

@@ -11,11 +11,12 @@ namespace argus::codegen {
 using ir::DType;
 
 bool KernelLowering::lowerDot(const ir::Op& op) {
-  const Lowered& a = values_[op.operands[0]];
-  const Lowered& b = values_[op.operands[1]];
-  const ir::Type& aType = fn_.typeOf(op.operands[0]);
-  const ir::Type& accType = fn_.typeOf(op.operands[2]);
-  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  const ir::DotOp dot(op);
+  const Lowered& a = values_[dot.a()];
+  const Lowered& b = values_[dot.b()];
+  const ir::Type& aType = fn_.typeOf(dot.a());
+  const ir::Type& accType = fn_.typeOf(dot.acc());
+  const bool transB = ir::DotOp(op).transB();
   if (accType.layout.wgmma && !aType.isTile()) return lowerWgmmaDot(op);
   // A register `a` (attention's P @ V) runs on wgmma where b is an N-major tile wgmma reads;
   // otherwise, as a wgmma accumulator's values lie as in mma(warps=(4*W, 1)), mma.sync
@@ -40,7 +41,7 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
   if (aType.shape.size() != 2 || accType.shape.size() != 2) return internalError(op.range, "dot operands are not rank 2");
   const EmittedLayout* layout = layoutFor(accType.layout, op.range);
   if (!layout) return false;
-  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], static_cast<size_t>(layout->map.numValues()));
+  std::vector<llvm::Value*> acc = elementsOf(dot.acc(), static_cast<size_t>(layout->map.numValues()));
   if (acc.empty()) return internalError(op.range, "dot accumulator has the wrong number of values");
   for (llvm::Value*& x : acc) x = emitCast(accType.dtype, DType::F32, x);
   std::vector<std::vector<llvm::Value*>> coords;

@@ -114,7 +114,8 @@ bool KernelLowering::lowerConst(const ir::Op& op) {
   if (!dtypeSupported(t.dtype)) return unsupported(op, std::string("constants of type ") + ir::dtypeName(t.dtype));
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Scalar;
-  r.values = {constant(t.dtype, op.attrs.i, op.attrs.f)};
+  const ir::ConstOp constant_(op);
+  r.values = {constant(t.dtype, constant_.intValue(), constant_.floatValue())};
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include <llvm/IR/InlineAsm.h>
 
 #include "codegen/lowering.h"
+#include "ir/ops.h"
 #include "ir/bulk.h"
 #include "ir/wgmma.h"
 
@@ -74,7 +75,7 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
     case ir::OpKind::MbarrierInit: {
       // A barrier that every thread arrives on (MbarrierArrive) counts warps instead: each warp
       // arrives once, after all its lanes (see below).
-      int64_t count = op.attrs.i;
+      int64_t count = ir::MbarrierInitOp(op).arrivals();
       const bool perWarp = arrivesPerWarp(op.operands[0], count);
       if (perWarp) count /= 32;
       if (clusterRelease(op)) {  // every block's warps arrive on it, one arrival per warp each
@@ -92,7 +93,7 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
     case ir::OpKind::MbarrierExpectTx:
       onThreadZero([&] {
         inlinePtx(voidTy, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}",
-                  {bar, b_.getInt32(static_cast<uint32_t>(op.attrs.i))}, true);
+                  {bar, b_.getInt32(static_cast<uint32_t>(ir::MbarrierExpectTxOp(op).bytes()))}, true);
       });
       return true;
     case ir::OpKind::MbarrierArrive:
@@ -182,21 +183,22 @@ bool KernelLowering::needsAsyncProxyFence() const {
 }
 
 bool KernelLowering::lowerCopyBulk(const ir::Op& op) {
+  const ir::CopyBulkOp copy(op);
   if (!requireSm90a(op, "copy_bulk (TMA copies)")) return false;
   if (op.operands.size() != 4) return internalError(op.range, "copy_bulk without its mbarrier (the pipeline pass did not run)");
   int map = ir::tensorMapIndex(fn_, tensorMaps_, op);
   if (map < 0 || static_cast<size_t>(map) >= tensorMapArgs_.size())
     return internalError(op.range, "copy_bulk reads a tensor map that was not declared");
-  const Lowered& dst = values_[op.operands[0]];
-  const Lowered& src = values_[op.operands[1]];
-  const ir::Type& dstType = fn_.typeOf(op.operands[0]);
+  const Lowered& dst = values_[copy.dst()];
+  const Lowered& src = values_[copy.src()];
+  const ir::Type& dstType = fn_.typeOf(copy.dst());
   const int64_t rank = static_cast<int64_t>(src.offsets.size());
   if (rank < 1 || rank > 5) return unsupported(op, "copy_bulk of a tensor of rank " + std::to_string(rank));
   // The stage's origin: a whole number of swizzle periods into the buffer (sema and the
   // pipeline make destinations whole buffers or stages of them), so unswizzled.
   llvm::Value* origin = viewElementIndex(dst, std::vector<llvm::Value*>(dstType.shape.size(), b_.getInt32(0)));
   llvm::Value* dstAddr = sharedAddress32(b_.CreateGEP(memType(dstType.dtype), dst.base, origin));
-  llvm::Value* bar = mbarrierAddress(op.operands[2], op.operands[3]);
+  llvm::Value* bar = mbarrierAddress(copy.bars(), copy.index());
   llvm::Value* tmap = b_.CreatePtrToInt(tensorMapArgs_[static_cast<size_t>(map)], b_.getInt64Ty());
   std::string coords;
   std::vector<llvm::Value*> args{dstAddr, tmap, bar};
@@ -243,7 +245,7 @@ bool KernelLowering::lowerCopyBulk(const ir::Op& op) {
 }
 
 bool KernelLowering::multicast(const ir::Op& copy) const {
-  return fn_.clusterSize > 1 && (copy.attrs.i & ir::kCopyMulticast) != 0;
+  return fn_.clusterSize > 1 && ir::CopyBulkOp(copy).multicast();
 }
 
 // A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format") for an operand
@@ -285,7 +287,7 @@ std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, 
   const ir::Type* buffer =
       view && view->kind == ir::OpKind::View && !view->operands.empty() ? &fn_.typeOf(view->operands[0]) : nullptr;
   const ir::Type& operand = fn_.typeOf(op.operands[which]);
-  if (which == 1 && (op.attrs.i & ir::kDotTransB) == 0) {
+  if (which == 1 && !ir::DotOp(op).transB()) {
     const ir::Type& acc = fn_.typeOf(op.operands[2]);
     return ir::wgmmaMnMajorOperandProblem(operand, buffer, acc.shape.size() == 2 ? acc.shape[1] : -1, descriptor);
   }
@@ -293,25 +295,26 @@ std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, 
 }
 
 bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
+  const ir::DotOp dot(op);
   if (!requireSm90a(op, "wgmma")) return false;
-  const ir::Type& aType = fn_.typeOf(op.operands[0]);
-  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const ir::Type& aType = fn_.typeOf(dot.a());
+  const ir::Type& accType = fn_.typeOf(dot.acc());
   if (accType.dtype != DType::F32) return unsupported(op, "a wgmma accumulator that is not f32");
   ir::WgmmaDescriptor aDescriptor, bDescriptor;
   for (auto [which, out] : {std::pair<size_t, ir::WgmmaDescriptor*>{0, &aDescriptor}, {1, &bDescriptor}}) {
     std::string problem = wgmmaOperandProblem(op, which, out);
     if (!problem.empty()) return unsupported(op, "this wgmma operand", problem);
   }
-  if (fn_.typeOf(op.operands[1]).dtype != aType.dtype) return unsupported(op, "wgmma operands of different types");
+  if (fn_.typeOf(dot.b()).dtype != aType.dtype) return unsupported(op, "wgmma operands of different types");
   const int64_t n = accType.shape[1], k = aType.shape[1];
   const size_t numValues = static_cast<size_t>(n / 2);
-  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
+  std::vector<llvm::Value*> acc = elementsOf(dot.acc(), numValues);
   if (acc.size() != numValues) return internalError(op.range, "wgmma accumulator has the wrong number of values");
-  continueUnwaitedAccumulator(op.operands[2]);
+  continueUnwaitedAccumulator(dot.acc());
   for (llvm::Value*& x : acc) x = emitCast(accType.dtype, DType::F32, x);
 
-  const Lowered& a = values_[op.operands[0]];
-  const Lowered& b = values_[op.operands[1]];
+  const Lowered& a = values_[dot.a()];
+  const Lowered& b = values_[dot.b()];
   // The view's first element, placed in the buffer's panels (the view starts at a whole
   // row of a whole swizzle atom, so the XOR leaves that element in place).
   auto originAddress = [&](const Lowered& view, const ir::Type& t) {
@@ -321,7 +324,7 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   llvm::Value* warpgroup = b_.CreateLShr(threadId(), b_.getInt32(7));
   llvm::Value* aRows = b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(aDescriptor.warpgroupBytes)));
   llvm::Value* aBase = b_.CreateAdd(originAddress(a, aType), aRows);
-  llvm::Value* bBase = originAddress(b, fn_.typeOf(op.operands[1]));
+  llvm::Value* bBase = originAddress(b, fn_.typeOf(dot.b()));
 
   const size_t descA = numValues, descB = numValues + 1;
   std::string constraints;
@@ -345,7 +348,7 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
   ++wgmmaGroups_;
   // A dot the pipeline gave a stage of slack leaves its group in flight; the loop's
   // end waits for it (lowerFor).
-  const bool slack = (op.attrs.i & ir::kDotWgmmaInFlight) != 0;
+  const bool slack = ir::DotOp(op).wgmmaInFlight();
   if (slack) acc = wgmmaWait(1, acc);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
@@ -361,10 +364,11 @@ bool KernelLowering::lowerWgmmaDot(const ir::Op& op) {
 // same bits as a K-major one of that span (SBO: 8 rows; one pattern wide, so LBO is unused);
 // the instruction's imm-trans-b says N-major, and a K step of 16 advances 16 rows.
 std::string KernelLowering::registerAWgmmaProblem(const ir::Op& op, int* swizzleBytes) const {
-  const ir::Type& aType = fn_.typeOf(op.operands[0]);
-  const ir::Type& bType = fn_.typeOf(op.operands[1]);
-  const ir::Type& accType = fn_.typeOf(op.operands[2]);
-  if ((op.attrs.i & ir::kDotTransB) != 0) return "b is read transposed";
+  const ir::DotOp dot(op);
+  const ir::Type& aType = fn_.typeOf(dot.a());
+  const ir::Type& bType = fn_.typeOf(dot.b());
+  const ir::Type& accType = fn_.typeOf(dot.acc());
+  if (ir::DotOp(op).transB()) return "b is read transposed";
   if (accType.dtype != DType::F32 || aType.dtype != bType.dtype ||
       (aType.dtype != DType::BF16 && aType.dtype != DType::F16))
     return "the operands are not both bf16 or both f16 into f32";
@@ -372,7 +376,7 @@ std::string KernelLowering::registerAWgmmaProblem(const ir::Op& op, int* swizzle
   if (!al.isMma() || al.warpsN != 1 || al.warpsM != accType.layout.warpsM || al.reducedMask != 0 ||
       aType.shape.size() != 2 || aType.shape[0] != accType.shape[0] || aType.shape[1] % 16 != 0)
     return "a is not in the accumulator's layout";
-  const ir::Op* view = fn_.values[op.operands[1]].def;
+  const ir::Op* view = fn_.values[dot.b()].def;
   if (bType.kind != ir::TypeKind::View || bType.space != ir::MemSpace::Shared || !view ||
       view->kind != ir::OpKind::View)
     return "b is not a shared-memory view";
@@ -386,18 +390,19 @@ std::string KernelLowering::registerAWgmmaProblem(const ir::Op& op, int* swizzle
 }
 
 bool KernelLowering::lowerRegisterAWgmmaDot(const ir::Op& op, int swizzleBytes) {
+  const ir::DotOp dot(op);
   if (!requireSm90a(op, "wgmma")) return false;
-  const ir::Type& aType = fn_.typeOf(op.operands[0]);
-  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const ir::Type& aType = fn_.typeOf(dot.a());
+  const ir::Type& accType = fn_.typeOf(dot.acc());
   const int64_t n = accType.shape[1], k = aType.shape[1];
   const size_t numValues = static_cast<size_t>(n / 2);
-  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
-  std::vector<llvm::Value*> aValues = elementsOf(op.operands[0], static_cast<size_t>(k / 2));
+  std::vector<llvm::Value*> acc = elementsOf(dot.acc(), numValues);
+  std::vector<llvm::Value*> aValues = elementsOf(dot.a(), static_cast<size_t>(k / 2));
   if (acc.size() != numValues || aValues.size() != static_cast<size_t>(k / 2))
     return internalError(op.range, "wgmma operands have the wrong number of values");
-  continueUnwaitedAccumulator(op.operands[2]);
-  const Lowered& b = values_[op.operands[1]];
-  const ir::Type& bType = fn_.typeOf(op.operands[1]);
+  continueUnwaitedAccumulator(dot.acc());
+  const Lowered& b = values_[dot.b()];
+  const ir::Type& bType = fn_.typeOf(dot.b());
   llvm::Value* bOrigin = viewElementIndex(b, std::vector<llvm::Value*>(bType.shape.size(), b_.getInt32(0)));
   llvm::Value* bBase = sharedAddress32(b_.CreateGEP(memType(bType.dtype), b.base, bOrigin));
 
@@ -460,20 +465,16 @@ void KernelLowering::continueUnwaitedAccumulator(ir::ValueId acc) {
 
 namespace {
 
-// Ops that neither write shared memory nor synchronize nor branch: wgmma groups may stay
-// in flight across them (their operands still wait, see retireWgmmaBefore).
+// Ops that write no memory, neither synchronize nor branch nor allocate, as ir/ops.def declares
+// them: wgmma groups may stay in flight across them (their operands still wait, see
+// retireWgmmaBefore). Reductions and conversions use codegen's own scratch, never a dot's operand.
 bool keepsWgmmaInFlight(ir::OpKind kind) {
-  switch (kind) {
-    case ir::OpKind::Const: case ir::OpKind::ProgramId: case ir::OpKind::NumPrograms: case ir::OpKind::Binary:
-    case ir::OpKind::Compare: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
-    case ir::OpKind::Cast: case ir::OpKind::Splat: case ir::OpKind::Iota: case ir::OpKind::Broadcast:
-    case ir::OpKind::Reduce: case ir::OpKind::ReduceAll: case ir::OpKind::ConvertLayout: case ir::OpKind::Reshape:
-    case ir::OpKind::View:
-    case ir::OpKind::Load: case ir::OpKind::Dot: case ir::OpKind::TagSet: case ir::OpKind::Assert:
-      return true;  // (reductions and conversions use codegen's own scratch, never a dot's operand)
-    default:
-      return false;
-  }
+  const ir::OpInfo& info = ir::opInfo(kind);
+  if (info.sync != ir::SyncKind::None || info.has(ir::kControl) || info.has(ir::kTerminator) ||
+      info.has(ir::kAllocates))
+    return false;
+  return std::none_of(info.effects.begin(), info.effects.end(),
+                      [](const ir::EffectDecl& e) { return e.access == ir::MemoryAccess::Write; });
 }
 
 }  // namespace
@@ -549,7 +550,7 @@ void KernelLowering::retireInFlightWgmma(const ir::Op& loop) {
   const ir::Op* yield = body.ops.empty() ? nullptr : body.ops.back().get();
   if (!yield || yield->kind != ir::OpKind::Yield) return;
   for (const auto& op : body.ops) {
-    if (op->kind != ir::OpKind::Dot || !(op->attrs.i & ir::kDotWgmmaInFlight)) continue;
+    if (auto dot = ir::as<ir::DotOp>(*op); !dot || !dot->wgmmaInFlight()) continue;
     for (size_t i = 0; i < yield->operands.size() && i < loop.results.size(); ++i) {
       if (yield->operands[i] != op->results[0]) continue;
       Lowered& result = values_[loop.results[i]];

@@ -30,7 +30,10 @@ namespace argus::codegen {
 
 namespace {
 
-bool isProducerIf(const ir::Op& op) { return op.kind == ir::OpKind::If && (op.attrs.i & ir::kIfProducer); }
+bool isProducerIf(const ir::Op& op) {
+  auto branch = ir::as<ir::IfOp>(op);
+  return branch && branch->producer();
+}
 
 bool holdsProducerIf(const ir::Block& block) {
   for (const auto& op : block.ops) {
@@ -182,7 +185,7 @@ bool KernelLowering::lowerSpecializedKernel() {
       looped = true;
     } else if (isProducerIf(*op) || ir::isScalarIf(fn_, *op)) {
       ok = lowerIf(*op);
-    } else if (op->kind == ir::OpKind::Barrier && (op->attrs.i & ir::kBarrierAfterMbarrierInit)) {
+    } else if (auto sync = ir::as<ir::BarrierOp>(*op); sync && sync->afterMbarrierInit()) {
       barrier(true);
     } else if (producerComputes(*op)) {
       ok = lowerOp(*op);

@@ -92,7 +92,7 @@ int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op) {
   int64_t bytes = dtypeBytes(in.dtype);
   switch (op.kind) {
     case OpKind::Reduce: {
-      size_t axis = static_cast<size_t>(op.attrs.i);
+      const auto axis = static_cast<size_t>(ir::ReduceOp(op).axis());
       if (axis >= dist.warps.size() || in.layout.isReduced(axis) || dist.warps[axis] <= 1) return 0;
       return dist.warps[axis] * product(fn.typeOf(op.results[0]).shape) * bytes;
     }
@@ -484,8 +484,9 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
       static const llvm::Intrinsic::ID nctaid[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
                                                   llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
                                                   llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z};
-      if (op.attrs.i < 0 || op.attrs.i > 2) return internalError(op.range, "grid axis out of range");
-      auto id = (op.kind == OpKind::ProgramId ? ctaid : nctaid)[op.attrs.i];
+      const int64_t axis = ir::gridAxisOf(op);
+      if (axis < 0 || axis > 2) return internalError(op.range, "grid axis out of range");
+      auto id = (op.kind == OpKind::ProgramId ? ctaid : nctaid)[axis];
       Lowered& r = values_[op.results[0]];
       r.kind = Lowered::Kind::Scalar;
       r.values = {entry_.CreateIntrinsic(id, {}, {})};
@@ -526,7 +527,7 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::Load: return lowerLoad(op);
     case OpKind::Store: return lowerStore(op);
     case OpKind::Dot: return lowerDot(op);
-    case OpKind::Barrier: barrier((op.attrs.i & ir::kBarrierAfterMbarrierInit) != 0); return true;
+    case OpKind::Barrier: barrier(ir::BarrierOp(op).afterMbarrierInit()); return true;
     case OpKind::CopyAsync: return lowerCopyAsync(op);
     case OpKind::CommitGroup: return lowerCommitGroup(op);
     case OpKind::WaitGroup: return lowerWaitGroup(op);

@@ -27,6 +27,7 @@
 #include "ir/bulk.h"
 #include "ir/wgmma.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "support/diagnostic.h"
 
 namespace argus::codegen {

@@ -38,7 +38,7 @@ bool KernelLowering::lowerIota(const ir::Op& op) {
   const ir::Type& t = fn_.typeOf(op.results[0]);
   const EmittedLayout* layout = layoutFor(t.layout, op.range);
   if (!layout) return false;
-  size_t axis = static_cast<size_t>(op.attrs.i);
+  const auto axis = static_cast<size_t>(ir::IotaOp(op).axis());
   if (axis >= t.shape.size()) return internalError(op.range, "iota axis out of range");
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
@@ -49,11 +49,12 @@ bool KernelLowering::lowerIota(const ir::Op& op) {
 // Each thread already holds the value: value v' of the result is the operand's
 // value with the same k on the operand's non-reduced axes (ir.h, Broadcast).
 bool KernelLowering::lowerBroadcast(const ir::Op& op) {
-  const ir::Type& in = fn_.typeOf(op.operands[0]);
+  const ir::BroadcastOp broadcast(op);
+  const ir::Type& in = fn_.typeOf(broadcast.x());
   const ir::Type& out = fn_.typeOf(op.results[0]);
   ir::Distribution inDist = ir::Distribution::of(in.layout, fn_.numWarps);
   ir::Distribution outDist = ir::Distribution::of(out.layout, fn_.numWarps);
-  const Lowered& src = values_[op.operands[0]];
+  const Lowered& src = values_[broadcast.x()];
   if (src.values.size() != static_cast<size_t>(inDist.valuesPerThread))
     return internalError(op.range, "broadcast operand has the wrong number of values");
   Lowered& r = values_[op.results[0]];
@@ -240,13 +241,14 @@ void KernelLowering::predicatedStore(ir::MemSpace space, llvm::Value* addr, DTyp
 }
 
 bool KernelLowering::lowerLoad(const ir::Op& op) {
-  const Lowered& view = values_[op.operands[0]];
+  const ir::LoadOp load(op);
+  const Lowered& view = values_[load.view()];
   const ir::Type& t = fn_.typeOf(op.results[0]);
   if (view.kind != Lowered::Kind::View) return internalError(op.range, "load from something that is not a view");
   if (!dtypeSupported(t.dtype)) return unsupported(op, std::string("loads of ") + ir::dtypeName(t.dtype));
   const EmittedLayout* layout = layoutFor(t.layout, op.range);
   if (!layout) return false;
-  llvm::Value* other = op.operands.size() > 1 ? values_[op.operands[1]].values[0] : constant(t.dtype, 0, 0.0);
+  llvm::Value* other = op.operands.size() > 1 ? values_[load.other()].values[0] : constant(t.dtype, 0, 0.0);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   const int64_t vecElements =
@@ -337,14 +339,15 @@ std::vector<llvm::Value*> KernelLowering::unpackWords(const std::vector<llvm::Va
 }
 
 bool KernelLowering::lowerStore(const ir::Op& op) {
-  const Lowered& view = values_[op.operands[0]];
-  const ir::Type& tileType = fn_.typeOf(op.operands[1]);
+  const ir::StoreOp store(op);
+  const Lowered& view = values_[store.view()];
+  const ir::Type& tileType = fn_.typeOf(store.value());
   if (view.kind != Lowered::Kind::View) return internalError(op.range, "store to something that is not a view");
   if (!tileType.isTile()) return internalError(op.range, "store of something that is not a tile");
   if (!dtypeSupported(tileType.dtype)) return unsupported(op, std::string("stores of ") + ir::dtypeName(tileType.dtype));
   const EmittedLayout* layout = layoutFor(tileType.layout, op.range);
   if (!layout) return false;
-  std::vector<llvm::Value*> data = elementsOf(op.operands[1], static_cast<size_t>(layout->map.numValues()));
+  std::vector<llvm::Value*> data = elementsOf(store.value(), static_cast<size_t>(layout->map.numValues()));
   if (data.empty()) return internalError(op.range, "stored tile has the wrong number of values");
   llvm::BasicBlock* merge = nullptr;
   if (storesInPairs(view, tileType)) {

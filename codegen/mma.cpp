@@ -37,7 +37,7 @@ bool knownMultipleOf(const ir::Function& fn, ir::ValueId id, int64_t m, int dept
   const ir::Op* def = fn.values[id].def;
   if (!def) return false;
   switch (def->kind) {
-    case ir::OpKind::Const: return def->attrs.i % m == 0;
+    case ir::OpKind::Const: return ir::ConstOp(*def).intValue() % m == 0;
     case ir::OpKind::Binary:
       if (def->attrs.binary == ir::BinaryKind::Mul)
         return knownMultipleOf(fn, def->operands[0], m, depth + 1) || knownMultipleOf(fn, def->operands[1], m, depth + 1);
@@ -64,9 +64,10 @@ bool KernelLowering::canUseTensorCores(const ir::Op& op) const { return tensorCo
 
 // Why this dot cannot run on mma.sync ("" when it can), in the user's words.
 std::string KernelLowering::tensorCoreProblem(const ir::Op& op) const {
-  const ir::Type& aType = fn_.typeOf(op.operands[0]);
-  const ir::Type& bType = fn_.typeOf(op.operands[1]);
-  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const ir::DotOp dot(op);
+  const ir::Type& aType = fn_.typeOf(dot.a());
+  const ir::Type& bType = fn_.typeOf(dot.b());
+  const ir::Type& accType = fn_.typeOf(dot.acc());
   if (aType.dtype != bType.dtype || (aType.dtype != DType::BF16 && aType.dtype != DType::F16))
     return "tensor cores take bf16 or f16 operands of one type";
   if (accType.dtype != DType::F32)
@@ -102,10 +103,10 @@ std::string KernelLowering::tensorCoreProblem(const ir::Op& op) const {
     if (!al.isMma() || al.warpsN != 1 || accType.layout.warpsN != 1 || al.warpsM != accType.layout.warpsM ||
         al.reducedMask != 0)
       return "operand 'a' is a register tile in another layout than the accumulator's rows";
-    return rowsAreChunkAligned(fn_, op.operands[1]) ? "" : misaligned("b");
+    return rowsAreChunkAligned(fn_, dot.b()) ? "" : misaligned("b");
   }
-  if (!rowsAreChunkAligned(fn_, op.operands[0])) return misaligned("a");
-  if (!rowsAreChunkAligned(fn_, op.operands[1])) return misaligned("b");
+  if (!rowsAreChunkAligned(fn_, dot.a())) return misaligned("a");
+  if (!rowsAreChunkAligned(fn_, dot.b())) return misaligned("b");
   return "";
 }
 
@@ -240,16 +241,17 @@ std::vector<llvm::Value*> KernelLowering::registerAFragment(const std::vector<ll
 }
 
 bool KernelLowering::lowerMmaDot(const ir::Op& op) {
-  const Lowered& a = values_[op.operands[0]];
-  const Lowered& b = values_[op.operands[1]];
-  const ir::Type& aType = fn_.typeOf(op.operands[0]);
-  const ir::Type& bType = fn_.typeOf(op.operands[1]);
-  const ir::Type& accType = fn_.typeOf(op.operands[2]);
+  const ir::DotOp dot(op);
+  const Lowered& a = values_[dot.a()];
+  const Lowered& b = values_[dot.b()];
+  const ir::Type& aType = fn_.typeOf(dot.a());
+  const ir::Type& bType = fn_.typeOf(dot.b());
+  const ir::Type& accType = fn_.typeOf(dot.acc());
   const ir::Layout& layout = accType.layout;
   const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM, colsPerWarp = layout.parent[1] / layout.warpsN;
   const int64_t atomsM = rowsPerWarp / 16, atomsN = colsPerWarp / 8, K = aType.shape[1];
   const size_t numValues = static_cast<size_t>(atomsM * atomsN * 4);
-  std::vector<llvm::Value*> acc = elementsOf(op.operands[2], numValues);
+  std::vector<llvm::Value*> acc = elementsOf(dot.acc(), numValues);
   if (acc.size() != numValues) return internalError(op.range, "mma accumulator has the wrong number of values");
 
   // The warp's place in the warp grid and the lane's row/column within a 16x16 block.
@@ -274,7 +276,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
     return out;
   };
   const bool registerA = aType.isTile();
-  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
+  const bool transB = ir::DotOp(op).transB();
   // B with trans_b is stored (N, K): plain ldmatrix, lane l at row n0 + l % 8 + 8 * (l / 16), col k0 + 8 * ((l / 8) % 2).
   llvm::Value* tRowInBlock = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
                                           b_.CreateShl(b_.CreateLShr(lane, b_.getInt32(4)), b_.getInt32(3)));
@@ -296,7 +298,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
   const FragmentLanes tLanesX2{b_.CreateAdd(colBase, b_.CreateAnd(lane, b_.getInt32(7))), tColInBlock,
                                [=](int64_t t) { return warpCol(t) + t % 8; }, tLanes.colOf};
   std::vector<llvm::Value*> aValues;
-  if (registerA) aValues = elementsOf(op.operands[0], static_cast<size_t>(atomsM * (K / 8) * 4));
+  if (registerA) aValues = elementsOf(dot.a(), static_cast<size_t>(atomsM * (K / 8) * 4));
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     std::vector<std::vector<llvm::Value*>> aFrag(static_cast<size_t>(atomsM));
     for (int64_t m = 0; m < atomsM; ++m) {
@@ -304,13 +306,13 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
         aFrag[static_cast<size_t>(m)] = registerAFragment(aValues, aType.dtype, m, k0 / 8, K / 8);
         continue;
       }
-      aFrag[static_cast<size_t>(m)] = split(ldmatrix(fragmentPtr(a, aType, op.operands[0], aLanes, m * 16, k0), 4, false), 4);
+      aFrag[static_cast<size_t>(m)] = split(ldmatrix(fragmentPtr(a, aType, dot.a(), aLanes, m * 16, k0), 4, false), 4);
     }
     std::vector<std::vector<llvm::Value*>> bFrag(static_cast<size_t>(atomsN));
     for (int64_t n = 0; n < atomsN && transB; n += 2) {
       bool pair = n + 1 < atomsN;
       std::vector<llvm::Value*> regs = split(
-          ldmatrix(fragmentPtr(b, bType, op.operands[1], pair ? tLanes : tLanesX2, n * 8, k0), pair ? 4 : 2, false),
+          ldmatrix(fragmentPtr(b, bType, dot.b(), pair ? tLanes : tLanesX2, n * 8, k0), pair ? 4 : 2, false),
           pair ? 4 : 2);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
@@ -319,7 +321,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
       bool pair = n + 1 < atomsN;
       // x2 reads matrices 0 and 1 only; lanes 16..31 still pass an in-bounds address.
       std::vector<llvm::Value*> regs = split(
-          ldmatrix(fragmentPtr(b, bType, op.operands[1], pair ? bLanes : bLanesX2, k0, n * 8), pair ? 4 : 2, true),
+          ldmatrix(fragmentPtr(b, bType, dot.b(), pair ? bLanes : bLanesX2, k0, n * 8), pair ? 4 : 2, true),
           pair ? 4 : 2);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};

@@ -67,10 +67,11 @@ llvm::Value* KernelLowering::linearTileIndex(const std::vector<llvm::Value*>& co
 }
 
 bool KernelLowering::lowerReduce(const ir::Op& op) {
-  const ir::Type& in = fn_.typeOf(op.operands[0]);
+  const ir::ReduceOp reduce(op);
+  const ir::Type& in = fn_.typeOf(reduce.x());
   const ir::Type& out = fn_.typeOf(op.results[0]);
-  size_t axis = static_cast<size_t>(op.attrs.i);
-  const Lowered& src = values_[op.operands[0]];
+  const auto axis = static_cast<size_t>(ir::ReduceOp(op).axis());
+  const Lowered& src = values_[reduce.x()];
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   if (in.layout.isReduced(axis)) {  // already extent 1: nothing to combine
@@ -135,10 +136,11 @@ bool KernelLowering::lowerReduce(const ir::Op& op) {
 }
 
 bool KernelLowering::lowerReduceAll(const ir::Op& op) {
-  const ir::Type& in = fn_.typeOf(op.operands[0]);
+  const ir::ReduceAllOp reduce(op);
+  const ir::Type& in = fn_.typeOf(reduce.x());
   const EmittedLayout* layout = layoutFor(in.layout, op.range);
   if (!layout) return false;
-  const Lowered& src = values_[op.operands[0]];
+  const Lowered& src = values_[reduce.x()];
   if (src.values.size() != static_cast<size_t>(layout->map.numValues()) || src.values.empty())
     return internalError(op.range, "reduce operand has the wrong number of values");
   llvm::Value* acc = nullptr;

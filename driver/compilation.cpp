@@ -14,10 +14,7 @@
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
-#include "ir/cluster.h"
-#include "ir/dot_layout.h"
-#include "ir/vector_layout.h"
-#include "ir/pipeline.h"
+#include "ir/passes.h"
 
 namespace argus {
 
@@ -132,13 +129,22 @@ const sema::Result& Compilation::sema() {
     options.defines = options_.defines;
     stages_->sema = sema::analyze(module, file_, options, diags_);
     if (pollCancelled()) return *stages_->sema;
-    // Policies rewrite the IR before anything reads it: the checker validates the compiler's own pipelines.
-    // Multicast copies are proved cluster-uniform first, on the loops as the user wrote them.
+    // Policies rewrite the IR before anything reads it: the checker validates the compiler's own
+    // pipelines. Their order is ir/passes.cpp's (clusters are proved on the loops as the user
+    // wrote them, before pipelining).
     if (stages_->sema->module) {
-      ir::chooseDotLayouts(*stages_->sema->module, options_.arch);
-      ir::chooseVectorLayouts(*stages_->sema->module, options_.arch, &diags_);
-      ir::checkClusters(*stages_->sema->module, diags_);
-      ir::applyPipelining(*stages_->sema->module, &file_, diags_);
+      std::vector<const ir::Pass*> passes;
+      if (options_.passes) {
+        for (const std::string& name : *options_.passes)
+          if (const ir::Pass* pass = ir::findPass(name)) passes.push_back(pass);
+      } else {
+        for (const ir::Pass& pass : ir::policyPasses()) passes.push_back(&pass);
+      }
+      ir::PassContext context{options_.arch, &file_, &diags_};
+      std::function<void(const ir::Pass&, const ir::Module&)> after;
+      if (options_.afterPass)
+        after = [this](const ir::Pass& pass, const ir::Module& module) { options_.afterPass(pass.name, module); };
+      ir::runPasses(*stages_->sema->module, passes, context, after);
     }
   }
   return *stages_->sema;

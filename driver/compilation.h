@@ -30,6 +30,12 @@ struct CompileOptions {
   // incomplete (Compilation::cancelled()). An editor sets it so that the next
   // keystroke interrupts a long check. Called from the compiling thread.
   std::function<bool()> cancelled;
+  // The policy passes that run between sema and the checker, by name (ir/passes.h), in this
+  // order; unset: every pass in the compiler's order. For `argusc opt` and tests: a compile
+  // that skips a pass generates other code than argusc does.
+  std::optional<std::vector<std::string>> passes;
+  // Called after each policy pass with the module as that pass left it (`argusc opt --print-after`).
+  std::function<void(const std::string& pass, const ir::Module& module)> afterPass;
 };
 
 bool isSupportedArch(const std::string& arch);

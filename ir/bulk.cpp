@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include "ir/ops.h"
+
 namespace argus::ir {
 
 int tmaSwizzleBase(DType dtype) {
@@ -92,7 +94,7 @@ TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy) {
   for (size_t d = 0; d < viewType.shape.size() && d < rank; ++d)
     use.box[rank - viewType.shape.size() + d] = viewType.shape[d];
   // A multicast copy: each block of the cluster copies its slice of the leading axis.
-  if (copy.kind == OpKind::CopyBulk && (copy.attrs.i & kCopyMulticast) && fn.clusterSize > 1 && !viewType.shape.empty() &&
+  if (auto bulk = as<CopyBulkOp>(copy); bulk && bulk->multicast() && fn.clusterSize > 1 && !viewType.shape.empty() &&
       viewType.shape.size() <= rank)
     use.box[rank - viewType.shape.size()] /= fn.clusterSize;
   const Type& dst = fn.typeOf(copy.operands[0]);

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/ops.h"
+
 namespace argus::ir {
 
 namespace {
@@ -71,15 +73,15 @@ class Uniformity {
   // program_id(0) differs between the blocks of a cluster; program_id(0) // k, k a
   // multiple of the cluster size, is the cluster's index scaled and does not.
   bool isVaryingSource(const Op& op) const {
-    if (op.kind == OpKind::ProgramId) return op.attrs.i == 0;
-    return false;
+    auto pid = as<ProgramIdOp>(op);
+    return pid && pid->axis() == 0;
   }
   bool clusterIndex(const Op& op) const {
-    if (op.kind != OpKind::Binary || op.attrs.binary != BinaryKind::Div || op.operands.size() != 2) return false;
-    const Op* x = fn_.values[op.operands[0]].def;
-    const Op* k = fn_.values[op.operands[1]].def;
-    return x && x->kind == OpKind::ProgramId && x->attrs.i == 0 && k && k->kind == OpKind::Const && k->attrs.i > 0 &&
-           k->attrs.i % fn_.clusterSize == 0;
+    auto div = as<BinaryOp>(op);
+    if (!div || div->binaryKind() != BinaryKind::Div) return false;
+    const Op* x = fn_.values[div->lhs()].def;
+    std::optional<int64_t> k = constantInt(fn_, div->rhs());
+    return x && isVaryingSource(*x) && k && *k > 0 && *k % fn_.clusterSize == 0;
   }
 
   bool anyVarying(const std::vector<ValueId>& values) const {
@@ -98,7 +100,7 @@ class Uniformity {
 
   void collect(const Block& block, const Op* control) {
     for (const auto& op : block.ops) {
-      if (op->kind == OpKind::CopyBulk && (op->attrs.i & kCopyMulticast)) check(*op, control);
+      if (auto copy = as<CopyBulkOp>(*op); copy && copy->multicast()) check(*op, control);
       const Op* inner = control;
       if (!inner && op->kind == OpKind::For &&
           (varying(op->operands[0]) || varying(op->operands[1]) || varying(op->operands[2])))

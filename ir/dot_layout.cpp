@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "ir/ops.h"
 #include "ir/value_uses.h"
 
 #include "ir/wgmma.h"
@@ -25,7 +26,7 @@ bool wgmmaReadsOperands(const Function& fn, const Op& dot, int64_t n) {
   const Type& a = fn.typeOf(dot.operands[0]);
   const Type& b = fn.typeOf(dot.operands[1]);
   if (!wgmmaOperandProblem(a, bufferOf(fn, dot.operands[0]), "a", &d).empty()) return false;
-  if (dot.attrs.i & kDotTransB) return wgmmaOperandProblem(b, bufferOf(fn, dot.operands[1]), "b", &d).empty();
+  if (DotOp(dot).transB()) return wgmmaOperandProblem(b, bufferOf(fn, dot.operands[1]), "b", &d).empty();
   return wgmmaMnMajorOperandProblem(b, bufferOf(fn, dot.operands[1]), n, &d).empty();
 }
 

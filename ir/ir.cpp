@@ -1,4 +1,5 @@
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 #include <limits>
 
@@ -6,15 +7,7 @@ namespace argus::ir {
 
 // ---------------------------------------------------------------- names
 
-bool isArithmetic(OpKind kind) {
-  switch (kind) {
-    case OpKind::Const: case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Binary:
-    case OpKind::Compare: case OpKind::Unary: case OpKind::Fma: case OpKind::Select: case OpKind::Cast:
-      return true;
-    default:
-      return false;
-  }
-}
+bool isArithmetic(OpKind kind) { return opInfo(kind).has(kArithmetic); }
 
 ValueId sharedBufferOf(const Function& fn, ValueId view) {
   if (view >= fn.values.size()) return kNoValue;
@@ -24,46 +17,7 @@ ValueId sharedBufferOf(const Function& fn, ValueId view) {
   return base < fn.values.size() && fn.values[base].type.kind == TypeKind::Shared ? base : kNoValue;
 }
 
-const char* opKindName(OpKind k) {
-  switch (k) {
-    case OpKind::Const: return "const";
-    case OpKind::ProgramId: return "program_id";
-    case OpKind::NumPrograms: return "num_programs";
-    case OpKind::Binary: return "binary";
-    case OpKind::Compare: return "cmp";
-    case OpKind::Unary: return "unary";
-    case OpKind::Fma: return "fma";
-    case OpKind::Select: return "select";
-    case OpKind::Cast: return "cast";
-    case OpKind::Splat: return "splat";
-    case OpKind::Iota: return "iota";
-    case OpKind::Broadcast: return "broadcast";
-    case OpKind::ConvertLayout: return "convert_layout";
-    case OpKind::Reshape: return "reshape";
-    case OpKind::Reduce: return "reduce";
-    case OpKind::ReduceAll: return "reduce_all";
-    case OpKind::AllocShared: return "alloc_shared";
-    case OpKind::View: return "view";
-    case OpKind::Load: return "load";
-    case OpKind::Store: return "store";
-    case OpKind::Dot: return "dot";
-    case OpKind::Barrier: return "barrier";
-    case OpKind::CopyAsync: return "copy_async";
-    case OpKind::CommitGroup: return "commit_group";
-    case OpKind::WaitGroup: return "wait_group";
-    case OpKind::MbarrierInit: return "mbarrier_init";
-    case OpKind::MbarrierExpectTx: return "mbarrier_expect_tx";
-    case OpKind::MbarrierArrive: return "mbarrier_arrive";
-    case OpKind::MbarrierWait: return "mbarrier_wait";
-    case OpKind::CopyBulk: return "copy_bulk";
-    case OpKind::For: return "for";
-    case OpKind::If: return "if";
-    case OpKind::Yield: return "yield";
-    case OpKind::TagSet: return "tag";
-    case OpKind::Assert: return "assert";
-  }
-  return "?";
-}
+const char* opKindName(OpKind k) { return opInfo(k).name; }
 
 const char* binaryKindName(BinaryKind k) {
   switch (k) {

@@ -22,82 +22,24 @@ namespace argus::ir {
 using ValueId = uint32_t;
 constexpr ValueId kNoValue = ~0u;
 
+// Every op kind, in the order of ir/ops.def, which documents each one's semantics, operands,
+// attributes and memory effects (typed accessors and the effect queries: ir/ops.h).
 enum class OpKind : uint8_t {
-  // --- scalars and tiles alike (operands and result of one type unless noted)
-  Const,        // attrs.i / attrs.f per result dtype; result scalar
-  ProgramId,    // attrs.i = axis (0..2); result i32 scalar
-  NumPrograms,  // attrs.i = axis; result i32 scalar
-  Binary,       // attrs.binary; (x, y) -> same type. Integer Div/Rem truncate toward zero (C).
-  Compare,      // attrs.cmp; (x, y) -> bool of x's shape and layout
-  Unary,        // attrs.unary; (x) -> same type
-  Fma,          // (a, b, c) -> a*b+c, floats only, one rounding
-  Select,       // (cond: bool, a, b) -> a where cond else b
-  Cast,         // (x) -> result dtype (attrs.dtype); see docs/language.md "Casts"
-  // --- building tiles
-  Splat,        // (scalar) -> tile of the result type
-  Iota,         // attrs.i = axis; result i32 tile; element = its coordinate on axis
-  Broadcast,    // (tile with layout (P, R)) -> tile with layout (P, R') where R' is a subset of R.
-                // Free: each thread already holds the value. Element c = operand[c with R\R' axes = 0].
-  ConvertLayout,// (tile) -> same shape and dtype, another layout (through shared scratch)
-  Reshape,      // (tile) -> tile of the same dtype and element count, any shape and layout: element i
-                // of the result in row-major order is element i of the operand (expand_dims,
-                // x[None, :], reshape). Lowered as ConvertLayout is: through shared scratch.
-  Reduce,       // attrs.reduce, attrs.i = axis; (tile (P, R)) -> tile (P, R | 1<<axis)
-  ReduceAll,    // attrs.reduce; (tile) -> scalar of its dtype
-  // --- memory
-  AllocShared,  // result Shared type
-  View,         // (base: Tensor|Shared, offsets: i32 scalar x rank(base)) -> View (attrs.ints unused).
-                // A view of shape (t0..tk-1), k <= rank r, maps tile coordinate c to base
-                // element (o0, .., o[r-k-1], o[r-k]+c0, .., o[r-1]+c[k-1]).
-  Load,         // (view[, other: scalar]) -> tile with the canonical layout of the view shape.
-                // Global: elements outside the tensor read `other` (default 0). Shared: must be in bounds.
-  Store,        // (view, tile) -> nothing. Global: elements outside the tensor are skipped.
-                // Only the primary owner of each element writes it.
-  Dot,          // (a: View (M,K) shared, b: View (K,N) shared, acc: tile (M,N)) -> acc's type.
-                // c[m,n] = acc[m,n] + sum over k ascending of f32(a[m,k]) * f32(b[k,n]) (fma each step).
-                // attrs.i & kDotTransB: b is a view of shape (N,K) and b[k,n] means b_view[n,k].
-                // a may instead be a register tile (M,K) in an mma layout with warps (WM, 1) when acc
-                // has the same mma warp grid (a P @ V product of attention); codegen then uses tensor cores.
-  Barrier,      // block-wide barrier with shared-memory visibility (bar.sync 0)
-  // --- asynchronous copies (cp.async); see docs/language.md
-  CopyAsync,    // (dst: View shared, src: View global) -> nothing; same shape and dtype. Issues this
-                // thread's share of the copy (thread mapping: ir/async.h); source elements outside
-                // the tensor are written as 0. The writes land when a WaitGroup retires the group
-                // that holds them, and other threads see them after a Barrier that follows.
-  CommitGroup,  // closes this thread's group of CopyAsync ops issued since the previous commit
-  WaitGroup,    // attrs.i = n >= 0: waits until at most n of this thread's committed groups are pending
-  // --- Hopper (sm_90a): bulk tensor copies (TMA) and mbarriers; docs/language.md "Hopper".
-  // An mbarrier operand is a pair (bars, index): bars a shared buffer of u64 with shape (S,), index an
-  // i32 scalar in [0, S). Each mbarrier counts phases 0, 1, 2, ...; a phase completes when its expected
-  // arrivals (MbarrierInit's count) have arrived and its pending transaction bytes reached zero.
-  MbarrierInit, // (bars, index) attrs.i = arrivals per phase (>= 1). One thread initializes it; the
-                // block may use it after the Barrier that follows (codegen adds the proxy fence).
-  MbarrierExpectTx, // (bars, index) attrs.i = bytes: one thread arrives once on the current phase and
-                // adds `bytes` transaction bytes that CopyBulk ops complete.
-  MbarrierArrive, // (bars, index): every thread arrives once on the current phase.
-  MbarrierWait, // (bars, index, parity: i32 scalar 0 or 1): every thread waits until the most recent
-                // phase of that parity has completed. Shared writes of the CopyBulk ops that completed
-                // the phase are visible to the thread afterwards.
-  CopyBulk,     // (dst: View shared, src: View global[, bars, index]) -> nothing; same shape and dtype.
-                // One thread issues a TMA tile copy (cp.async.bulk.tensor) of the whole view; source
-                // elements outside the tensor are written as 0; the bytes written complete transactions
-                // on mbarrier (bars, index). Without the mbarrier operands it is a leading copy of a
-                // `pipelined` loop, which the policy pass gives its mbarriers (ir/pipeline.h); nowhere
-                // else. Codegen passes the tensor maps as kernel parameters (ir/bulk.h).
-  // --- structure
-  For,          // (lb, ub, step, inits...) region(iv, iters...) -> final iters. step > 0; runs while iv < ub.
-                // attrs.i = pipeline stages requested by `pipelined(n, stages=S)` (0: a plain loop);
-                // the policy pass (ir/pipeline.h) rewrites such loops before checking and codegen.
-  If,           // (cond) then-region, else-region -> results (each region ends in Yield)
-  Yield,        // terminator of For / If regions
-  // --- tags and tag assertions: read by the checker only (docs/checker.md, "Tags"). Tags never
-  // reach generated code: codegen and the interpreter treat TagSet as its operand and skip Assert.
-  TagSet,       // (tile, value: i32 scalar) -> the same tile type; attrs.names[0] = the tag name.
-                // Every element of the result carries tag `name` = value (block-uniform).
-  Assert,       // (subjects..., i32 scalars...) -> nothing. A tag assertion: the condition, in
-                // postfix in attrs.ints (AssertCode below), must hold for every element of the
-                // subjects (tiles, shared buffers, shared views) that reaches it. attrs.names[0] is
-                // the user's message ("" if none), names[1..] the tag names the condition reads.
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) Kind,
+#define ARGUS_OPERAND(name, index)
+#define ARGUS_OPTIONAL_OPERAND(name, index)
+#define ARGUS_VARIADIC_OPERANDS(name, first)
+#define ARGUS_ATTR(name, type, expression)
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_END_OP
+#include "ir/ops.def"
+#undef ARGUS_OP
+#undef ARGUS_OPERAND
+#undef ARGUS_OPTIONAL_OPERAND
+#undef ARGUS_VARIADIC_OPERANDS
+#undef ARGUS_ATTR
+#undef ARGUS_EFFECT
+#undef ARGUS_END_OP
 };
 
 // Instructions of an Assert condition, postfix in Attrs::ints: the code, then its arguments.

@@ -26,6 +26,7 @@
 // retire in order, so groups 0 .. j are complete: group j, the copy of
 // iteration j, is retired, and the S-2 groups after it (iterations j+1 ..
 // j+S-2) may still be in flight. That overlap is the point of the pipeline.
+#include "ir/ops.h"
 #include "ir/pipeline.h"
 #include "ir/pipeline_internal.h"
 
@@ -44,7 +45,7 @@ using detail::LoopPlan;
 class Rewriter {
  public:
   Rewriter(Function& fn, Op& loop, const LoopPlan& plan, std::vector<PipelineProblem>* notes)
-      : fn_(fn), loop_(loop), plan_(plan), stages_(loop.attrs.i), ahead_(stages_ - 1), range_(loop.range),
+      : fn_(fn), loop_(loop), plan_(plan), stages_(ForOp(loop).stages()), ahead_(stages_ - 1), range_(loop.range),
         notes_(notes) {}
 
   // Returns the ops that go before and after the loop in its block, and those that go
@@ -65,7 +66,7 @@ class Rewriter {
     }
     // Multicast copies share stages across the cluster, which only the free barriers of a
     // producer warpgroup can track; without one, every block copies its whole tile.
-    for (const Op* copy : plan_.copies) multicast_ = multicast_ || (specialize_ && (copy->attrs.i & kCopyMulticast));
+    for (const Op* copy : plan_.copies) multicast_ = multicast_ || (specialize_ && CopyBulkOp(*copy).multicast());
     outer_ = const_cast<Op*>(plan_.outer);  // the pass owns the function being rewritten
     if (plan_.bulk) buildMbarriers(outer_ ? hoisted : before);
     if (outer_) carryIterationCount(hoisted);
@@ -300,8 +301,7 @@ class Rewriter {
   // Specialized pipelines: iteration p >= S refills the stage iteration p - S read, once
   // every thread has released it (phase p / S - 1 of that stage's free barrier).
   void waitForFreeStage(Builder& b, ValueId iteration, ValueId stage) {
-    const Op* def = fn_.values[iteration].def;
-    if (def && def->kind == OpKind::Const && def->attrs.i < stages_) return;  // a first use
+    if (std::optional<int64_t> p = constantInt(fn_, iteration); p && *p < stages_) return;  // a first use
     Attrs ge;
     ge.cmp = CmpKind::Ge;
     ValueId reuse = b.make(OpKind::Compare, {iteration, i32(b, stages_)}, Type::scalar(DType::Bool), range_, ge);
@@ -354,10 +354,10 @@ class Rewriter {
     Block prologue;
     Builder b(fn_, &prologue);
     ValueId n = loop_.operands[1];
-    const Op* nDef = fn_.values[n].def;
-    bool nKnown = nDef && nDef->kind == OpKind::Const;
+    const std::optional<int64_t> nConstant = constantInt(fn_, n);
+    const bool nKnown = nConstant.has_value();
     for (int64_t p = 0; p < ahead_; ++p) {
-      if (!nKnown || p < nDef->attrs.i) {
+      if (!nKnown || p < *nConstant) {
         ValueId iteration = i32(b, p);
         if (nKnown && base_ == kNoValue && !specialize_) emitCopies(b, iteration, iteration, iteration);  // stage p
         else emitGuardedCopies(b, nKnown ? b.constBool(true, range_) : less(b, iteration, n), iteration, false, iteration);
@@ -471,7 +471,7 @@ void pipelineBlock(Function& fn, Block& block, std::vector<PipelineProblem>& pro
                      std::make_move_iterator(fromRegions.begin()), std::make_move_iterator(fromRegions.end()));
     i += lifted;
     Op& op = *block.ops[i];
-    if (op.kind != OpKind::For || op.attrs.i <= 0) continue;
+    if (op.kind != OpKind::For || ForOp(op).stages() <= 0) continue;
     LoopPlan plan;
     std::vector<PipelineProblem> found = detail::analyzePipelinedLoop(fn, op, plan);
     if (!found.empty()) {
@@ -518,7 +518,7 @@ namespace {
 
 bool hasPipelinedLoop(const Block& block) {
   for (const auto& op : block.ops) {
-    if (op->kind == OpKind::For && op->attrs.i > 0) return true;
+    if (auto loop = as<ForOp>(*op); loop && loop->stages() > 0) return true;
     for (const Block& region : op->regions)
       if (hasPipelinedLoop(region)) return true;
   }

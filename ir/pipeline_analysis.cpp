@@ -5,25 +5,23 @@
 #include <functional>
 #include <unordered_set>
 
+#include "ir/ops.h"
 #include "ir/pipeline_internal.h"
 
 namespace argus::ir::detail {
 
 namespace {
 
-// Ops that touch memory, synchronize, or contain other ops: they end the
-// leading run of a pipelined body (moving a copy above them would change what
-// they see).
+// Ops that touch memory, synchronize, allocate or contain other ops, as ir/ops.def declares
+// them: they end the leading run of a pipelined body (moving a copy above them would change
+// what they see). The asynchronous copies that make up the run are the ops whose writes
+// complete later (on a cp.async group or an mbarrier).
 bool endsLeadingRun(OpKind k) {
-  switch (k) {
-    case OpKind::AllocShared: case OpKind::Load: case OpKind::Store: case OpKind::Dot:
-    case OpKind::Barrier: case OpKind::CommitGroup: case OpKind::WaitGroup:
-    case OpKind::MbarrierInit: case OpKind::MbarrierExpectTx: case OpKind::MbarrierArrive: case OpKind::MbarrierWait:
-    case OpKind::For: case OpKind::If: case OpKind::Yield:
-      return true;
-    default:
-      return false;
-  }
+  const OpInfo& info = opInfo(k);
+  if (info.sync != SyncKind::None || info.has(kControl) || info.has(kTerminator) || info.has(kAllocates)) return true;
+  if (info.effects.empty()) return false;
+  return std::none_of(info.effects.begin(), info.effects.end(),
+                      [](const EffectDecl& e) { return e.completion != Completion::AtOnce; });
 }
 
 // Ops the pass may recompute for another iteration: no memory access, scalar results.
@@ -33,9 +31,7 @@ bool isPureScalar(const Function& fn, const Op& op) {
 }
 
 bool isConstInt(const Function& fn, ValueId v, int64_t want) {
-  const Op* def = fn.values[v].def;
-  return def && def->kind == OpKind::Const && def->attrs.i == want && fn.typeOf(v).isScalar() &&
-         isInteger(fn.typeOf(v).dtype);
+  return isInteger(fn.typeOf(v).dtype) && constantInt(fn, v) == want;
 }
 
 void forEachOp(const Block& block, const std::function<void(const Op&)>& visit) {
@@ -56,7 +52,7 @@ bool isExplicitSync(OpKind k) {
 // loop over tiles), or null.
 const Op* topLevelLoopAround(const Function& fn, const Op& loop) {
   for (const auto& op : fn.body.ops) {
-    if (op->kind != OpKind::For || op->attrs.i != 0 || op->regions.size() != 1) continue;
+    if (op->kind != OpKind::For || ForOp(*op).stages() != 0) continue;
     for (const auto& inner : op->regions[0].ops)
       if (inner.get() == &loop) return op.get();
   }
@@ -78,9 +74,9 @@ class Analysis {
   Analysis(const Function& fn, const Op& loop) : fn_(fn), loop_(loop) {}
 
   std::vector<PipelineProblem> run(LoopPlan& plan) {
-    if (loop_.attrs.i < 2 || loop_.operands.size() < 3 || loop_.regions.size() != 1 ||
-        loop_.regions[0].args.empty() || !isConstInt(fn_, loop_.operands[0], 0) ||
-        !isConstInt(fn_, loop_.operands[2], 1)) {
+    const ForOp loop(loop_);
+    if (loop.stages() < 2 || loop_.regions[0].args.empty() || !isConstInt(fn_, loop.lowerBound(), 0) ||
+        !isConstInt(fn_, loop.step(), 1)) {
       problem(PipelineProblem::Kind::BadLoop, loop_.range, loop_.range);
       return std::move(problems_);
     }
@@ -124,7 +120,7 @@ class Analysis {
 
  private:
   void problem(PipelineProblem::Kind kind, SourceRange range, SourceRange related, ValueId value = kNoValue) {
-    problems_.push_back(PipelineProblem{kind, range, related, value, loop_.attrs.i});
+    problems_.push_back(PipelineProblem{kind, range, related, value, ForOp(loop_).stages()});
   }
 
   // The destination must be a view of a whole shared buffer: offsets all 0, same shape.

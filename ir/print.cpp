@@ -1,5 +1,6 @@
-// The textual form of the Tile IR (`--emit=ir`, golden tests). Stable: change it
-// only together with the goldens.
+// The textual form of the Tile IR (`--emit=ir`, `argusc opt`, golden tests). Lossless but for
+// source ranges: ir/parse.h reads it back (a test round-trips every example). Stable: change
+// it only together with the goldens and the parser.
 //
 //   kernel @vadd(%x.0: tensor<f32, [N]>, ..., %N.3: i32 size)
 //       grid (cdiv(N, 1024), 1, 1) warps 4
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::ir {
 
@@ -27,6 +29,17 @@ std::string formatFloat(double v, DType t) {
   std::string s(buf, r.ptr);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // "n": inf / nan stay as they are
   return s;
+}
+
+// A string literal the IR parser reads back: quotes, backslashes and line breaks escaped.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out + "\"";
 }
 
 class Printer {
@@ -92,15 +105,19 @@ class Printer {
       const Param& p = fn_.params[i];
       if (i) out_ += ", ";
       out_ += (p.value != kNoValue ? name(p.value) : "%" + p.name) + ": " + paramType(p);
+      if (p.defaultValue) out_ += " = " + formatFloat(*p.defaultValue, DType::F64);
     }
     out_ += ")\n    grid (";
     for (int axis = 0; axis < 3; ++axis) out_ += (axis ? ", " : "") + fn_.grid[axis].str(fn_.sizeNames);
-    out_ += ") warps " + std::to_string(fn_.numWarps) + "\n";
+    out_ += ") warps " + std::to_string(fn_.numWarps);
+    if (fn_.producerWarps) out_ += " producer_warps " + std::to_string(fn_.producerWarps);
+    if (fn_.clusterSize != 1) out_ += " cluster " + std::to_string(fn_.clusterSize);
+    out_ += "\n";
     for (const auto& [constName, value] : fn_.constants)
       out_ += "    const " + constName + " = " + std::to_string(value) + "\n";
     for (const Requirement& r : fn_.requirements) {
       out_ += "    require " + r.condition.str(fn_.sizeNames);
-      if (!r.text.empty()) out_ += "  \"" + r.text + "\"";
+      if (!r.text.empty()) out_ += "  " + quoted(r.text);
       out_ += location(r.range) + "\n";
     }
   }
@@ -132,10 +149,17 @@ class Printer {
       case OpKind::Reduce:
         return std::string("reduce ") + reduceKindName(a.reduce) + " " + operands + ", axis " + std::to_string(a.i);
       case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(a.reduce) + " " + operands;
-      case OpKind::AllocShared: case OpKind::Barrier: case OpKind::CommitGroup: return opKindName(op.kind);
-      case OpKind::WaitGroup: return "wait_group " + std::to_string(a.i);
-      case OpKind::MbarrierInit: return "mbarrier_init " + operands + ", count " + std::to_string(a.i);
-      case OpKind::MbarrierExpectTx: return "mbarrier_expect_tx " + operands + ", bytes " + std::to_string(a.i);
+      case OpKind::AllocShared: case OpKind::CommitGroup: return opKindName(op.kind);
+      case OpKind::Barrier: return BarrierOp(op).afterMbarrierInit() ? "barrier after_mbarrier_init" : "barrier";
+      case OpKind::WaitGroup: return "wait_group " + std::to_string(WaitGroupOp(op).pending());
+      case OpKind::MbarrierInit:
+        return "mbarrier_init " + operands + ", count " + std::to_string(MbarrierInitOp(op).arrivals()) +
+               (MbarrierInitOp(op).clusterRelease() ? ", cluster_release" : "");
+      case OpKind::MbarrierArrive:
+        return "mbarrier_arrive " + operands + (MbarrierArriveOp(op).clusterRelease() ? ", cluster_release" : "");
+      case OpKind::MbarrierExpectTx:
+        return "mbarrier_expect_tx " + operands + ", bytes " + std::to_string(MbarrierExpectTxOp(op).bytes());
+      case OpKind::CopyBulk: return "copy_bulk " + operands + (CopyBulkOp(op).multicast() ? ", multicast" : "");
       case OpKind::View:
         return "view " + (op.operands.empty() ? std::string("?") : name(op.operands[0])) + "[" + list(op.operands, 1) + "]";
       case OpKind::Load:
@@ -143,9 +167,10 @@ class Printer {
         return "load " + operands;
       case OpKind::TagSet:
         return "tag " + (a.names.empty() ? std::string("?") : a.names[0]) + " " + operands;
-      case OpKind::Assert: return "assert " + assertCondition(op);
+      case OpKind::Assert: return "assert [" + operands + "] " + assertCondition(op);
       case OpKind::Dot:
-        return std::string("dot ") + operands + ((a.i & kDotTransB) ? ", trans_b" : "");
+        return std::string("dot ") + operands + (DotOp(op).transB() ? ", trans_b" : "") +
+               (DotOp(op).wgmmaInFlight() ? ", wgmma_in_flight" : "");
       default:
         return std::string(opKindName(op.kind)) + (operands.empty() ? "" : " " + operands);
     }
@@ -198,7 +223,7 @@ class Printer {
       }
     }
     std::string out = stack.empty() ? "?" : stack.back();
-    if (!a.names.empty() && !a.names[0].empty()) out += "  \"" + a.names[0] + "\"";
+    if (!a.names.empty() && !a.names[0].empty()) out += "  " + quoted(a.names[0]);
     return out;
   }
 
@@ -222,6 +247,8 @@ class Printer {
     out_ += "for " + iv + " = " + (op.operands.size() > 0 ? name(op.operands[0]) : "?") + " to " +
             (op.operands.size() > 1 ? name(op.operands[1]) : "?") + " step " +
             (op.operands.size() > 2 ? name(op.operands[2]) : "?");
+    if (const int64_t stages = ForOp(op).stages()) out_ += " stages " + std::to_string(stages);
+    if (ForOp(op).specialize()) out_ += " specialize";
     if (op.operands.size() > 3) {
       out_ += " iter_args(";
       for (size_t i = 3; i < op.operands.size(); ++i) {
@@ -238,7 +265,7 @@ class Printer {
   }
 
   void printIf(const Op& op, int depth) {
-    out_ += "if " + list(op.operands);
+    out_ += "if " + list(op.operands) + (IfOp(op).producer() ? " producer" : "");
     if (!op.results.empty()) out_ += " -> (" + resultTypes(op) + ")";
     out_ += " {" + location(op.range) + "\n";
     if (!op.regions.empty()) printRegion(op.regions[0], depth + 1);

@@ -272,10 +272,18 @@ std::string layoutStr(const Layout& layout) {
   return out + ">";
 }
 
-static std::string swizzleSuffix(const Swizzle& s) {
+// Panels name the rows and columns of the matrix they tile only where those are not the last two
+// axes of the type's own shape (a view of a paneled buffer): the text is then lossless.
+static std::string swizzleSuffix(const Swizzle& s, const std::vector<int64_t>& shape) {
   if (s.isIdentity()) return "";
   std::string out = ", swizzle<" + std::to_string(s.bits) + ", " + std::to_string(s.base) + ", " + std::to_string(s.shift) + ">";
-  if (s.hasPanels()) out += ", panels<" + std::to_string(s.panelCols) + ">";
+  if (s.hasPanels()) {
+    out += ", panels<" + std::to_string(s.panelCols);
+    const size_t rank = shape.size();
+    if (rank < 2 || s.rows != shape[rank - 2] || s.cols != shape[rank - 1])
+      out += ", " + std::to_string(s.rows) + ", " + std::to_string(s.cols);
+    out += ">";
+  }
   return out;
 }
 
@@ -286,10 +294,10 @@ std::string Type::str() const {
     case TypeKind::Scalar: return dt;
     case TypeKind::Tile: return "tile<" + dt + ", " + joinInts(shape) + ", " + layoutStr(layout) + ">";
     case TypeKind::Tensor: return "tensor<" + dt + ", " + joinInts(shape, true) + ">";
-    case TypeKind::Shared: return "shared<" + dt + ", " + joinInts(shape) + swizzleSuffix(swizzle) + ">";
+    case TypeKind::Shared: return "shared<" + dt + ", " + joinInts(shape) + swizzleSuffix(swizzle, shape) + ">";
     case TypeKind::View:
       return std::string("view<") + (space == MemSpace::Shared ? "shared" : "global") + ", " + dt +
-             ", " + joinInts(shape) + swizzleSuffix(swizzle) + ">";
+             ", " + joinInts(shape) + swizzleSuffix(swizzle, shape) + ">";
   }
   return "?";
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::ir {
 
@@ -159,46 +160,64 @@ class Verifier {
     op_ = saved;
   }
 
-  bool expectCounts(const Op& op, size_t operands, size_t results) {
-    bool ok = true;
-    if (op.operands.size() != operands) {
-      error("expects " + std::to_string(operands) + " operands, got " + std::to_string(op.operands.size()));
-      ok = false;
-    }
-    if (op.results.size() != results) {
-      error("expects " + std::to_string(results) + " results, got " + std::to_string(op.results.size()));
-      ok = false;
-    }
-    for (ValueId r : op.results) ok = ok && valid(r);
-    return ok;
-  }
-
   bool isValueType(const Type& t) { return t.kind == TypeKind::Scalar || t.kind == TypeKind::Tile; }
 
   void expectSameType(ValueId v, const Type& want, const std::string& role) {
     if (type(v) != want) error(role + " " + name(v) + " has type " + type(v).str() + ", expected " + want.str());
   }
 
+  // The counts ir/ops.def declares: operands within [min, max], results and regions exact.
+  bool checkArity(const Op& op) {
+    const OpInfo& info = opInfo(op.kind);
+    const auto operands = static_cast<int>(op.operands.size());
+    bool ok = true;
+    if (operands < info.minOperands || (info.maxOperands >= 0 && operands > info.maxOperands)) {
+      std::string want = std::to_string(info.minOperands);
+      if (info.maxOperands != info.minOperands)
+        want += info.maxOperands < 0 ? " or more" : " to " + std::to_string(info.maxOperands);
+      error("expects " + want + " operands, got " + std::to_string(operands));
+      ok = false;
+    }
+    if (info.results >= 0 && op.results.size() != static_cast<size_t>(info.results)) {
+      error("expects " + std::to_string(info.results) + " results, got " + std::to_string(op.results.size()));
+      ok = false;
+    }
+    if (op.regions.size() != static_cast<size_t>(info.regions)) {
+      error("expects " + std::to_string(info.regions) + " regions, got " + std::to_string(op.regions.size()));
+      ok = false;
+    }
+    for (ValueId v : op.operands) ok = valid(v) && ok;
+    for (ValueId r : op.results) ok = valid(r) && ok;
+    if (!ok) return false;
+    // A declared effect's view looks into the memory the declaration allows.
+    for (const EffectDecl& effect : info.effects) {
+      if (effect.operand >= op.operands.size() || effect.space == EffectSpace::AnySpace) continue;
+      const Type& t = type(op.operands[effect.operand]);
+      if (t.kind != TypeKind::View) continue;
+      const bool shared = effect.space == EffectSpace::Shared;
+      if (t.space != (shared ? MemSpace::Shared : MemSpace::Global)) {
+        error("operand " + std::to_string(effect.operand) + " must be a " + (shared ? "shared" : "global") +
+              " view, got " + t.str());
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
   void checkOp(const Op& op) {
-    if (!op.regions.empty() && op.kind != OpKind::For && op.kind != OpKind::If)
-      error("has regions but is not a for or an if");
+    if (!checkArity(op)) return;
     switch (op.kind) {
       case OpKind::Const: {
-        if (!expectCounts(op, 0, 1)) return;
         const Type& t = type(op.results[0]);
         if (!t.isScalar()) error("result must be a scalar, got " + t.str());
-        if (t.dtype == DType::Bool && op.attrs.i != 0 && op.attrs.i != 1) error("a bool constant must be 0 or 1");
+        const int64_t value = ConstOp(op).intValue();
+        if (t.dtype == DType::Bool && value != 0 && value != 1) error("a bool constant must be 0 or 1");
         return;
       }
-      case OpKind::ProgramId:
-      case OpKind::NumPrograms:
-        if (!expectCounts(op, 0, 1)) return;
-        if (type(op.results[0]) != Type::scalar(DType::I32)) error("result must be i32, got " + type(op.results[0]).str());
-        if (op.attrs.i < 0 || op.attrs.i > 2) error("axis " + std::to_string(op.attrs.i) + " is not 0, 1 or 2");
-        return;
+      case OpKind::ProgramId: return checkGridAxis(op, ProgramIdOp(op).axis());
+      case OpKind::NumPrograms: return checkGridAxis(op, NumProgramsOp(op).axis());
       case OpKind::Binary: return checkBinary(op);
       case OpKind::Compare: {
-        if (!expectCounts(op, 2, 1)) return;
         const Type& x = type(op.operands[0]);
         if (!isValueType(x)) { error("operands must be scalars or tiles, got " + x.str()); return; }
         expectSameType(op.operands[1], x, "operand");
@@ -209,14 +228,12 @@ class Verifier {
       }
       case OpKind::Unary: return checkUnary(op);
       case OpKind::Fma: {
-        if (!expectCounts(op, 3, 1)) return;
         const Type& t = type(op.results[0]);
         if (!isValueType(t) || !isFloat(t.dtype)) error("operates on floats only, got " + t.str());
         for (ValueId v : op.operands) expectSameType(v, t, "operand");
         return;
       }
       case OpKind::Select: {
-        if (!expectCounts(op, 3, 1)) return;
         const Type& t = type(op.results[0]);
         if (!isValueType(t)) error("result must be a scalar or a tile, got " + t.str());
         Type cond = t;
@@ -227,7 +244,6 @@ class Verifier {
         return;
       }
       case OpKind::Cast: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         if (!isValueType(x)) { error("operand must be a scalar or a tile, got " + x.str()); return; }
         Type want = x;
@@ -236,7 +252,6 @@ class Verifier {
         return;
       }
       case OpKind::Splat: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         const Type& t = type(op.results[0]);
         if (!x.isScalar()) error("operand must be a scalar, got " + x.str());
@@ -245,15 +260,13 @@ class Verifier {
         return;
       }
       case OpKind::Iota: {
-        if (!expectCounts(op, 0, 1)) return;
         const Type& t = type(op.results[0]);
         if (!t.isTile() || t.dtype != DType::I32) error("result must be an i32 tile, got " + t.str());
-        else if (op.attrs.i < 0 || static_cast<size_t>(op.attrs.i) >= t.shape.size())
-          error("axis " + std::to_string(op.attrs.i) + " is out of range for " + t.str());
+        else if (const int64_t axis = IotaOp(op).axis(); axis < 0 || static_cast<size_t>(axis) >= t.shape.size())
+          error("axis " + std::to_string(axis) + " is out of range for " + t.str());
         return;
       }
       case OpKind::Broadcast: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
@@ -265,7 +278,6 @@ class Verifier {
         return;
       }
       case OpKind::ConvertLayout: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
@@ -273,7 +285,6 @@ class Verifier {
         return;
       }
       case OpKind::Reshape: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
@@ -282,35 +293,31 @@ class Verifier {
         return;
       }
       case OpKind::Reduce: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         const Type& t = type(op.results[0]);
         if (!x.isTile()) { error("operand must be a tile, got " + x.str()); return; }
-        if (op.attrs.i < 0 || op.attrs.i >= 32 || static_cast<size_t>(op.attrs.i) >= x.shape.size()) {
-          error("axis " + std::to_string(op.attrs.i) + " is out of range for " + x.str());
+        const int64_t axis = ReduceOp(op).axis();
+        if (axis < 0 || axis >= 32 || static_cast<size_t>(axis) >= x.shape.size()) {
+          error("axis " + std::to_string(axis) + " is out of range for " + x.str());
           return;
         }
         Layout want = x.layout;
-        want.reducedMask |= 1u << op.attrs.i;
+        want.reducedMask |= 1u << axis;
         expectSameType(op.results[0], Type::tile(x.dtype, want), "result");
         (void)t;
         return;
       }
       case OpKind::ReduceAll: {
-        if (!expectCounts(op, 1, 1)) return;
         const Type& x = type(op.operands[0]);
         if (!x.isTile()) { error("operand must be a tile, got " + x.str()); return; }
         expectSameType(op.results[0], Type::scalar(x.dtype), "result");
         return;
       }
       case OpKind::AllocShared:
-        if (!expectCounts(op, 0, 1)) return;
         if (type(op.results[0]).kind != TypeKind::Shared) error("result must be a shared buffer, got " + type(op.results[0]).str());
         return;
       case OpKind::View: return checkView(op);
       case OpKind::Load: {
-        if (op.operands.size() != 1 && op.operands.size() != 2) { error("expects a view and an optional 'other' scalar"); return; }
-        if (op.results.size() != 1 || !valid(op.results[0])) { error("expects 1 result"); return; }
         const Type& v = type(op.operands[0]);
         if (v.kind != TypeKind::View) { error("operand must be a view, got " + v.str()); return; }
         if (op.operands.size() == 2) expectSameType(op.operands[1], Type::scalar(v.dtype), "'other'");
@@ -320,7 +327,6 @@ class Verifier {
         return;
       }
       case OpKind::Store: {
-        if (!expectCounts(op, 2, 0)) return;
         const Type& v = type(op.operands[0]);
         const Type& t = type(op.operands[1]);
         if (v.kind != TypeKind::View) { error("first operand must be a view, got " + v.str()); return; }
@@ -331,31 +337,31 @@ class Verifier {
       case OpKind::Dot: return checkDot(op);
       case OpKind::Barrier:
       case OpKind::CommitGroup:
-        expectCounts(op, 0, 0);
         return;
       case OpKind::WaitGroup:
-        expectCounts(op, 0, 0);
-        if (op.attrs.i < 0) error("wait_group count must be non-negative, got " + std::to_string(op.attrs.i));
+        if (const int64_t pending = WaitGroupOp(op).pending(); pending < 0)
+          error("wait_group count must be non-negative, got " + std::to_string(pending));
         return;
       case OpKind::CopyAsync: {
-        if (!expectCounts(op, 2, 0)) return;
         const Type& dst = type(op.operands[0]);
         const Type& src = type(op.operands[1]);
-        if (dst.kind != TypeKind::View || dst.space != MemSpace::Shared) { error("destination must be a shared view, got " + dst.str()); return; }
-        if (src.kind != TypeKind::View || src.space != MemSpace::Global) { error("source must be a global view, got " + src.str()); return; }
+        if (dst.kind != TypeKind::View) { error("destination must be a shared view, got " + dst.str()); return; }
+        if (src.kind != TypeKind::View) { error("source must be a global view, got " + src.str()); return; }
         if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
         return;
       }
       case OpKind::MbarrierInit:
-      case OpKind::MbarrierExpectTx:
-      case OpKind::MbarrierArrive:
-        if (!expectCounts(op, 2, 0)) return;
         checkMbarrier(op, 0);
-        if (op.kind != OpKind::MbarrierArrive && op.attrs.i < 1)
-          error(std::string(opKindName(op.kind)) + " needs a positive count, got " + std::to_string(op.attrs.i));
+        checkPositive(op, MbarrierInitOp(op).arrivals());
+        return;
+      case OpKind::MbarrierExpectTx:
+        checkMbarrier(op, 0);
+        checkPositive(op, MbarrierExpectTxOp(op).bytes());
+        return;
+      case OpKind::MbarrierArrive:
+        checkMbarrier(op, 0);
         return;
       case OpKind::MbarrierWait:
-        if (!expectCounts(op, 3, 0)) return;
         checkMbarrier(op, 0);
         expectSameType(op.operands[2], Type::scalar(DType::I32), "parity");
         return;
@@ -364,8 +370,8 @@ class Verifier {
         if (!op.results.empty()) { error("copy_bulk has no results"); return; }
         const Type& dst = type(op.operands[0]);
         const Type& src = type(op.operands[1]);
-        if (dst.kind != TypeKind::View || dst.space != MemSpace::Shared) { error("destination must be a shared view, got " + dst.str()); return; }
-        if (src.kind != TypeKind::View || src.space != MemSpace::Global) { error("source must be a global view, got " + src.str()); return; }
+        if (dst.kind != TypeKind::View) { error("destination must be a shared view, got " + dst.str()); return; }
+        if (src.kind != TypeKind::View) { error("source must be a global view, got " + src.str()); return; }
         if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
         if (op.operands.size() == 4) checkMbarrier(op, 2);
         return;
@@ -376,7 +382,6 @@ class Verifier {
         if (!op.results.empty()) error("yield has no results");
         return;
       case OpKind::TagSet: {
-        if (!expectCounts(op, 2, 1)) return;
         const Type& t = type(op.operands[0]);
         if (!t.isTile()) { error("tags attach to tiles, got " + t.str()); return; }
         expectSameType(op.operands[1], Type::scalar(DType::I32), "tag value");
@@ -387,6 +392,15 @@ class Verifier {
       case OpKind::Assert: return checkAssert(op);
     }
     error("unknown op kind");
+  }
+
+  void checkGridAxis(const Op& op, int64_t axis) {
+    if (type(op.results[0]) != Type::scalar(DType::I32)) error("result must be i32, got " + type(op.results[0]).str());
+    if (axis < 0 || axis > 2) error("axis " + std::to_string(axis) + " is not 0, 1 or 2");
+  }
+
+  void checkPositive(const Op& op, int64_t count) {
+    if (count < 1) error(std::string(opKindName(op.kind)) + " needs a positive count, got " + std::to_string(count));
   }
 
   // Operands first, first + 1 name an mbarrier: a shared u64 buffer of rank 1 and an i32 index.
@@ -462,7 +476,6 @@ class Verifier {
   }
 
   void checkBinary(const Op& op) {
-    if (!expectCounts(op, 2, 1)) return;
     const Type& t = type(op.results[0]);
     if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
     expectSameType(op.operands[0], t, "operand");
@@ -486,7 +499,6 @@ class Verifier {
   }
 
   void checkUnary(const Op& op) {
-    if (!expectCounts(op, 1, 1)) return;
     const Type& t = type(op.results[0]);
     if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
     expectSameType(op.operands[0], t, "operand");
@@ -526,7 +538,6 @@ class Verifier {
   }
 
   void checkDot(const Op& op) {
-    if (!expectCounts(op, 3, 1)) return;
     const Type& a = type(op.operands[0]);
     const Type& b = type(op.operands[1]);
     const Type& acc = type(op.operands[2]);
@@ -538,7 +549,7 @@ class Verifier {
     if (registerA && (!acc.layout.isMma() || acc.layout.warpsN != 1 || a.layout.warpsN != 1 || a.layout.warpsM != acc.layout.warpsM))
       error("a register operand a needs mma layouts with warps (WM, 1) on a and acc, got " + a.str() + " and " + acc.str());
     if (a.dtype != b.dtype) error("a and b have different dtypes: " + a.str() + " and " + b.str());
-    const bool transB = (op.attrs.i & kDotTransB) != 0;
+    const bool transB = DotOp(op).transB();
     const int64_t bK = transB ? b.shape[1] : b.shape[0], bN = transB ? b.shape[0] : b.shape[1];
     if (a.shape[1] != bK || a.shape[0] != acc.shape[0] || bN != acc.shape[1])
       error("shapes do not compose: " + a.str() + " x " + b.str() + " -> " + acc.str() + " (want (M,K) x (K,N) -> (M,N))");
@@ -558,7 +569,6 @@ class Verifier {
   }
 
   void checkFor(const Op& op) {
-    if (op.operands.size() < 3) { error("expects lb, ub, step and the initial values"); return; }
     size_t numIters = op.operands.size() - 3;
     const Type& lb = type(op.operands[0]);
     if (!lb.isScalar() || !isInteger(lb.dtype)) error("bounds must be integer scalars, got " + lb.str());
@@ -584,7 +594,6 @@ class Verifier {
   }
 
   void checkIf(const Op& op) {
-    if (op.operands.size() != 1) { error("expects one condition"); return; }
     expectSameType(op.operands[0], Type::scalar(DType::Bool), "condition");
     if (op.regions.size() != 2) { error("must have a then and an else region"); return; }
     for (size_t r = 0; r < 2; ++r) {

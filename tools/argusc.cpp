@@ -20,6 +20,7 @@
 
 namespace argus::cli { int layoutCommand(const std::vector<std::string>& args); }  // argusc_layout.cpp
 namespace argus::cli { int formatCommand(const std::vector<std::string>& args); }  // argusc_format.cpp
+namespace argus::cli { int optCommand(const std::vector<std::string>& args); }     // argusc_opt.cpp
 
 namespace {
 
@@ -27,6 +28,7 @@ constexpr const char* kUsage = R"(usage: argusc [options] FILE.ag
        argusc run [--cpu] [options] FILE.ag [--size NAME=VALUE]... [--arg NAME=VALUE]...
        argusc layout 'EXPRESSION'   (layout calculator; argusc layout --help)
        argusc format [-i | --check] FILE.ag...   (canonical formatter; argusc format --help)
+       argusc opt [--pass=NAME]... [--print-after=NAME]... FILE.ag|FILE.ir   (the policy passes; argusc opt --help)
 
 Compiles an Argus kernel file to PTX (default: FILE.ptx in the current directory).
 
@@ -83,6 +85,8 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "layout") return argus::cli::layoutCommand(
       std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "format") return argus::cli::formatCommand(
+      std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "opt") return argus::cli::optCommand(
       std::vector<std::string>(args.begin() + 1, args.end()));
 
   argus::cli::CommonOptions common;

@@ -72,8 +72,9 @@ void BlockExecutor::checkAsyncOverwrite(const Op& op, const SharedBuffer& buf, c
 }
 
 void BlockExecutor::execCopyAsync(const Op& op) {
-  const ViewValue& dst = value(op.operands[0]).view;
-  const ViewValue& src = value(op.operands[1]).view;
+  const ir::CopyAsyncOp copy(op);
+  const ViewValue& dst = value(copy.dst()).view;
+  const ViewValue& src = value(copy.src()).view;
   if (asyncQueues_.size() != static_cast<size_t>(numThreads_)) asyncQueues_.resize(static_cast<size_t>(numThreads_));
   const int64_t vec = ir::asyncCopyVectorElements(dst.dtype, dst.shape);
   const TileMap& chunks = layouts_.get(ir::asyncCopyChunkLayout(dst.dtype, dst.shape));
@@ -119,7 +120,7 @@ void BlockExecutor::execCommitGroup() {
 }
 
 void BlockExecutor::execWaitGroup(const Op& op) {
-  size_t keep = static_cast<size_t>(std::max<int64_t>(0, op.attrs.i));
+  size_t keep = static_cast<size_t>(std::max<int64_t>(0, ir::WaitGroupOp(op).pending()));
   for (size_t t = 0; t < asyncQueues_.size(); ++t) {
     AsyncQueue& queue = asyncQueues_[t];
     if (queue.committed.size() <= keep) continue;

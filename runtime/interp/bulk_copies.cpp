@@ -76,7 +76,7 @@ void BlockExecutor::execMbarrierInit(const Op& op) {
   bar.initialized = true;
   bar.initOp = &op;
   bar.initEpoch = epoch_;
-  bar.expected = op.attrs.i;
+  bar.expected = ir::MbarrierInitOp(op).arrivals();
 }
 
 // Threads other than the initializing thread 0 see the initialization after a barrier.
@@ -92,8 +92,9 @@ static void requireVisibleInit(const BlockExecutor& ex, const Op& op, const Mbar
 
 void BlockExecutor::execMbarrierExpectTx(const Op& op) {
   Mbarrier& bar = mbarrierOf(op, 0, true);
-  bar.txPending += op.attrs.i;
-  bar.txAnnounced += op.attrs.i;
+  const int64_t bytes = ir::MbarrierExpectTxOp(op).bytes();
+  bar.txPending += bytes;
+  bar.txAnnounced += bytes;
   bar.expectOp = &op;
   arriveOn(op, bar, 1, 0);
 }
@@ -215,16 +216,17 @@ void BlockExecutor::execMbarrierWait(const Op& op) {
 }
 
 void BlockExecutor::execCopyBulk(const Op& op) {
+  const ir::CopyBulkOp bulk(op);
   if (op.operands.size() < 4)
     fail(DiagId::RunTimeFault, op,
          "internal error: this copy_bulk reached the interpreter without the mbarrier it completes on; the compiler "
          "must lower its pipelined loop first");
   Mbarrier& bar = mbarrierOf(op, 2, true);
-  const ViewValue& dst = value(op.operands[0]).view;
-  const ViewValue& src = value(op.operands[1]).view;
+  const ViewValue& dst = value(bulk.dst()).view;
+  const ViewValue& src = value(bulk.src()).view;
   SharedBuffer& buf = shared_[static_cast<size_t>(dst.sharedIndex)];
-  const int bars = value(op.operands[2]).sharedIndex;
-  const int64_t index = value(op.operands[3]).scalar.i;
+  const int bars = value(bulk.bars()).sharedIndex;
+  const int64_t index = value(bulk.index()).scalar.i;
   const int64_t issuer = 0;  // one thread issues the whole copy
   BulkCopy copy;
   copy.op = &op;

@@ -93,7 +93,7 @@ void BlockExecutor::exec(const Op& op) {
     case OpKind::NumPrograms: {
       RtValue& r = values_[op.results[0]];
       r.kind = ir::TypeKind::Scalar;
-      size_t axis = static_cast<size_t>(op.attrs.i);
+      const auto axis = static_cast<size_t>(ir::gridAxisOf(op));
       r.scalar.i = num::normalizeInt(ir::DType::I32, op.kind == OpKind::ProgramId ? ctx_.blockId[axis] : ctx_.grid[axis]);
       return;
     }
@@ -133,8 +133,9 @@ void BlockExecutor::exec(const Op& op) {
 }
 
 void BlockExecutor::execFor(const Op& op) {
-  const Type& ivType = typeOf(op.operands[0]);
-  Elem iv = value(op.operands[0]).scalar, ub = value(op.operands[1]).scalar, step = value(op.operands[2]).scalar;
+  const ir::ForOp loop(op);
+  const Type& ivType = typeOf(loop.lowerBound());
+  Elem iv = value(loop.lowerBound()).scalar, ub = value(loop.upperBound()).scalar, step = value(loop.step()).scalar;
   bool negativeOrZero = ir::isSigned(ivType.dtype) ? step.i <= 0 : step.i == 0;
   if (negativeOrZero)
     fail(DiagId::RunNonPositiveStep, op, "the loop step is " + num::format(ivType.dtype, step) + "; range() needs a positive step");
@@ -214,7 +215,7 @@ void BlockExecutor::execElementwise(const Op& op) {
       case OpKind::Splat: out = values_[op.operands[0]].scalar; break;
       case OpKind::Iota:
         out = Elem{};
-        out.i = map->coords[i * map->rank() + static_cast<size_t>(op.attrs.i)];
+        out.i = map->coords[i * map->rank() + static_cast<size_t>(ir::IotaOp(op).axis())];
         break;
       default: break;
     }
@@ -225,11 +226,12 @@ void BlockExecutor::execElementwise(const Op& op) {
 // Element c of a (P, R') tile is element c with the axes of R \ R' zeroed of the
 // (P, R) operand, which the same thread already holds.
 void BlockExecutor::execBroadcast(const Op& op) {
-  const Type& from = typeOf(op.operands[0]);
+  const ir::BroadcastOp broadcast(op);
+  const Type& from = typeOf(broadcast.x());
   const Type& to = typeOf(op.results[0]);
   const TileMap& src = layouts_.get(from.layout);
   const TileMap& dst = layouts_.get(to.layout);
-  const RtValue& x = value(op.operands[0]);
+  const RtValue& x = value(broadcast.x());
   RtValue r;
   r.kind = ir::TypeKind::Tile;
   r.tile.resize(static_cast<size_t>(numThreads_ * dst.valuesPerThread));
@@ -283,7 +285,7 @@ void BlockExecutor::execReduce(const Op& op) {
     values_[op.results[0]] = std::move(r);
     return;
   }
-  size_t axis = static_cast<size_t>(op.attrs.i);
+  const auto axis = static_cast<size_t>(ir::ReduceOp(op).axis());
   const std::vector<int64_t>& shape = xt.shape;
   int64_t inner = 1;
   for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/ops.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/numeric.h"
 

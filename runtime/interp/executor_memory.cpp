@@ -39,8 +39,9 @@ void BlockExecutor::execAllocShared(const Op& op) {
 }
 
 void BlockExecutor::execView(const Op& op) {
-  const RtValue& base = value(op.operands[0]);
-  const Type& baseType = typeOf(op.operands[0]);
+  const ir::ViewOp view(op);
+  const RtValue& base = value(view.base());
+  const Type& baseType = typeOf(view.base());
   const Type& t = typeOf(op.results[0]);
   RtValue r;
   r.kind = ir::TypeKind::View;
@@ -165,11 +166,12 @@ void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64
 }
 
 void BlockExecutor::execLoad(const Op& op) {
-  const ViewValue& view = value(op.operands[0]).view;
+  const ir::LoadOp load(op);
+  const ViewValue& view = value(load.view()).view;
   const Type& rt = typeOf(op.results[0]);
   const TileMap& map = layouts_.get(rt.layout);
   Elem other;
-  if (op.operands.size() > 1) other = value(op.operands[1]).scalar;
+  if (op.operands.size() > 1) other = value(load.other()).scalar;
   RtValue r;
   r.kind = ir::TypeKind::Tile;
   r.tile.resize(static_cast<size_t>(numThreads_ * map.valuesPerThread));
@@ -188,9 +190,10 @@ void BlockExecutor::execLoad(const Op& op) {
 }
 
 void BlockExecutor::execStore(const Op& op) {
-  const ViewValue& view = value(op.operands[0]).view;
-  const RtValue& x = value(op.operands[1]);
-  const TileMap& map = layouts_.get(typeOf(op.operands[1]).layout);
+  const ir::StoreOp store(op);
+  const ViewValue& view = value(store.view()).view;
+  const RtValue& x = value(store.value());
+  const TileMap& map = layouts_.get(typeOf(store.value()).layout);
   for (int64_t t = 0; t < numThreads_; ++t) {
     if (!map.primary[static_cast<size_t>(t)]) continue;  // replicas hold copies; one thread writes
     for (int64_t v = 0; v < map.valuesPerThread; ++v) {
@@ -210,19 +213,20 @@ void BlockExecutor::execStore(const Op& op) {
 // computed by every thread that holds (m, n) of the accumulator. Each thread reads
 // the rows of a and the columns of b its accumulator values need (once each).
 void BlockExecutor::execDot(const Op& op) {
-  const bool registerA = typeOf(op.operands[0]).isTile();
-  const bool transB = (op.attrs.i & ir::kDotTransB) != 0;
-  const ViewValue& a = value(op.operands[0]).view;
-  const ViewValue& b = value(op.operands[1]).view;
-  const RtValue& acc = value(op.operands[2]);
-  const Type& accType = typeOf(op.operands[2]);
+  const ir::DotOp dot(op);
+  const bool registerA = typeOf(dot.a()).isTile();
+  const bool transB = ir::DotOp(op).transB();
+  const ViewValue& a = value(dot.a()).view;
+  const ViewValue& b = value(dot.b()).view;
+  const RtValue& acc = value(dot.acc());
+  const Type& accType = typeOf(dot.acc());
   const TileMap& map = layouts_.get(accType.layout);
-  const int64_t kExtent = registerA ? typeOf(op.operands[0]).shape[1] : a.shape[1];
+  const int64_t kExtent = registerA ? typeOf(dot.a()).shape[1] : a.shape[1];
   // A register operand: the element (m, k) as its primary owner holds it.
   auto registerElement = [&](int64_t m, int64_t k) {
-    const Type& at = typeOf(op.operands[0]);
+    const Type& at = typeOf(dot.a());
     const TileMap& amap = layouts_.get(at.layout);
-    const RtValue& tile = value(op.operands[0]);
+    const RtValue& tile = value(dot.a());
     for (int64_t t = 0; t < numThreads_; ++t) {
       int64_t v = amap.dist.valueIndexOf(t, {m, k});
       if (v >= 0) return num::toDouble(at.dtype, tile.tile[static_cast<size_t>(t * amap.valuesPerThread + v)]);

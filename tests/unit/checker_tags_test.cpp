@@ -245,7 +245,8 @@ def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)]):
   EXPECT_TRUE(argus::ir::verify(fn).empty());
   std::string printed = argus::ir::print(fn);
   EXPECT_NE(printed.find("tag stage"), std::string::npos) << printed;
-  EXPECT_NE(printed.find("assert ((%"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("assert [%"), std::string::npos) << printed;  // the operands, then the condition
+  EXPECT_NE(printed.find("] ((%"), std::string::npos) << printed;
   EXPECT_NE(printed.find("\"stage 7\""), std::string::npos) << printed;
   EXPECT_FALSE(c.ptx().empty());
   EXPECT_FALSE(c.hasErrors()) << c.diagnostics().size();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -98,6 +99,48 @@ TEST(Cli, TheSourcesArchLineIsTheDefaultArchitecture) {
   EXPECT_NE(kept.output.find("odd_arch.ag:1:9: warning[AG1015]: 'sm_70' is not a target argusc knows"), std::string::npos)
       << kept.output;
   EXPECT_NE(kept.output.find("compiles for sm_90"), std::string::npos) << kept.output;
+}
+
+TEST(Cli, OptRunsNamedPassesAndReadsItsOwnOutput) {
+  Result list = runArgusc("opt --list-passes", true);
+  EXPECT_EQ(list.status, 0);
+  EXPECT_EQ(list.out.find("dot-layouts"), 0u) << list.out;
+  EXPECT_LT(list.out.find("vector-layouts"), list.out.find("pipelining")) << "the compiler's order";
+
+  // Only dot-layouts: the pipelined loop is still a loop with `stages 3`.
+  Result before = runArgusc("opt --pass=dot-layouts " + example("gemm_pipelined.ag"), true);
+  ASSERT_EQ(before.status, 0) << before.output;
+  EXPECT_NE(before.out.find("stages 3"), std::string::npos) << before.out;
+  EXPECT_EQ(before.out.find("wait_group"), std::string::npos);
+
+  // That text, fed back with --pass=pipelining, gives what the compiler's passes give.
+  fs::path ir = scratch("gemm_pipelined.ir");
+  writeFile(ir, before.out);
+  Result after = runArgusc("opt --pass=pipelining --print-after=pipelining " + ir.string(), true);
+  ASSERT_EQ(after.status, 0) << after.output;
+  EXPECT_EQ(after.out.rfind("// after pipelining\n", 0), 0u) << after.out;
+  EXPECT_NE(after.out.find("wait_group 1"), std::string::npos) << after.out;
+  Result compiler = runArgusc("--emit=ir -o - " + example("gemm_pipelined.ag"), true);
+  auto withoutLocations = [](std::string text) {
+    std::string out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (size_t at = line.find("  // "); at != std::string::npos) line.resize(at);
+      out += line + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ("// after pipelining\n" + withoutLocations(compiler.out), after.out);
+
+  EXPECT_EQ(runArgusc("opt --pass=inline " + example("vadd.ag")).status, 2);
+  Result unknown = runArgusc("opt --pass=inline " + example("vadd.ag"), true);
+  EXPECT_NE(unknown.output.find("unknown pass 'inline' (the passes: dot-layouts, vector-layouts, clusters, pipelining)"),
+            std::string::npos) << unknown.output;
+  fs::path broken = scratch("broken.ir");
+  writeFile(broken, "kernel @k(%N.0: i32 size)\n    grid (1, 1, 1) warps 4\n{\n  %1 = frobnicate : i32\n}\n");
+  Result bad = runArgusc("opt " + broken.string(), true);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("line 4, column 8: unknown op 'frobnicate'"), std::string::npos) << bad.output;
 }
 
 TEST(Cli, CompilesToPtxFile) {

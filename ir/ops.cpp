@@ -1,0 +1,78 @@
+#include "ir/ops.h"
+
+#include <iterator>
+
+namespace argus::ir {
+
+namespace {
+
+// Each op's effect list, with a default entry at its end so that an op without effects still
+// has a (one-element) array; the table's spans leave that entry out.
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
+  constexpr EffectDecl k##Kind##Effects[] = {
+#define ARGUS_OPERAND(name, index)
+#define ARGUS_OPTIONAL_OPERAND(name, index)
+#define ARGUS_VARIADIC_OPERANDS(name, first)
+#define ARGUS_ATTR(name, type, expression)
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)                    \
+  EffectDecl{MemoryAccess::access, operand, EffectSpace::space, MemoryProxy::proxy, \
+             Completion::completion, EffectElements::elements},
+#define ARGUS_END_OP \
+  EffectDecl{}       \
+  }                  \
+  ;
+#include "ir/ops.def"
+#undef ARGUS_OP
+#undef ARGUS_EFFECT
+#undef ARGUS_END_OP
+
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
+  OpInfo{name,                                                                         \
+         minOperands,                                                                  \
+         maxOperands,                                                                  \
+         results,                                                                      \
+         regions,                                                                      \
+         SyncKind::sync,                                                               \
+         traits,                                                                       \
+         std::span<const EffectDecl>(k##Kind##Effects, std::size(k##Kind##Effects) - 1)},
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_END_OP
+const OpInfo kOpInfo[] = {
+#include "ir/ops.def"
+};
+#undef ARGUS_OP
+#undef ARGUS_OPERAND
+#undef ARGUS_OPTIONAL_OPERAND
+#undef ARGUS_VARIADIC_OPERANDS
+#undef ARGUS_ATTR
+#undef ARGUS_EFFECT
+#undef ARGUS_END_OP
+
+static_assert(std::size(kOpInfo) == kNumOpKinds, "ir/ops.def and OpKind disagree");
+
+}  // namespace
+
+const OpInfo& opInfo(OpKind kind) { return kOpInfo[static_cast<size_t>(kind)]; }
+
+std::optional<int64_t> constantInt(const Function& fn, ValueId v) {
+  if (v >= fn.values.size()) return std::nullopt;
+  const Value& value = fn.values[v];
+  if (!value.def || value.def->kind != OpKind::Const || !value.type.isScalar() || isFloat(value.type.dtype))
+    return std::nullopt;
+  return ConstOp(*value.def).intValue();
+}
+
+std::vector<MemoryEffect> memoryEffects(const Function& fn, const Op& op) {
+  std::vector<MemoryEffect> out;
+  for (const EffectDecl& decl : opInfo(op.kind).effects) {
+    if (decl.operand >= op.operands.size()) continue;
+    ValueId view = op.operands[decl.operand];
+    if (view >= fn.values.size()) continue;
+    const Type& type = fn.values[view].type;
+    if (type.kind != TypeKind::View) continue;
+    out.push_back(MemoryEffect{&decl, view, type.space});
+  }
+  return out;
+}
+
+}  // namespace argus::ir

@@ -1,0 +1,163 @@
+// What ir/ops.def declares about each op, as queries and typed accessors.
+//
+// `opInfo(kind)` gives an op kind's name, operand, result and region counts, how it
+// synchronizes, its traits and its memory effects. `memoryEffects(fn, op)` instantiates the
+// effects for one op: the checker's access collection, and any analysis that needs to know
+// which memory an op touches, reads them from here rather than from a switch of its own.
+// The typed accessors (`StoreOp(op).view()`, `ir::as<DotOp>(op)`) name operands and
+// attributes, so code says `dot.transB()` rather than `op.attrs.i & kDotTransB`.
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace argus::ir {
+
+// How an op orders the block's threads or its asynchronous work.
+enum class SyncKind : uint8_t {
+  None,
+  BlockBarrier,      // every thread of the block waits for all; shared writes become visible
+  AsyncCommit,       // closes the thread's group of cp.async copies
+  AsyncWait,         // waits until at most N of the thread's groups are pending
+  MbarrierInit,
+  MbarrierExpectTx,
+  MbarrierArrive,
+  MbarrierWait,
+};
+
+inline bool isMbarrierSync(SyncKind kind) {
+  return kind == SyncKind::MbarrierInit || kind == SyncKind::MbarrierExpectTx || kind == SyncKind::MbarrierArrive ||
+         kind == SyncKind::MbarrierWait;
+}
+
+// Traits, a mask.
+enum OpTrait : uint32_t {
+  kNoTraits = 0,
+  kPure = 1u << 0,          // no memory access, synchronization or control flow
+  kArithmetic = kPure | 1u << 1,  // pure scalar-or-tile arithmetic (ir::isArithmetic)
+  kControl = 1u << 2,       // owns regions (For, If)
+  kTerminator = 1u << 3,    // ends a region (Yield)
+  kCheckerOnly = 1u << 4,   // a tag or an assertion: never reaches generated code
+  kAllocates = 1u << 5,     // defines a shared buffer (AllocShared)
+};
+
+enum class MemoryAccess : uint8_t { Read, Write };
+// Which memory an effect's view may look into.
+enum class EffectSpace : uint8_t { AnySpace, Global, Shared };
+// Which proxy performs an access: the generic one (ordinary loads and stores; mma and wgmma
+// operands as the IR states them), cp.async's, or the bulk (TMA) async proxy.
+enum class MemoryProxy : uint8_t { Generic, AsyncCopy, Bulk };
+// When an access has happened from the other threads' point of view (after the barrier that
+// follows): at once, when a wait_group retires its cp.async group, or when the mbarrier the op
+// names completes the phase its bytes count towards.
+enum class Completion : uint8_t { AtOnce, AsyncGroup, Mbarrier };
+// Which elements of the accessed view each thread touches.
+enum class EffectElements : uint8_t {
+  ResultLayout,        // those of the result tile's layout (Load)
+  StoredValueLayout,   // those of the stored tile's layout, primary owners only (Store)
+  AccumulatorLayout,   // those the accumulator's layout needs (Dot operands)
+  AsyncCopyChunks,     // cp.async's 16-byte chunks (ir/async.h)
+  WholeViewOneThread,  // the whole view, by one thread (TMA)
+};
+
+struct EffectDecl {
+  MemoryAccess access = MemoryAccess::Read;
+  uint8_t operand = 0;  // the view accessed
+  EffectSpace space = EffectSpace::AnySpace;
+  MemoryProxy proxy = MemoryProxy::Generic;
+  Completion completion = Completion::AtOnce;
+  EffectElements elements = EffectElements::ResultLayout;
+};
+
+struct OpInfo {
+  const char* name;
+  int minOperands;
+  int maxOperands;  // -1: any
+  int results;      // -1: any
+  int regions;
+  SyncKind sync;
+  uint32_t traits;
+  std::span<const EffectDecl> effects;
+
+  bool has(OpTrait trait) const { return (traits & trait) == trait; }
+};
+
+const OpInfo& opInfo(OpKind kind);
+inline constexpr size_t kNumOpKinds = static_cast<size_t>(OpKind::Assert) + 1;
+
+// One access of one op: its declaration and the view it touches (a view of a tensor or of a
+// shared buffer; `space` says which).
+struct MemoryEffect {
+  const EffectDecl* decl;
+  ValueId view;
+  MemSpace space;
+};
+
+// The declared effects of `op` that apply to it: those whose operand is present and is a view
+// (a Dot whose `a` is a register tile reads only `b`).
+std::vector<MemoryEffect> memoryEffects(const Function& fn, const Op& op);
+
+// The value of `v` when a Const of an integer or bool scalar type defines it.
+std::optional<int64_t> constantInt(const Function& fn, ValueId v);
+
+// ---------------------------------------------------------------- typed accessors
+
+template <OpKind K>
+class TypedOp {
+ public:
+  static constexpr OpKind kKind = K;
+  explicit TypedOp(const Op& op) : op_(&op) { assert(op.kind == K); }
+  const Op& op() const { return *op_; }
+  ValueId result(size_t i = 0) const { return op_->results.at(i); }
+
+ private:
+  const Op* op_;
+};
+
+// The typed view of `op` when it is of kind T::kKind.
+template <class T>
+std::optional<T> as(const Op& op) {
+  if (op.kind != T::kKind) return std::nullopt;
+  return T(op);
+}
+
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
+  class Kind##Op : public TypedOp<OpKind::Kind> {                                       \
+   public:                                                                             \
+    using TypedOp::TypedOp;
+#define ARGUS_OPERAND(name, index) \
+  ValueId name() const { return op().operands[index]; }
+#define ARGUS_OPTIONAL_OPERAND(name, index) \
+  ValueId name() const { return op().operands.size() > (index) ? op().operands[index] : kNoValue; }
+#define ARGUS_VARIADIC_OPERANDS(name, first) \
+  std::span<const ValueId> name() const { return std::span<const ValueId>(op().operands).subspan(first); }
+#define ARGUS_ATTR(name, type, expression) \
+  type name() const {                      \
+    const Attrs& a = op().attrs;           \
+    return expression;                     \
+  }
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_END_OP \
+  }                  \
+  ;
+#include "ir/ops.def"
+#undef ARGUS_OP
+#undef ARGUS_OPERAND
+#undef ARGUS_OPTIONAL_OPERAND
+#undef ARGUS_VARIADIC_OPERANDS
+#undef ARGUS_ATTR
+#undef ARGUS_EFFECT
+#undef ARGUS_END_OP
+
+// The grid axis that a ProgramId or NumPrograms op reads.
+inline int64_t gridAxisOf(const Op& op) {
+  return op.kind == OpKind::ProgramId ? ProgramIdOp(op).axis() : NumProgramsOp(op).axis();
+}
+
+}  // namespace argus::ir

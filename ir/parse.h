@@ -1,0 +1,22 @@
+// Reads the textual Tile IR that ir::print writes (`--emit=ir`, `argusc opt`) back into a
+// module, so that passes can be run and tested on IR text. Source ranges are not part of the
+// text: parsed ops have none. The result is verified (ir::verify); the first problem, syntax
+// or verification, is the error.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ir/ir.h"
+
+namespace argus::ir {
+
+struct IrParseResult {
+  std::unique_ptr<Module> module;  // null on error
+  std::string error;               // "line L, column C: what was expected"
+};
+
+IrParseResult parseIr(std::string_view text);
+
+}  // namespace argus::ir
