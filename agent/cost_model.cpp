@@ -13,6 +13,7 @@
 
 #include "driver/metadata.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::agent {
 namespace {
@@ -57,7 +58,7 @@ class ScalarValues {
     }
     std::optional<int64_t> r;
     switch (op.kind) {
-      case OpKind::Const: r = op.attrs.i; break;
+      case OpKind::Const: r = ir::ConstOp(op).intValue(); break;
       case OpKind::ProgramId: r = 0; break;  // a representative block
       case OpKind::Cast: r = args.at(0); break;
       case OpKind::Select: r = args.at(0) ? args.at(1) : args.at(2); break;
@@ -205,7 +206,7 @@ class Walker {
       // The main loop: a pipelined one waits for all but S-2 groups at the top.
       for (const auto& inner : body.ops)
         if (inner->kind == OpKind::WaitGroup && contains(body, OpKind::CopyAsync))
-          counts_.pipelineStages = std::max<int>(counts_.pipelineStages, static_cast<int>(inner->attrs.i) + 2);
+          counts_.pipelineStages = std::max<int>(counts_.pipelineStages, static_cast<int>(ir::WaitGroupOp(*inner).pending()) + 2);
     }
     // Small loops run iteration by iteration, so that conditions on the loop index (a
     // pipeline's `if j + S - 1 < n` copies) count exactly; larger ones are multiplied.

@@ -13,6 +13,7 @@
 
 #include "agent/cost_model.h"
 #include "agent/evaluator_internal.h"
+#include "ir/ops.h"
 
 namespace argus::agent::detail {
 namespace {
@@ -74,7 +75,7 @@ int pipelineDepth(const ir::Function& fn, int modelledStages) {
     const ir::Block* block = blocks.back();
     blocks.pop_back();
     for (const auto& op : block->ops) {
-      if (op->kind == ir::OpKind::For) stages = std::max<int>(stages, static_cast<int>(op->attrs.i));
+      if (auto loop = ir::as<ir::ForOp>(*op)) stages = std::max<int>(stages, static_cast<int>(loop->stages()));
       for (const ir::Block& region : op->regions) blocks.push_back(&region);
     }
   }

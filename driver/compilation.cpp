@@ -9,6 +9,7 @@
 
 #include "checker/checker.h"
 #include "codegen/codegen.h"
+#include "driver/fixit_check.h"
 #include "frontend/ast.h"
 #include "frontend/lexer.h"
 #include "frontend/parser.h"
@@ -170,7 +171,10 @@ bool Compilation::check() {
     if (!diags_.hasErrors() && !module.functions.empty() && !pollCancelled()) {
       checker::Options checkerOptions;
       checkerOptions.cancelled = options_.cancelled;
+      const size_t first = diags_.diagnostics().size();
       checker::check(module, diags_, &file_, checkerOptions);
+      if (options_.verifyFixits && !pollCancelled())
+        verifyCheckerFixits(file_, options_, diags_.diagnostics(), first);
       pollCancelled();
     }
   }

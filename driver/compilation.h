@@ -34,6 +34,9 @@ struct CompileOptions {
   // order; unset: every pass in the compiler's order. For `argusc opt` and tests: a compile
   // that skips a pass generates other code than argusc does.
   std::optional<std::vector<std::string>> passes;
+  // Offer a checker fix-it only once the fixed kernel re-checks and the interpreter agrees
+  // (driver/fixit_check.h). Off only for the compilations that verification itself runs.
+  bool verifyFixits = true;
   // Called after each policy pass with the module as that pass left it (`argusc opt --print-after`).
   std::function<void(const std::string& pass, const ir::Module& module)> afterPass;
 };

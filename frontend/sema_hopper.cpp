@@ -45,13 +45,15 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
     return Val::error();
   }
   ir::Attrs attrs;
+  bool multicasts = false;
   if (a.size() > 2 && a[2]) {
     std::optional<bool> multicast = multicastArg(*a[2]->value, st);
     if (!multicast) return Val::error();
-    if (*multicast) attrs.i |= ir::kCopyMulticast;
+    multicasts = *multicast;
+    if (multicasts) attrs.i |= ir::kCopyMulticast;
   }
   if (swizzleBytes > 0 && rowBytes != swizzleBytes) {
-    if (attrs.i & ir::kCopyMulticast) {
+    if (multicasts) {
       report(DiagId::CopyBulkShape, a[1]->value->range,
              {"a multicast copy needs rows of exactly one swizzle span (" + std::to_string(swizzleBytes) +
               " bytes), but a row of the view is " + std::to_string(rowBytes) + " bytes"});

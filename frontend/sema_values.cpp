@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "frontend/sema_internal.h"
+#include "ir/ops.h"
 
 namespace argus::sema::detail {
 
@@ -41,7 +42,7 @@ ir::ValueId Analyzer::materialize(const Val& v, std::optional<ir::DType> dtype, 
 Val Analyzer::valOf(ir::ValueId v) const {
   const ir::Value& value = fn_->values[v];
   if (value.def && value.def->kind == ir::OpKind::Const && value.type == ir::Type::scalar(ir::DType::I32))
-    return Val::constant(Constant::ofInt(value.def->attrs.i));
+    return Val::constant(Constant::ofInt(ir::ConstOp(*value.def).intValue()));
   return Val::value(v);
 }
 

@@ -9,6 +9,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
+#include "runtime/interp/random_run.h"
 #include "support/source.h"
 
 namespace argus::mutants {
@@ -61,13 +62,7 @@ CompileOptions optionsFor(const KernelUnderTest& kernel) {
   return o;
 }
 
-// The outcome of one interpreter run: every tensor afterwards, or the fault.
-struct RunResult {
-  bool fault = false;
-  std::string faultText;
-  bool requirementFailed = false;
-  std::vector<interp::HostTensor> tensors;
-};
+using RunResult = interp::RandomRun;
 
 }  // namespace
 
@@ -84,69 +79,11 @@ uint64_t setSeed(const EvalOptions& options, size_t set) { return options.seed *
 
 std::optional<RunResult> runFunction(const ir::Function& fn, const Sizes& sizes, uint64_t seed,
                                      const EvalOptions& options) {
-  RunResult result;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  result.tensors.reserve(fn.params.size());
-  std::vector<interp::ArgValue> args;
-  for (const ir::Param& p : fn.params) {
-    if (p.kind == ir::ParamKind::Tensor) {
-      std::vector<int64_t> shape;
-      int64_t elements = 1;
-      for (const ir::DimRef& d : p.dims) {
-        int64_t extent = d.constant;
-        if (extent < 0) {
-          const std::string& name = fn.sizeNames[static_cast<size_t>(d.sizeIndex)];
-          auto it = sizes.find(name);
-          extent = it == sizes.end() ? kDefaultSize : it->second;
-        }
-        shape.push_back(extent);
-        elements *= std::max<int64_t>(extent, 1);
-      }
-      if (elements > options.maxElements) return std::nullopt;
-      result.tensors.push_back(interp::HostTensor::zeros(p.dtype, shape));
-      interp::HostTensor& t = result.tensors.back();
-      for (size_t i = 0; i < t.size(); ++i) {
-        if (ir::isFloat(t.dtype)) t.set(i, real(rng));
-        else if (t.dtype == ir::DType::Bool) t.set(i, static_cast<double>(rng() % 2));
-        else t.setInt(i, static_cast<int64_t>(rng() % 16));
-      }
-      args.emplace_back(&t);
-    } else if (p.kind == ir::ParamKind::Scalar) {
-      // Fixed, harmless scalars: the same for the original and every mutant.
-      if (ir::isFloat(p.dtype)) args.emplace_back(0.5);
-      else args.emplace_back(int64_t{3});
-    }
-  }
-  interp::RunOptions runOptions;
+  interp::RandomRunOptions runOptions;
+  runOptions.defaultSize = kDefaultSize;
+  runOptions.maxElements = options.maxElements;
   runOptions.maxOpsPerBlock = options.maxOpsPerBlock;
-  if (auto error = interp::run(fn, args, runOptions)) {
-    result.fault = true;
-    result.requirementFailed = error->id == DiagId::RunRequirementFailed;
-    result.faultText = std::string(diagInfo(error->id).code) + ": " + error->message;
-  }
-  return result;
-}
-
-// Where two runs' tensors differ, beyond float noise; empty when they agree.
-std::string firstDifference(const ir::Function& fn, const RunResult& a, const RunResult& b) {
-  size_t tensor = 0;
-  for (const ir::Param& p : fn.params) {
-    if (p.kind != ir::ParamKind::Tensor) continue;
-    const interp::HostTensor& x = a.tensors[tensor];
-    const interp::HostTensor& y = b.tensors[tensor];
-    ++tensor;
-    if (x.bytes == y.bytes) continue;
-    for (size_t i = 0; i < x.size(); ++i) {
-      if (x.getBits(i) == y.getBits(i)) continue;
-      double u = x.get(i), v = y.get(i);
-      bool same = ir::isFloat(x.dtype) ? (std::abs(u - v) <= 1e-3 * (1 + std::abs(u))) : false;
-      if (!same || std::isnan(u) != std::isnan(v))
-        return "output " + p.name + "[" + std::to_string(i) + "] is " + std::to_string(v) + ", the original's " +
-               std::to_string(u);
-    }
-  }
-  return "";
+  return interp::runOnRandomInputs(fn, sizes, seed, runOptions);
 }
 
 // Compares the mutant with the original at one size set; empty when they agree.
@@ -166,7 +103,7 @@ std::string distinguish(const ir::Module& original, const ir::Module& mutant, co
     auto run = runFunction(*mutant.functions[f], sizes, seed, options);
     if (!run) continue;
     if (run->fault) return "at " + sizesText(sizes) + ": " + run->faultText;
-    std::string diff = firstDifference(*original.functions[f], *base, *run);
+    std::string diff = interp::firstDifference(*original.functions[f], *base, *run, "the original");
     if (!diff.empty()) return "at " + sizesText(sizes) + ": " + diff;
   }
   return "";

@@ -102,6 +102,11 @@ void BlockExecutor::execCopyAsync(const Op& op) {
         checkOverwriteWhileRead(op, buf, slot, to, t, "the copy_async of " + describeThread(t) + " may overwrite it",
                                 "copy_async");
         uint64_t bits = baseIndex(src, c.data(), from) ? src.tensor->getBits(static_cast<size_t>(from)) : 0;
+        if (opts_.synchronousCopies) {
+          applyAsyncWrites(t, {AsyncWrite{dst.sharedIndex, to, bits, &op}});
+          slot.asyncLanded = false;  // a plain write of thread t, now
+          continue;
+        }
         queue.open.push_back(AsyncWrite{dst.sharedIndex, to, bits, &op});
         ++slot.asyncPending;
         slot.asyncIssuer = static_cast<int32_t>(t);

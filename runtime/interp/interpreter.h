@@ -51,6 +51,11 @@ struct RunOptions {
   uint64_t maxOpsPerBlock = 0;
   // Report reads of shared memory that no thread has written.
   bool checkUninitializedShared = true;
+  // Every copy_async writes its destination when it is issued, as a plain copy by the issuing
+  // thread would (commit_group and wait_group then have nothing to wait for): what a kernel
+  // means when its copies are made synchronous, the reference a verified fix-it is compared
+  // with. copy_bulk keeps its mbarrier semantics.
+  bool synchronousCopies = false;
 };
 
 // Runs `fn` on the arguments; returns the first fault, or nothing on success.

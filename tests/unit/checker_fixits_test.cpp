@@ -1,9 +1,10 @@
 // Every fix-it the checker offers in the corpus (tests/checker) and the golden
 // files, applied to its kernel, removes the error it is attached to and brings
 // no new one: re-checked as argusc would, the fixed kernel has a subset of the
-// original's other errors. (Issue 22, deliverable 4, first half: the
-// interpreter's half, comparing the fixed kernel's output with the
-// synchronous one's, is not done.)
+// original's other errors. The fix-its offered are those that survived
+// verification (driver/fixit_check.h: the kernel with every suggested edit
+// checks clean and the interpreter agrees with its synchronous-copy run);
+// driver_fixit_check_test.cpp tests the verification itself.
 #include <gtest/gtest.h>
 
 #include <algorithm>
