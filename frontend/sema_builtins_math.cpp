@@ -280,9 +280,36 @@ Val Analyzer::builtinCast(const ast::CallExpr& call, const std::vector<const ast
   return Val::value(b().make(ir::OpKind::Cast, {x.id}, result, call.range, attrs));
 }
 
+// A register tile or a global view as an operand of dot(), as Triton's tl.dot takes them: the
+// compiler stages it through a shared buffer of its own, allocated at the kernel's entry. The
+// (view, tile) store is left in `stores`: builtinDot puts the stores of both operands between
+// one barrier before them (a dot of the previous iteration may still read the buffers) and one
+// after them (every thread's part is in before any thread reads). The checker proves the
+// choreography like any other; a hand-staged, pipelined copy is still the fast path.
+Val Analyzer::stageDotOperand(const Val& v, SourceRange range, const char* name,
+                              std::vector<std::pair<ir::ValueId, ir::ValueId>>& stores) {
+  const ir::Type t = *typeOf(v);
+  for (int64_t e : t.shape)
+    if (!checkTileExtent(e, range, true, "tile")) return Val::error();
+  ir::ValueId tile = v.id;
+  if (t.kind == ir::TypeKind::View)
+    tile = b().make(ir::OpKind::Load, {v.id}, ir::Type::tile(t.dtype, ir::Layout::canonical(t.shape)), range);
+  ir::Block entry;
+  ir::Builder atEntry(*fn_, &entry);
+  ir::ValueId buffer = atEntry.make(ir::OpKind::AllocShared, {}, ir::Type::shared(t.dtype, t.shape), range);
+  fn_->values[buffer].name = std::string("dot_") + name + "_staged";
+  fn_->body.ops.insert(fn_->body.ops.begin(), std::move(entry.ops.front()));
+  ir::ValueId zero = b().constInt(0, ir::DType::I32, range);
+  ir::ValueId view =
+      b().make(ir::OpKind::View, {buffer, zero, zero}, ir::Type::view(ir::MemSpace::Shared, t.dtype, t.shape), range);
+  stores.emplace_back(view, tile);
+  return Val::value(view);
+}
+
 Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
   const char* names[] = {"a", "b"};
   Val ops[2];
+  std::vector<std::pair<ir::ValueId, ir::ValueId>> staged;  // (shared view, tile) stores of staged operands
   bool transB = false;
   if (a[3]) {
     Val flag = eval(*a[3]->value);
@@ -304,6 +331,15 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
     }
     bool sharedish = t && (t->kind == ir::TypeKind::Shared ||
                            (t->kind == ir::TypeKind::View && t->space == ir::MemSpace::Shared));
+    const bool stageable = t && t->shape.size() == 2 && ir::isFloat(t->dtype) &&
+                           (t->kind == ir::TypeKind::Tile ||
+                            (t->kind == ir::TypeKind::View && t->space == ir::MemSpace::Global));
+    if (!sharedish && stageable) {  // Triton's load-then-dot: the compiler stages the operand
+      v = stageDotOperand(v, r, names[k], staged);
+      if (v.isError()) return v;
+      ops[k] = v;
+      continue;
+    }
     if (!sharedish) {
       if (t && (t->kind == ir::TypeKind::Tile || t->kind == ir::TypeKind::View || t->kind == ir::TypeKind::Tensor)) {
         report(DiagId::DotNotShared, r, {names[k], describe(v)});
@@ -349,6 +385,11 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
       report(DiagId::DotRegisterOperand, a[0]->value->range, {describe(ops[0]), describe(acc)});
       return Val::error();
     }
+  }
+  if (!staged.empty()) {
+    b().create(ir::OpKind::Barrier, {}, {}, call.range);
+    for (const auto& [view, tile] : staged) b().create(ir::OpKind::Store, {view, tile}, {}, call.range);
+    b().create(ir::OpKind::Barrier, {}, {}, call.range);
   }
   ir::Attrs attrs;
   attrs.i = transB ? ir::kDotTransB : 0;

@@ -224,6 +224,8 @@ class Analyzer {
   Val builtinReduce(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinMath(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
   Val builtinDot(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);
+  Val stageDotOperand(const Val& v, SourceRange range, const char* name,
+                      std::vector<std::pair<ir::ValueId, ir::ValueId>>& stores);
   // `layout=mma(warps=(WM, WN))` of zeros() (sema_mma.cpp).
   std::optional<ir::Layout> mmaLayoutArg(const ast::Expr& e, const std::vector<int64_t>& shape);
   Val builtinCast(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);

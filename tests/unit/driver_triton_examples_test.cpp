@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "driver/compilation.h"
+#include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
 #include "tests/unit/philox_reference.h"
 #include "test_sources.h"
@@ -162,6 +163,48 @@ TEST(TritonTutorials, MatmulWithLeakyRelu) {
         want[static_cast<size_t>(i * n + j)] = acc >= 0 ? acc : 0.01 * acc;
       }
     expectClose(c, want, 2e-3, "matmul C");  // f16 output: 2^-11 relative rounding
+  }
+}
+
+// Triton's load-then-dot: dot() on register tiles and on global views. The compiler stages
+// both operands through shared buffers of its own (two barriers around the stores), the
+// checker proves that choreography, and the product is right on ragged sizes.
+TEST(TritonHabits, DotOnLoadedTilesIsStagedByTheCompiler) {
+  const std::string source =
+      "@kernel(grid=(cdiv(M, 64), cdiv(N, 64)), warps=4)\n"
+      "def mm(A: Tensor[f16, (M, K)], B: Tensor[f16, (K, N)], C: Tensor[f32, (M, N)]):\n"
+      "    acc = zeros(f32, (64, 64))\n"
+      "    for kt in range(cdiv(K, 32)):\n"
+      "        a = load(A.tile((64, 32))[program_id(0), kt])\n"
+      "        acc = dot(a, B.tile((32, 64))[kt, program_id(1)], acc)\n"
+      "    C.tile((64, 64))[program_id(0), program_id(1)] = acc\n";
+  argus::Compilation c(argus::SourceFile("mm.ag", source), argus::CompileOptions{});
+  c.check();
+  for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << d.code() << " " << d.message;
+  const std::string ir = argus::ir::print(c.ir());
+  EXPECT_NE(ir.find("%dot_a_staged"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%dot_b_staged"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("barrier\n    store"), std::string::npos) << "one barrier before the stores" << ir;
+  if (fs::exists("/usr/local/cuda/bin/ptxas")) {
+    EXPECT_TRUE(c.cubin().has_value());
+  }
+  const argus::ir::Function& kernel = *c.ir().functions.at(0);
+  std::mt19937 rng(5);
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{100, 70, 45}, {64, 64, 32}}) {
+    HostTensor a = randomTensor(DType::F16, {m, k}, rng), b = randomTensor(DType::F16, {k, n}, rng);
+    HostTensor out = randomTensor(DType::F32, {m, n}, rng);
+    std::vector<ArgValue> args = {&a, &b, &out};
+    auto error = argus::interp::run(kernel, args);
+    ASSERT_FALSE(error) << error->message;
+    std::vector<double> want(static_cast<size_t>(m * n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          acc += a.get(static_cast<size_t>(i * k + kk)) * b.get(static_cast<size_t>(kk * n + j));
+        want[static_cast<size_t>(i * n + j)] = acc;
+      }
+    expectClose(out, want, 1e-4, "C");
   }
 }
 

@@ -284,15 +284,20 @@ TEST(SemaBuiltins, MaxWithTwoOperandsSuggestsMaximum) {
   EXPECT_EQ(d->fixits[0].replacement, "maximum");
 }
 
-TEST(SemaBuiltins, DotNeedsSharedOperands) {
-  auto a = analyzeSource(
+TEST(SemaBuiltins, DotStagesRegisterTilesAndGlobalViewsButNotWholeTensors) {
+  auto staged = analyzeSource(
       "@kernel(grid=(1,))\n"
       "def k(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)]):\n"
       "    a = load(A.tile((16, 16))[0, 0])\n"
+      "    acc = dot(a, B.tile((16, 16))[0, 0], zeros(f32, (16, 16)))\n");
+  EXPECT_EQ(staged->find("AG4009"), nullptr) << staged->diagText();
+  auto whole = analyzeSource(
+      "@kernel(grid=(1,))\n"
+      "def k(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)]):\n"
       "    b_s = shared(f32, (16, 16))\n"
-      "    acc = dot(a, b_s, zeros(f32, (16, 16)))\n");
-  const Diagnostic* d = a->find("AG4009");
-  ASSERT_NE(d, nullptr) << a->diagText();
+      "    acc = dot(A, b_s, zeros(f32, (16, 16)))\n");
+  const Diagnostic* d = whole->find("AG4009");
+  ASSERT_NE(d, nullptr) << whole->diagText();
 }
 
 TEST(SemaDevice, RecursionIsAnError) {
