@@ -397,7 +397,7 @@ class LaunchParser {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) {
+  explicit Parser(std::string_view text) : text_(text) {
     for (size_t from = 0; from <= text.size();) {
       size_t end = text.find('\n', from);
       if (end == std::string_view::npos) end = text.size();
@@ -421,6 +421,20 @@ class Parser {
 
  private:
   Line line(size_t i) const { return Line(lines_[i], static_cast<int>(i + 1)); }
+
+  // The range of line i's op in the text: from its first non-space character to the end of
+  // the line, less a trailing location comment.
+  SourceRange rangeOfLine(size_t i) const {
+    std::string_view l = lines_[i];
+    const auto offset = static_cast<uint32_t>(l.data() - text_.data());
+    size_t begin = l.find_first_not_of(' ');
+    if (begin == std::string_view::npos) return SourceRange{offset, offset};
+    size_t end = l.size();
+    if (size_t comment = l.rfind("  // "); comment != std::string_view::npos && Line(l.substr(comment), 0).atLocation())
+      end = comment;
+    while (end > begin && l[end - 1] == ' ') --end;
+    return SourceRange{offset + static_cast<uint32_t>(begin), offset + static_cast<uint32_t>(end)};
+  }
 
   // ------------------------------------------------------------ values
   Value& slot(Line& in, ValueId id) {
@@ -600,12 +614,12 @@ class Parser {
         open_.pop_back();
         continue;
       }
-      opLine(in);
+      opLine(in, rangeOfLine(next_ - 1));
     }
     in_end();
   }
 
-  void opLine(Line& in) {
+  void opLine(Line& in, SourceRange range) {
     std::vector<std::pair<ValueId, std::string>> results;
     if (in.peek("%")) {
       do results.push_back(in.valueRef());
@@ -613,6 +627,7 @@ class Parser {
       in.expect("=");
     }
     auto op = std::make_unique<Op>();
+    op->range = range;
     Op& o = *op;
     if (in.eatWord("for")) return forHeader(in, std::move(op), results);
     if (in.eatWord("if")) return ifHeader(in, std::move(op), results);
@@ -625,8 +640,10 @@ class Parser {
     if (!in.atEnd()) in.fail("unexpected text after the op");
     if (types.size() != results.size())
       in.fail(std::to_string(results.size()) + " results but " + std::to_string(types.size()) + " result types");
-    for (size_t i = 0; i < results.size(); ++i)
+    for (size_t i = 0; i < results.size(); ++i) {
       o.results.push_back(define(in, results[i], types[i], &o, static_cast<uint32_t>(i)));
+      fn_->values[o.results.back()].range = range;
+    }
     if (o.kind == OpKind::Const && !types.empty()) o.attrs.dtype = types[0].dtype;
     if (o.kind == OpKind::Cast && !types.empty()) o.attrs.dtype = types[0].dtype;
     currentBlock().ops.push_back(std::move(op));
@@ -648,8 +665,10 @@ class Parser {
     if (!in.atEnd()) in.fail("expected the end of the line after '{'");
     if (types.size() != results.size())
       in.fail(std::to_string(results.size()) + " results but " + std::to_string(types.size()) + " result types");
-    for (size_t i = 0; i < results.size(); ++i)
+    for (size_t i = 0; i < results.size(); ++i) {
       op->results.push_back(define(in, results[i], types[i], op.get(), static_cast<uint32_t>(i)));
+      fn_->values[op->results.back()].range = op->range;
+    }
     if (open_.size() >= static_cast<size_t>(kMaxDepth)) in.fail("regions nested too deeply");
     Op* raw = op.get();
     currentBlock().ops.push_back(std::move(op));
@@ -898,6 +917,7 @@ class Parser {
     code.insert(code.end(), {static_cast<int64_t>(AssertCode::Const), in.integer()});
   }
 
+  std::string_view text_;
   std::vector<std::string_view> lines_;
   size_t next_ = 0;
   Function* fn_ = nullptr;

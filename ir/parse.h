@@ -1,7 +1,8 @@
 // Reads the textual Tile IR that ir::print writes (`--emit=ir`, `argusc opt`) back into a
-// module, so that passes can be run and tested on IR text. Source ranges are not part of the
-// text: parsed ops have none. The result is verified (ir::verify); the first problem, syntax
-// or verification, is the error.
+// module, so that passes and the checker can be run and tested on IR text. Each parsed op's
+// source range is its line in that text (indentation and a trailing `// line:col` left out),
+// so diagnostics about parsed IR point into the IR file. The result is verified
+// (ir::verify); the first problem, syntax or verification, is the error.
 #pragma once
 
 #include <memory>

@@ -1,6 +1,7 @@
 // The inline expectation syntax shared by the golden files (tests/golden) and
 // the checker corpus (tests/checker):
 //   # expect-error@+1:COL-ENDCOL CODE: message      (also warning/note; @N, @-N)
+// (`//` instead of `#` in IR text, tests/golden/checker_ir/*.ir)
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ struct Expectation {
 // The expectation written on `line` (the file's line `lineNo`, from 1), if any.
 inline std::optional<Expectation> parseExpectationLine(const std::string& line, uint32_t lineNo) {
   static const std::regex kExpectRe(
-      R"(#\s*expect-(error|warning|note)@([+-]?)(\d+)(?::(\d+)-(\d+))?\s+(AG\d{4}):\s?(.*)$)");
+      R"((?:#|//)\s*expect-(error|warning|note)@([+-]?)(\d+)(?::(\d+)-(\d+))?\s+(AG\d{4}):\s?(.*)$)");
   std::smatch m;
   if (!std::regex_search(line, m, kExpectRe)) return std::nullopt;
   Expectation e;

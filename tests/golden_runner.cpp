@@ -23,8 +23,10 @@
 #include <regex>
 #include <sstream>
 
+#include "checker/checker.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "ir/parse.h"
 #include "expectation_syntax.h"
 #include "unit/test_sources.h"
 #include "unit/checker_only.h"
@@ -91,7 +93,23 @@ Expectation fromDiagnostic(const argus::Diagnostic& d, const argus::SourceFile& 
   return argus::testing::expectationOf(d, file);
 }
 
+// tests/golden/checker_ir/*.ir: Tile IR text (as `argusc --emit=ir` prints it, with bugs
+// planted by hand where the language cannot write them, such as a broken mbarrier protocol),
+// checked as it is: no passes run on it.
+std::vector<argus::Diagnostic> checkIrText(const fs::path& path, const std::string& text) {
+  argus::ir::IrParseResult parsed = argus::ir::parseIr(text);
+  if (!parsed.module) {
+    ADD_FAILURE() << path.filename() << ": " << parsed.error;
+    return {};
+  }
+  argus::DiagnosticSink diags;
+  argus::SourceFile file(path.filename().string(), text);
+  argus::checker::check(*parsed.module, diags, &file, argus::checker::Options{});
+  return diags.diagnostics();
+}
+
 std::vector<argus::Diagnostic> compileForDiagnostics(const fs::path& path, const std::string& text) {
+  if (path.extension() == ".ir") return checkIrText(path, text);
   argus::CompileOptions options;  // a case for another architecture says so: '# arch: sm_90a' (argusc's convention)
   const std::string arch = argus::testing::exampleArch(text);
   if (argus::isSupportedArch(arch)) options.arch = arch;  // as argusc: an unknown one is AG1015
@@ -136,7 +154,7 @@ void updateExpectations(const fs::path& path, const std::string& text,
       int k = static_cast<int>(it->second.size());
       for (int j = 0; j < k; ++j) {
         const Expectation& e = it->second[j];
-        out += indent + "# expect-" + e.severity + "@+" + std::to_string(k - j) + ":" +
+        out += indent + (path.extension() == ".ir" ? "// expect-" : "# expect-") + e.severity + "@+" + std::to_string(k - j) + ":" +
                std::to_string(e.col) + "-" + std::to_string(e.endCol) + " " + e.code + ": " +
                e.message + "\n";
       }
@@ -181,6 +199,8 @@ std::vector<fs::path> diagnosticCases() {
   std::vector<fs::path> all = goldenFiles("diagnostics", ".ag");
   std::vector<fs::path> docs = goldenFiles("docs", ".ag");
   all.insert(all.end(), docs.begin(), docs.end());
+  std::vector<fs::path> ir = goldenFiles("checker_ir", ".ir");
+  all.insert(all.end(), ir.begin(), ir.end());
   return all;
 }
 
@@ -222,7 +242,8 @@ TEST(GoldenSuite, HasEnoughNegativeCases) {
 // mention) in at least one golden file that a test compiles: the golden files
 // tests/golden/diagnostics/*.ag and tests/golden/docs/*.ag (this runner) and
 // the checker corpus tests/checker/*.ag (checker_tests, CheckerCorpus.*, the
-// same expectation syntax). A code that compiling a source file cannot
+// same expectation syntax), and the IR files tests/golden/checker_ir/*.ir (Tile
+// IR with bugs the language cannot write, such as a broken mbarrier protocol). A code that compiling a source file cannot
 // produce is listed below with the reason, and with the test that covers it
 // instead; that test file must name the code ("AG0001") or its kind
 // (DiagId::FileNotFound), so a stale entry fails too.
@@ -253,22 +274,6 @@ const NotFromASourceFile kNotFromASourceFile[] = {
     {"AG5002", "--arch names an unsupported target (a '# arch:' line that does is AG1015, and ignored)",
      "tests/unit/codegen_diagnostics_test.cpp"},
     {"AG5004", "--ptxas names a ptxas that cannot be run", "tests/unit/codegen_diagnostics_test.cpp"},
-    // The mbarrier protocol: mbarriers are not part of the language; the only
-    // mbarrier ops are those the pipelined() policy builds around copy_bulk, and
-    // it builds them correctly, so these are proven on hand-built (broken) IR.
-    {"AG2050", "mbarrier protocol of hand-built IR (copy_bulk read before its wait)",
-     "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2051", "mbarrier protocol of hand-built IR (copy_bulk into a stage still being read)",
-     "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2052", "mbarrier protocol of hand-built IR (wait on the wrong parity)", "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2053", "mbarrier protocol of hand-built IR (expect_tx byte count)", "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2054", "mbarrier protocol of hand-built IR (copy_bulk on an unarmed mbarrier)",
-     "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2055", "mbarrier protocol of hand-built IR (mbarrier used before its init)",
-     "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2056", "mbarrier protocol of hand-built IR (arrival count)", "tests/unit/checker_mbarrier_ring_test.cpp"},
-    {"AG2057", "mbarrier protocol of hand-built IR (a phase re-armed before it was waited)",
-     "tests/unit/checker_mbarrier_ring_test.cpp"},
     // The CPU interpreter (argusc run --cpu, the agent's correctness oracle): faults of a run, not of a compilation.
     {"AG6001", "interpreter: a fault of a run (mbarrier deadlock, bulk copy out of its tensor...)",
      "tests/unit/interp_bulk_test.cpp"},

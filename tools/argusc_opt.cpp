@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/checker.h"
 #include "ir/parse.h"
 #include "ir/passes.h"
 #include "tools/cli_common.h"
@@ -25,6 +26,8 @@ options:
   --print-after=NAME     print the IR after pass NAME, each print headed by
                          '// after NAME' (repeat it; 'all': after every pass);
                          without it, the IR after the last pass is printed
+  --check                run the checker on the IR after the passes and print its
+                         diagnostics (on a .ir file they point into the IR text)
   --list-passes          print the passes in the compiler's order and exit
   -o FILE                write the IR to FILE (default: standard output)
   --arch=ARCH, -D NAME=VALUE, --diagnostics-format=FMT, --color=WHEN, -Werror
@@ -53,7 +56,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 int optCommand(const std::vector<std::string>& args) {
   CommonOptions common;
   std::vector<std::string> passes, printAfter, inputs;
-  bool passesGiven = false;
+  bool passesGiven = false, check = false;
   std::string output = "-";
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -67,6 +70,10 @@ int optCommand(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       std::cout << kOptUsage;
       return 0;
+    }
+    if (a == "--check") {
+      check = true;
+      continue;
     }
     if (a == "--list-passes") {
       for (const ir::Pass& pass : ir::policyPasses()) std::cout << pass.name << "\n    " << pass.summary << "\n";
@@ -122,9 +129,11 @@ int optCommand(const std::vector<std::string>& args) {
       if (printsAfter(pass.name)) text += "// after " + std::string(pass.name) + "\n" + ir::print(module);
     });
     if (printAfter.empty()) text = ir::print(*parsed.module);
+    SourceFile irFile(input, buffer.str());
+    if (check && !diags.hasErrors()) checker::check(*parsed.module, diags, &irFile, checker::Options{});
     if (common.compile.warningsAsErrors) diags.promoteWarnings();
     failed = diags.hasErrors();
-    printDiagnostics(diags.diagnostics(), SourceFile(input, buffer.str()), common);
+    printDiagnostics(diags.diagnostics(), irFile, common);
   } else {
     DiagnosticSink loadDiags;
     std::optional<SourceFile> file = loadSourceFile(input, loadDiags);
@@ -142,6 +151,7 @@ int optCommand(const std::vector<std::string>& args) {
     source = &compilation.source();
     const ir::Module& module = compilation.ir();
     if (printAfter.empty()) text = ir::print(module, source);
+    if (check) compilation.check();
     failed = compilation.hasErrors();
     printDiagnostics(compilation.diagnostics(), compilation.source(), common);
   }
