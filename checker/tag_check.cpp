@@ -113,8 +113,7 @@ class AssertionChecker {
     const std::vector<int64_t>& shape = fn_.values[buffer].type.shape;
     for (size_t i = 0; i < index; ++i) {
       const ir::Op& w = *block->ops[i];
-      bool writes = (w.kind == ir::OpKind::Store || w.kind == ir::OpKind::CopyAsync || w.kind == ir::OpKind::CopyBulk) &&
-                    !w.operands.empty();
+      bool writes = ir::writesOperand(w.kind, 0);
       const ir::Op* view = writes ? fn_.values[w.operands[0]].def : nullptr;
       if (!view || view->kind != ir::OpKind::View || view->operands.empty() || view->operands[0] != buffer ||
           fn_.values[w.operands[0]].type.shape != shape)

@@ -42,8 +42,8 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
       int loops = 0;
       std::function<void(const ir::Block&)> scan = [&](const ir::Block& block) {
         for (const auto& op : block.ops) {
-          bool writes = ((op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync) && op->operands.size() == 2) ||
-                        (op->kind == ir::OpKind::CopyBulk && op->operands.size() >= 2);
+          // What is written from operand 1 into operand 0: a store's tile, a copy's source.
+          bool writes = ir::writesOperand(op->kind, 0) && op->operands.size() >= 2;
           const ir::Op* target = writes ? fn.values[op->operands[0]].def : nullptr;
           if (target && target->kind == ir::OpKind::View && !target->operands.empty() && target->operands[0] == base) {
             int source = traceOrigin(fn, op->operands[1], depth + 1);

@@ -17,6 +17,7 @@
 // consecutive iterations; TagFlow::check first tries them with every
 // remainder abstracted (tag_remainders.cpp), which is what keeps S = 3..8 fast.
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -27,7 +28,7 @@ int TagFlow::ringDepth(const ir::Op& loopOp) const {
   int64_t depth = 0;
   std::function<void(const ir::Block&)> scan = [&](const ir::Block& block) {
     for (const auto& op : block.ops) {
-      bool writes = op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync || op->kind == ir::OpKind::CopyBulk;
+      bool writes = ir::writesOperand(op->kind, 0);
       const ir::Op* view = writes && !op->operands.empty() ? fn_.values[op->operands[0]].def : nullptr;
       if (view && view->kind == ir::OpKind::View && view->operands.size() >= 2) {
         const ir::Type& buffer = fn_.values[view->operands[0]].type;

@@ -54,6 +54,12 @@ static_assert(std::size(kOpInfo) == kNumOpKinds, "ir/ops.def and OpKind disagree
 
 const OpInfo& opInfo(OpKind kind) { return kOpInfo[static_cast<size_t>(kind)]; }
 
+bool writesOperand(OpKind kind, size_t operand) {
+  for (const EffectDecl& effect : opInfo(kind).effects)
+    if (effect.operand == operand && effect.access == MemoryAccess::Write) return true;
+  return false;
+}
+
 std::optional<int64_t> constantInt(const Function& fn, ValueId v) {
   if (v >= fn.values.size()) return std::nullopt;
   const Value& value = fn.values[v];

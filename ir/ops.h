@@ -103,6 +103,9 @@ struct MemoryEffect {
 // (a Dot whose `a` is a register tile reads only `b`).
 std::vector<MemoryEffect> memoryEffects(const Function& fn, const Op& op);
 
+// Whether an op of `kind` declares a write of the view it takes as operand `operand`.
+bool writesOperand(OpKind kind, size_t operand);
+
 // The value of `v` when a Const of an integer or bool scalar type defines it.
 std::optional<int64_t> constantInt(const Function& fn, ValueId v);
 
