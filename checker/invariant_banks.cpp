@@ -184,25 +184,22 @@ void checkBankConflicts(const ir::Function& fn, DiagnosticSink& diags, const Sou
   BankCheck check(fn, diags);
   forEachOpWithDepth(fn.body, 0, [&](const ir::Op& op, int depth) {
     if (depth == 0) return;
-    switch (op.kind) {
-      case OpKind::Load:
-        if (!op.results.empty() && fn.typeOf(op.results[0]).isTile())
-          check.access(op, op.operands[0], fn.typeOf(op.results[0]).layout, "load", false, -1);
-        break;
-      case OpKind::Store:
-        if (op.operands.size() >= 2 && fn.typeOf(op.operands[1]).isTile()) {
-          bool isCopy = file && file->slice(op.range).substr(0, 5) == "copy(";
-          check.access(op, op.operands[0], fn.typeOf(op.operands[1]).layout, isCopy ? "copy" : "store", true, -1);
-        }
-        break;
-      case OpKind::Dot:
-        if (op.operands.size() >= 3 && fn.typeOf(op.operands[2]).isTile()) {
-          check.access(op, op.operands[0], fn.typeOf(op.operands[2]).layout, "dot's read of operand a", false, 0);
-          check.access(op, op.operands[1], fn.typeOf(op.operands[2]).layout, "dot's read of operand b", false, 1);
-        }
-        break;
-      default:
-        break;
+    // The shared-memory accesses each op declares (ir/ops.def), with who touches what;
+    // cp.async's 16-byte chunk writes are not linted.
+    for (const ir::MemoryEffect& effect : ir::memoryEffects(fn, op)) {
+      if (effect.space != ir::MemSpace::Shared || effect.decl->elements == ir::EffectElements::AsyncCopyChunks) continue;
+      std::optional<ir::Layout> layout = ir::effectLayout(fn, op, *effect.decl);
+      if (!layout) continue;
+      const bool write = effect.decl->access == ir::MemoryAccess::Write;
+      int dotOperand = -1;
+      std::string what = ir::opKindName(op.kind);
+      if (op.kind == OpKind::Dot) {
+        dotOperand = effect.decl->operand;
+        what = std::string("dot's read of operand ") + (dotOperand == 0 ? "a" : "b");
+      } else if (op.kind == OpKind::Store && file && file->slice(op.range).substr(0, 5) == "copy(") {
+        what = "copy";
+      }
+      check.access(op, effect.view, *layout, what, write, dotOperand);
     }
   });
 }

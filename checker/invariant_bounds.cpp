@@ -17,6 +17,7 @@
 #include "checker/invariant_scalar.h"
 #include "checker/solver_budget.h"
 #include "ir/async.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -37,20 +38,17 @@ ViewUse firstUse(const ir::Function& fn, ir::ValueId view) {
   ViewUse found;
   forEachOpWithDepth(fn.body, 0, [&](const ir::Op& op, int) {
     if (found.op) return;
-    for (size_t i = 0; i < op.operands.size(); ++i) {
-      if (op.operands[i] != view) continue;
-      if (op.kind == OpKind::Load && !op.results.empty() && fn.typeOf(op.results[0]).isTile())
-        found = {&op, fn.typeOf(op.results[0]).layout, false, -1};
-      else if (op.kind == OpKind::Store && i == 0 && op.operands.size() > 1 && fn.typeOf(op.operands[1]).isTile())
-        found = {&op, fn.typeOf(op.operands[1]).layout, true, -1};
-      else if (op.kind == OpKind::Dot && i < 2 && op.operands.size() > 2 && fn.typeOf(op.operands[2]).isTile())
-        found = {&op, fn.typeOf(op.operands[2]).layout, false, static_cast<int>(i)};
-      else if (op.kind == OpKind::CopyAsync && i == 0) {
-        const ir::Type& t = fn.typeOf(view);
-        found = {&op, ir::asyncCopyChunkLayout(t.dtype, t.shape), true, -1,
-                 ir::asyncCopyVectorElements(t.dtype, t.shape)};
-      }
-      if (found.op) return;
+    // Who touches what: the op's declared effect on this view (ir/ops.def).
+    for (const ir::MemoryEffect& effect : ir::memoryEffects(fn, op)) {
+      if (effect.view != view) continue;
+      std::optional<ir::Layout> layout = ir::effectLayout(fn, op, *effect.decl);
+      if (!layout) continue;
+      const ir::Type& t = fn.typeOf(view);
+      const bool chunks = effect.decl->elements == ir::EffectElements::AsyncCopyChunks;
+      found = {&op, *layout, effect.decl->access == ir::MemoryAccess::Write,
+               op.kind == OpKind::Dot ? static_cast<int>(effect.decl->operand) : -1,
+               chunks ? ir::asyncCopyVectorElements(t.dtype, t.shape) : 1};
+      return;
     }
   });
   return found;

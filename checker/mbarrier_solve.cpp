@@ -88,12 +88,17 @@ Toucher lowestToucher(const ir::Function& fn, const MbEvent& e, const std::vecto
   size_t r = element.size(), k = std::min(viewShape.size(), r);
   std::vector<int64_t> tile;
   for (size_t d = r - k; d < r; ++d) tile.push_back(element[d] - lo[d]);
-  ir::Layout layout;
+  // Who touches what: the op's declared effect on this view (ir/ops.def).
+  std::optional<ir::Layout> found;
   bool primary = false;
-  if (op.kind == OpKind::Load && !op.results.empty()) layout = fn.typeOf(op.results[0]).layout;
-  else if (op.kind == OpKind::Store && op.operands.size() == 2) { layout = fn.typeOf(op.operands[1]).layout; primary = true; }
-  else if (op.kind == OpKind::Dot && op.operands.size() == 3) layout = fn.typeOf(op.operands[2]).layout;
-  else return out;
+  for (const ir::MemoryEffect& effect : ir::memoryEffects(fn, op)) {
+    if (effect.view != e.view || effect.decl->elements == ir::EffectElements::AsyncCopyChunks) continue;
+    found = ir::effectLayout(fn, op, *effect.decl);
+    primary = effect.decl->elements == ir::EffectElements::StoredValueLayout;
+    if (found) break;
+  }
+  if (!found) return out;
+  const ir::Layout& layout = *found;
   ir::Distribution dist = ir::Distribution::of(layout, fn.numWarps);
   for (int64_t t = 0; t < fn.numThreads(); ++t) {
     if (primary && !dist.isPrimaryOwner(t)) continue;

@@ -10,7 +10,6 @@
 #include "checker/sync_walk.h"
 
 #include <algorithm>
-#include <deque>
 #include <optional>
 #include <unordered_map>
 
@@ -98,7 +97,7 @@ class Collector {
     if (effect.decl->completion == ir::Completion::Mbarrier) return;
     auto dot = ir::as<ir::DotOp>(op);
     std::optional<AccessRole> role = accessRoleOf(op.kind, *effect.decl, dot && dot->transB());
-    const ir::Layout* layout = elementsOf(op, *effect.decl);
+    std::optional<ir::Layout> layout = ir::effectLayout(fn_, op, *effect.decl);
     if (!role || !layout) {
       out_.unmodeled.push_back(&op);
       return;
@@ -106,37 +105,9 @@ class Collector {
     addAccess(op, *role, effect.view, *layout);
   }
 
-  // Which layout says who touches what, per the effect's declaration; null when the op does
-  // not have what the declaration names.
-  const ir::Layout* elementsOf(const Op& op, const ir::EffectDecl& effect) const {
-    auto tileLayout = [&](ir::ValueId id) -> const ir::Layout* {
-      const ir::Type* t = type(id);
-      return t && t->isTile() ? &t->layout : nullptr;
-    };
-    switch (effect.elements) {
-      case ir::EffectElements::ResultLayout: return op.results.empty() ? nullptr : tileLayout(op.results[0]);
-      case ir::EffectElements::StoredValueLayout: {
-        auto store = ir::as<ir::StoreOp>(op);
-        return store ? tileLayout(store->value()) : nullptr;
-      }
-      case ir::EffectElements::AccumulatorLayout: {
-        auto dot = ir::as<ir::DotOp>(op);
-        return dot ? tileLayout(dot->acc()) : nullptr;
-      }
-      case ir::EffectElements::AsyncCopyChunks: {
-        const ir::Type* t = type(op.operands[effect.operand]);
-        chunkLayouts_.push_back(ir::asyncCopyChunkLayout(t->dtype, t->shape));
-        return &chunkLayouts_.back();
-      }
-      case ir::EffectElements::WholeViewOneThread: return nullptr;
-    }
-    return nullptr;
-  }
-
   const ir::Function& fn_;
   FunctionAccesses& out_;
   std::vector<int> stack_;
-  mutable std::deque<ir::Layout> chunkLayouts_;  // stable addresses for elementsOf
 };
 
 using PendingSet = std::vector<Pending>;

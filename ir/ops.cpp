@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "ir/async.h"
+
 namespace argus::ir {
 
 namespace {
@@ -53,6 +55,31 @@ static_assert(std::size(kOpInfo) == kNumOpKinds, "ir/ops.def and OpKind disagree
 }  // namespace
 
 const OpInfo& opInfo(OpKind kind) { return kOpInfo[static_cast<size_t>(kind)]; }
+
+std::optional<Layout> effectLayout(const Function& fn, const Op& op, const EffectDecl& effect) {
+  auto tileLayout = [&](ValueId id) -> std::optional<Layout> {
+    if (id >= fn.values.size() || !fn.values[id].type.isTile()) return std::nullopt;
+    return fn.values[id].type.layout;
+  };
+  switch (effect.elements) {
+    case EffectElements::ResultLayout: return op.results.empty() ? std::nullopt : tileLayout(op.results[0]);
+    case EffectElements::StoredValueLayout: {
+      auto store = as<StoreOp>(op);
+      return store ? tileLayout(store->value()) : std::nullopt;
+    }
+    case EffectElements::AccumulatorLayout: {
+      auto dot = as<DotOp>(op);
+      return dot ? tileLayout(dot->acc()) : std::nullopt;
+    }
+    case EffectElements::AsyncCopyChunks: {
+      if (effect.operand >= op.operands.size() || op.operands[effect.operand] >= fn.values.size()) return std::nullopt;
+      const Type& view = fn.values[op.operands[effect.operand]].type;
+      return asyncCopyChunkLayout(view.dtype, view.shape);
+    }
+    case EffectElements::WholeViewOneThread: return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 bool writesOperand(OpKind kind, size_t operand) {
   for (const EffectDecl& effect : opInfo(kind).effects)

@@ -103,6 +103,14 @@ struct MemoryEffect {
 // (a Dot whose `a` is a register tile reads only `b`).
 std::vector<MemoryEffect> memoryEffects(const Function& fn, const Op& op);
 
+// The layout whose distribution says which elements of the accessed view each thread of the
+// block touches for this effect of `op` (EffectElements): the result's, the stored tile's
+// (its primary owners only), the accumulator's (a dot operand: every K of the rows or columns
+// the thread's accumulator elements need), or cp.async's chunks (ir/async.h; one coordinate
+// per chunk of asyncCopyVectorElements elements). Nothing for a whole view copied by one
+// thread, or an op that lacks what the declaration names.
+std::optional<Layout> effectLayout(const Function& fn, const Op& op, const EffectDecl& effect);
+
 // Whether an op of `kind` declares a write of the view it takes as operand `operand`.
 bool writesOperand(OpKind kind, size_t operand);
 
