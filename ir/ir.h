@@ -33,13 +33,7 @@ enum class OpKind : uint8_t {
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
 #define ARGUS_END_OP
 #include "ir/ops.def"
-#undef ARGUS_OP
-#undef ARGUS_OPERAND
-#undef ARGUS_OPTIONAL_OPERAND
-#undef ARGUS_VARIADIC_OPERANDS
-#undef ARGUS_ATTR
-#undef ARGUS_EFFECT
-#undef ARGUS_END_OP
+#include "ir/ops_undef.def"
 };
 
 // Instructions of an Assert condition, postfix in Attrs::ints: the code, then its arguments.

@@ -42,13 +42,7 @@ namespace {
 const OpInfo kOpInfo[] = {
 #include "ir/ops.def"
 };
-#undef ARGUS_OP
-#undef ARGUS_OPERAND
-#undef ARGUS_OPTIONAL_OPERAND
-#undef ARGUS_VARIADIC_OPERANDS
-#undef ARGUS_ATTR
-#undef ARGUS_EFFECT
-#undef ARGUS_END_OP
+#include "ir/ops_undef.def"
 
 static_assert(std::size(kOpInfo) == kNumOpKinds, "ir/ops.def and OpKind disagree");
 

@@ -158,13 +158,7 @@ std::optional<T> as(const Op& op) {
   }                  \
   ;
 #include "ir/ops.def"
-#undef ARGUS_OP
-#undef ARGUS_OPERAND
-#undef ARGUS_OPTIONAL_OPERAND
-#undef ARGUS_VARIADIC_OPERANDS
-#undef ARGUS_ATTR
-#undef ARGUS_EFFECT
-#undef ARGUS_END_OP
+#include "ir/ops_undef.def"
 
 // The grid axis that a ProgramId or NumPrograms op reads.
 inline int64_t gridAxisOf(const Op& op) {
