@@ -120,7 +120,19 @@ class SeparationCheck {
  private:
   void collect(const ir::Block& block, ScalarScope& scope) {
     for (const auto& op : block.ops) {
-      if (op->kind == OpKind::Store) addStore(*op, scope);
+      // Global writes as the op table declares them (ir/ops.def): a store's tile is encoded; a
+      // write the check has no encoding for is "cannot prove", never skipped.
+      for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, *op)) {
+        if (effect.space != ir::MemSpace::Global || effect.decl->access != ir::MemoryAccess::Write) continue;
+        if (effect.decl->elements == ir::EffectElements::StoredValueLayout)
+          addStore(*op, scope);
+        else
+          diags_.report(DiagId::CheckerCannotProve, op->range,
+                        {"no two blocks or threads write the same element of global memory with this " +
+                             std::string(ir::opKindName(op->kind)),
+                         "the checker does not know which elements each thread writes for it; the CPU interpreter "
+                         "checks the launches it runs"});
+      }
       if (op->kind == OpKind::For && !op->regions.empty()) {
         scope.loops.push_back(op.get());
         collect(op->regions[0], scope);

@@ -24,6 +24,21 @@ TEST(CheckerEffects, EverySharedEffectInTheOpTableIsEncodedOrOwnedByTheMbarrierC
   EXPECT_GE(encoded, 5);  // load, store, both dot operands, copy_async's destination
 }
 
+TEST(CheckerEffects, EveryGlobalWriteInTheOpTableIsOneTheSeparationCheckEncodes) {
+  // invariant_separation.cpp encodes a store's tile (its primary owners); any other global
+  // write would be "cannot prove" there.
+  int writes = 0;
+  for (size_t i = 0; i < ir::kNumOpKinds; ++i) {
+    const auto kind = static_cast<ir::OpKind>(i);
+    for (const ir::EffectDecl& effect : ir::opInfo(kind).effects) {
+      if (effect.access != ir::MemoryAccess::Write || effect.space == ir::EffectSpace::Shared) continue;
+      EXPECT_EQ(effect.elements, ir::EffectElements::StoredValueLayout) << ir::opKindName(kind);
+      ++writes;
+    }
+  }
+  EXPECT_GE(writes, 1);  // store
+}
+
 TEST(CheckerEffects, AnEffectWithoutAnEncodingIsNotGivenARole) {
   // A write of a whole view by one thread that completes at once (no such op today): the
   // collector would list its op as unmodeled, and the race check says "cannot prove".
