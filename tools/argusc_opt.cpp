@@ -18,7 +18,8 @@ constexpr const char* kOptUsage = R"(usage: argusc opt [options] FILE.ag|FILE.ir
 
 Runs the compiler's policy passes (the IR-to-IR steps between type checking and
 the checker) and prints the Tile IR. A .ag file is type-checked first; a .ir
-file is IR text as 'argusc --emit=ir' or this command prints it.
+file (or any file that starts with 'kernel @') is IR text as 'argusc --emit=ir'
+or this command prints it.
 
 options:
   --pass=NAME            run only the passes named, in the order given (repeat it;
@@ -45,6 +46,18 @@ std::string passNames() {
   std::string names;
   for (const ir::Pass& pass : ir::policyPasses()) names += (names.empty() ? "" : ", ") + std::string(pass.name);
   return names;
+}
+
+// IR text, whatever the file is called: its first line that is neither blank nor a `//`
+// comment starts with `kernel @` (Argus source cannot).
+bool looksLikeIrText(const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line.compare(first, 2, "//") == 0) continue;
+    return line.compare(first, 8, "kernel @") == 0;
+  }
+  return false;
 }
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -108,14 +121,13 @@ int optCommand(const std::vector<std::string>& args) {
   };
   std::string text;
   bool failed = false;
-  if (endsWith(input, ".ir")) {
-    std::ifstream in(input, std::ios::binary);
-    if (!in) {
+  std::ostringstream buffer;
+  if (std::ifstream in(input, std::ios::binary); in) buffer << in.rdbuf();
+  if (endsWith(input, ".ir") || looksLikeIrText(buffer.str())) {
+    if (buffer.str().empty() && !std::ifstream(input)) {
       std::cerr << "argusc opt: error: cannot read '" << input << "'\n";
       return 1;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
     ir::IrParseResult parsed = ir::parseIr(buffer.str());
     if (!parsed.module) {
       std::cerr << input << ": error: " << parsed.error << "\n";

@@ -132,6 +132,13 @@ TEST(Cli, OptRunsNamedPassesAndReadsItsOwnOutput) {
   };
   EXPECT_EQ("// after pipelining\n" + withoutLocations(compiler.out), after.out);
 
+  // IR text is recognized by its first line, whatever the file is called.
+  fs::path txt = scratch("gemm_pipelined.txt");
+  writeFile(txt, "// saved from argusc opt\n" + before.out);
+  Result named = runArgusc("opt --pass=pipelining " + txt.string(), true);
+  EXPECT_EQ(named.status, 0) << named.output;
+  EXPECT_NE(named.out.find("wait_group 1"), std::string::npos) << named.out;
+
   EXPECT_EQ(runArgusc("opt --pass=inline " + example("vadd.ag")).status, 2);
   Result unknown = runArgusc("opt --pass=inline " + example("vadd.ag"), true);
   EXPECT_NE(unknown.output.find("unknown pass 'inline' (the passes: dot-layouts, vector-layouts, clusters, pipelining)"),
