@@ -334,6 +334,15 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
     const bool stageable = t && t->shape.size() == 2 && ir::isFloat(t->dtype) &&
                            (t->kind == ir::TypeKind::Tile ||
                             (t->kind == ir::TypeKind::View && t->space == ir::MemSpace::Global));
+    if (!sharedish && stageable && pipelinedDepth_ > 0) {
+      // Staging needs barriers, which a pipelined loop's schedule places itself.
+      report(DiagId::BadArgument, r,
+             {names[k], "dot",
+              "a shared buffer that the pipelined loop's copy_async fills (copy_async(buf, view) at the top of the "
+              "loop, then dot(buf, ...))",
+              describe(v)});
+      return Val::error();
+    }
     if (!sharedish && stageable) {  // Triton's load-then-dot: the compiler stages the operand
       v = stageDotOperand(v, r, names[k], staged);
       if (v.isError()) return v;
