@@ -28,8 +28,9 @@ std::string sizesText(const Sizes& sizes) {
   return out.empty() ? "the kernel's sizes" : out;
 }
 
-// The runtime sizes the counterexample's launch fact names ("K = 17, program_id(0) = 1").
-Sizes witnessSizes(const Diagnostic& d, const ir::Function& fn) {
+}  // namespace
+
+Sizes counterexampleSizes(const Diagnostic& d, const ir::Function& fn) {
   Sizes out;
   if (!d.counterexample) return out;
   static const std::regex pair(R"(([A-Za-z_][A-Za-z0-9_]*) = (-?[0-9]+))");
@@ -41,8 +42,6 @@ Sizes witnessSizes(const Diagnostic& d, const ir::Function& fn) {
   }
   return out;
 }
-
-}  // namespace
 
 std::optional<std::string> differsFromSynchronousCopies(const ir::Module& module, const Sizes& witnessed) {
   for (const auto& fn : module.functions) {
@@ -135,7 +134,7 @@ void verifyCheckerFixits(const SourceFile& file, const CompileOptions& options, 
         } else {
           Sizes witness;
           for (const auto& fn : compilation.ir().functions)
-            for (const auto& [name, value] : witnessSizes(d, *fn)) witness[name] = value;
+            for (const auto& [name, value] : counterexampleSizes(d, *fn)) witness[name] = value;
           objection = differsFromSynchronousCopies(compilation.ir(), witness);
           if (objection) objection = "with it, " + *objection;
         }

@@ -18,8 +18,13 @@
 #include <vector>
 
 #include "driver/compilation.h"
+#include "ir/ir.h"
 
 namespace argus {
+
+// The runtime sizes of `fn` that the counterexample of `d` names in its launch fact
+// ("K = 17, program_id(0) = 1" gives K = 17).
+std::map<std::string, int64_t> counterexampleSizes(const Diagnostic& d, const ir::Function& fn);
 
 // The interpreter's half: why a kernel fails it at the sizes `witness` names (others 64), at
 // every size 64 and at every size 97 (a fault, or outputs other than those of its run with

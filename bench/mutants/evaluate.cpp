@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "driver/compilation.h"
+#include "driver/fixit_check.h"
 #include "ir/ir.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/interp/random_run.h"
@@ -112,15 +113,8 @@ std::string distinguish(const ir::Module& original, const ir::Module& mutant, co
 // The sizes a counterexample names in its 'launch' fact ("K = 17, program_id(0) = 1").
 Sizes witnessSizes(const Diagnostic& d, const ir::Module& module, const Sizes& base) {
   Sizes out = base;
-  if (!d.counterexample) return out;
-  for (const auto& [key, value] : d.counterexample->facts) {
-    if (key != "launch") continue;
-    static const std::regex pair(R"(([A-Za-z_][A-Za-z0-9_]*) = (-?[0-9]+))");
-    for (auto it = std::sregex_iterator(value.begin(), value.end(), pair); it != std::sregex_iterator(); ++it)
-      for (const auto& fn : module.functions)
-        for (const std::string& name : fn->sizeNames)
-          if (name == (*it)[1]) out[name] = std::stoll((*it)[2]);
-  }
+  for (const auto& fn : module.functions)
+    for (const auto& [name, value] : counterexampleSizes(d, *fn)) out[name] = value;
   return out;
 }
 
