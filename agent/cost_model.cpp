@@ -30,6 +30,13 @@ class ScalarValues {
       auto it = sizes.find(p.name);
       known_[p.value] = it == sizes.end() ? 1 : it->second;
     }
+    std::vector<int64_t> ordered;
+    for (const std::string& name : fn.sizeNames) {
+      auto it = sizes.find(name);
+      ordered.push_back(it == sizes.end() ? 1 : it->second);
+    }
+    for (size_t axis = 0; axis < 3; ++axis)
+      if (!fn.grid[axis].evaluate(ordered, gridExtent_[axis])) gridExtent_[axis] = 1;
   }
 
   std::optional<int64_t> get(ir::ValueId id) const {
@@ -60,6 +67,12 @@ class ScalarValues {
     switch (op.kind) {
       case OpKind::Const: r = ir::ConstOp(op).intValue(); break;
       case OpKind::ProgramId: r = 0; break;  // a representative block
+      case OpKind::NumPrograms: {
+        // A persistent kernel's tile loop steps by the grid: block 0 runs its share of the tiles.
+        int64_t axis = ir::gridAxisOf(op);
+        if (axis >= 0 && axis < 3) r = gridExtent_[axis];
+        break;
+      }
       case OpKind::Cast: r = args.at(0); break;
       case OpKind::Select: r = args.at(0) ? args.at(1) : args.at(2); break;
       case OpKind::Binary: r = binary(op.attrs.binary, args.at(0), args.at(1)); break;
@@ -97,13 +110,14 @@ class ScalarValues {
   }
 
   std::map<ir::ValueId, int64_t> known_;
+  int64_t gridExtent_[3] = {1, 1, 1};
 };
 
 double elementBytes(ir::DType t) { return std::max(1, ir::dtypeBits(t) / 8); }
 
 // Per-block counts of one walk.
 struct BlockCounts {
-  double tensorCoreFlops = 0, cudaCoreFlops = 0;
+  double tensorCoreFlops = 0, wgmmaFlops = 0, cudaCoreFlops = 0;
   double cudaCoreWork = 0;  // CUDA-core FLOPs plus a wasted FLOP per unfused instruction
   double globalBytes = 0, sharedBytes = 0;
   double accumulatorRegisters = 0;  // per thread, over the kernel's dot accumulators
@@ -148,7 +162,14 @@ class Walker {
     double bytes = elementBytes(a.dtype);
     bool aInShared = a.kind == ir::TypeKind::View;
     bool mma = acc.layout.isMma() && (a.dtype == ir::DType::BF16 || a.dtype == ir::DType::F16);
-    if (mma) {
+    if (mma && acc.layout.wgmma) {
+      // wgmma reads its operands from shared memory: each warpgroup its rows of A (or none
+      // from registers) and all of B, once per k step; no fragments in registers.
+      counts_.wgmmaFlops += flops;
+      counts_.tensorCores = true;
+      double warpgroups = static_cast<double>(acc.layout.warpsM) / 4;
+      counts_.sharedBytes += ((aInShared ? m * k : 0) + k * n * warpgroups) * bytes * mult;
+    } else if (mma) {
       counts_.tensorCoreFlops += flops;
       counts_.tensorCores = true;
       // Each warp reads its rows of A and its columns of B once per k step (ldmatrix).
@@ -202,6 +223,9 @@ class Walker {
     for (ir::ValueId r : op.results) carried += tileRegisters(r);
     counts_.carriedRegisters = std::max(counts_.carriedRegisters, carried);
     const ir::Block& body = op.regions.at(0);
+    // A TMA pipeline keeps as many stages in flight as its ring of mbarriers is long.
+    if (contains(body, OpKind::Dot))
+      counts_.pipelineStages = std::max<int>(counts_.pipelineStages, static_cast<int>(mbarrierRing(body)));
     if (contains(body, OpKind::Dot)) {
       // The main loop: a pipelined one waits for all but S-2 groups at the top.
       for (const auto& inner : body.ops)
@@ -221,6 +245,19 @@ class Walker {
       for (size_t a = 0; a < body.args.size(); ++a) scalars_.set(body.args[a], a == 0 ? std::optional<int64_t>(iv) : std::nullopt);
       walk(body, mult);
     }
+  }
+
+  // The longest ring of mbarriers an mbarrier_wait of the block waits on (1: none).
+  int64_t mbarrierRing(const ir::Block& block) const {
+    int64_t ring = 1;
+    for (const auto& op : block.ops) {
+      if (auto wait = ir::as<ir::MbarrierWaitOp>(*op)) {
+        const std::vector<int64_t>& shape = fn_.typeOf(wait->bars()).shape;
+        if (!shape.empty()) ring = std::max(ring, shape[0]);
+      }
+      for (const ir::Block& r : op->regions) ring = std::max(ring, mbarrierRing(r));
+    }
+    return ring;
   }
 
   size_t countOps(const ir::Block& block) const {
@@ -252,6 +289,7 @@ class Walker {
           break;
         case OpKind::Store: memory(fn_.typeOf(op.operands.at(0)), mult); break;
         case OpKind::CopyAsync:
+        case OpKind::CopyBulk:
           memory(fn_.typeOf(op.operands.at(0)), mult);
           memory(fn_.typeOf(op.operands.at(1)), mult);
           break;
@@ -359,10 +397,11 @@ CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double sca
   e.tensorCores = counts.tensorCores;
   e.pipelineStages = counts.pipelineStages;
 
-  e.flops = (counts.tensorCoreFlops + counts.cudaCoreFlops) * blocks;
+  e.flops = (counts.tensorCoreFlops + counts.wgmmaFlops + counts.cudaCoreFlops) * blocks;
   e.globalBytes = counts.globalBytes * blocks;
   e.sharedBytes = counts.sharedBytes * blocks;
   e.computeMs = (counts.tensorCoreFlops / (machine.tensorCoreTflops * 1e9) +
+                 counts.wgmmaFlops / (machine.wgmmaTflops * 1e9) +
                  counts.cudaCoreWork / (machine.cudaCoreTflops * 1e9)) * blocks;
   e.memoryMs = e.globalBytes / (machine.hbmTBps * 1e9);
   e.sharedMs = e.sharedBytes / (machine.sharedTBps * 1e9);

@@ -36,6 +36,7 @@ struct CostEstimate {
 struct MachineModel {
   int multiprocessors = 132;
   double tensorCoreTflops = 660;  // bf16/f16 mma.sync, effective
+  double wgmmaTflops = 990;       // bf16/f16 wgmma.mma_async (sm_90a), dense peak
   double cudaCoreTflops = 60;     // f32 FMA
   double hbmTBps = 4.8;
   double sharedTBps = 33;         // all SMs together

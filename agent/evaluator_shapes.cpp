@@ -148,7 +148,14 @@ ShapePlan planValidationShapes(const ir::Function& reference, const ir::Function
     return r.flops + r.globalBytes + c.flops + c.globalBytes;
   };
   std::set<Sizes> seen;
-  auto add = [&](const std::string& role, const Sizes& sizes) {
+  auto add = [&](const std::string& role, Sizes sizes) {
+    // A derived shape keeps the task's promises: a size rounded to its multiple (down
+    // when rounding up would pass the measured value, which keeps them itself).
+    for (const auto& [name, m] : task.multipleOf) {
+      int64_t& v = sizes[name];
+      int64_t up = (v + m - 1) / m * m;
+      v = up <= task.measure.at(name) ? up : std::max<int64_t>(m, v / m * m);
+    }
     if (!seen.insert(sizes).second) return;
     std::string failed;
     // The task's own shapes always run: a candidate that cannot run at them fails.

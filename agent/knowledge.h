@@ -27,6 +27,11 @@ struct KernelFeatures {
   bool usesMmaLayout = false;    // layout=mma(...)
   bool usesSwizzle = false;
   bool usesTensorCoreDtype = false;  // dot operands in bf16/f16
+  bool usesCopyBulk = false;         // copy_bulk (TMA), the Hopper path
+  bool specialized = false;          // pipelined(..., specialize=True)
+  bool persistent = false;           // blocks walk tiles (reads num_programs())
+  bool grid1d = false;               // grid=(G,)
+  std::string arch;                  // the task's target ("sm_90a"); empty when unknown
   // A GEMM written without dot(): register tiles of A and B multiplied out
   // (outer products accumulated in a loop), the naive starting point.
   bool registerOperands = false;
@@ -34,7 +39,8 @@ struct KernelFeatures {
   int warps = 0;                     // the @kernel warps= value when constant
   std::map<std::string, int64_t> constParams;  // `NAME: const = V` defaults
   // Short words the knowledge base matches on: "dot", "shared", "copy_async",
-  // "pipelined", "mma", "swizzle", "bf16", "register_operands", ...
+  // "pipelined", "mma", "swizzle", "bf16", "register_operands", "copy_bulk",
+  // "grid_1d", the target such as "sm_90a", ...
   std::vector<std::string> tags() const;
 };
 

@@ -100,6 +100,7 @@ class AgentRun {
     plannerOptions.includeLlmOnly = options_.llm != nullptr;
     planner_ = std::make_unique<Planner>(knowledge_, plannerOptions);
     baselineFeatures_ = analyzeKernel(task_.kernelSource, task_.kernelPath);
+    baselineFeatures_.arch = task_.arch;
     taskFeatures_ = taskFeaturesFor(task_, baselineFeatures_);
     warmStart();
     calibrate();
@@ -147,8 +148,11 @@ class AgentRun {
   const KernelFeatures& featuresOf(int index) {
     const auto& record = result_.candidates[index];
     auto it = features_.find(record.stateHash);
-    if (it == features_.end())
-      it = features_.emplace(record.stateHash, analyzeKernel(record.candidate.source, task_.kernelPath)).first;
+    if (it == features_.end()) {
+      KernelFeatures f = analyzeKernel(record.candidate.source, task_.kernelPath);
+      f.arch = task_.arch;  // the Hopper rewrites apply only to sm_90a tasks
+      it = features_.emplace(record.stateHash, std::move(f)).first;
+    }
     return it->second;
   }
 

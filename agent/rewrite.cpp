@@ -2,7 +2,8 @@
 // rewrites lives in its own file: rewrite_params.cpp (set_params,
 // set_stages), rewrite_staging.cpp (stage_operands_in_shared),
 // rewrite_pipeline.cpp (async_pipeline), rewrite_mma.cpp (tensor_core_mma,
-// swizzle_shared), rewrite_grid.cpp (rasterize_grid); rewrite_ast.cpp holds what they share.
+// swizzle_shared), rewrite_grid.cpp (rasterize_grid), rewrite_hopper.cpp
+// (tma_wgmma, persistent_tiles); rewrite_ast.cpp holds what they share.
 #include "agent/rewrite.h"
 
 #include <functional>
@@ -33,6 +34,11 @@ std::vector<std::string> KernelFeatures::tags() const {
   if (usesTensorCoreDtype) out.push_back("tensor_core_dtype");
   if (!operandDtype.empty()) out.push_back(operandDtype);
   if (constParams.count("STAGES")) out.push_back("stages_param");
+  if (usesCopyBulk) out.push_back("copy_bulk");
+  if (specialized) out.push_back("specialized");
+  if (persistent) out.push_back("persistent");
+  if (grid1d) out.push_back("grid_1d");
+  if (!arch.empty()) out.push_back(arch);
   return out;
 }
 
@@ -58,6 +64,10 @@ KernelFeatures analyzeKernel(const std::string& source, const std::string& fileN
       if (a.keyword && *a.keyword == "warps" && a.value)
         if (std::optional<int64_t> w = evalInt(*a.value, f.constParams)) f.warps = static_cast<int>(*w);
   if (f.warps == 0) f.warps = 4;  // the language's default
+  if (const ast::Decorator* d = kernelDecorator(*kernel); d && d->args)
+    for (const ast::Argument& a : *d->args)
+      if (a.keyword && *a.keyword == "grid" && a.value && a.value->kind == ast::ExprKind::Tuple)
+        f.grid1d = static_cast<const ast::TupleExpr&>(*a.value).elements.size() == 1;
 
   std::vector<const ast::CallExpr*> calls;
   collectCalls(kernel->body, calls);
@@ -69,7 +79,13 @@ KernelFeatures analyzeKernel(const std::string& source, const std::string& fileN
       if (keywordArg(*call, "swizzle")) f.usesSwizzle = true;
     }
     if (name == "copy_async") f.usesCopyAsync = true;
-    if (name == "pipelined") f.usesPipelined = true;
+    if (name == "copy_bulk") f.usesCopyBulk = true;
+    if (name == "num_programs") f.persistent = true;
+    if (name == "pipelined") {
+      f.usesPipelined = true;
+      if (const ast::Argument* s = keywordArg(*call, "specialize"); s && s->value && s->value->kind == ast::ExprKind::Bool)
+        f.specialized = static_cast<const ast::BoolExpr&>(*s->value).value;
+    }
     if (name == "zeros")
       if (const ast::Argument* layout = keywordArg(*call, "layout"); layout && asCall(layout->value.get(), "mma"))
         f.usesMmaLayout = true;
@@ -101,7 +117,7 @@ KernelFeatures analyzeKernel(const std::string& source, const std::string& fileN
 
 std::vector<std::string> rewriteIds() {
   return {"set_params",     "stage_operands_in_shared", "async_pipeline", "tensor_core_mma",
-          "swizzle_shared", "set_stages",               "rasterize_grid"};
+          "swizzle_shared", "set_stages",               "rasterize_grid", "tma_wgmma", "persistent_tiles"};
 }
 
 RewriteResult rewrite(const std::string& rewriteId, const std::string& source, const nlohmann::json& args) {
@@ -110,7 +126,8 @@ RewriteResult rewrite(const std::string& rewriteId, const std::string& source, c
       {"set_params", setParams},           {"stage_operands_in_shared", stageOperandsInShared},
       {"async_pipeline", asyncPipeline},   {"tensor_core_mma", tensorCoreMma},
       {"swizzle_shared", swizzleShared},   {"set_stages", setStages},
-      {"rasterize_grid", rasterizeGrid},
+      {"rasterize_grid", rasterizeGrid},   {"tma_wgmma", tmaWgmma},
+      {"persistent_tiles", persistentTiles},
   };
   auto it = table.find(rewriteId);
   if (it == table.end()) return notApplied("unknown rewrite '" + rewriteId + "'");

@@ -111,6 +111,8 @@ RewriteResult asyncPipeline(const std::string& source, const nlohmann::json& arg
 RewriteResult tensorCoreMma(const std::string& source, const nlohmann::json& args);
 RewriteResult swizzleShared(const std::string& source, const nlohmann::json& args);
 RewriteResult rasterizeGrid(const std::string& source, const nlohmann::json& args);
+RewriteResult tmaWgmma(const std::string& source, const nlohmann::json& args);
+RewriteResult persistentTiles(const std::string& source, const nlohmann::json& args);
 
 // The swizzle (B, M, S) that keeps ldmatrix reads of a shared buffer of this
 // shape and dtype free of bank conflicts; nullopt when a row has one chunk.

@@ -184,10 +184,11 @@ bool readTaskJson(const json& doc, const std::filesystem::path& taskPath, Task& 
     return false;
   }
   static const std::set<std::string> known = {"name", "kernel", "validate", "measure", "flops",
-                                              "budget", "peer", "arch"};
+                                              "budget", "peer", "arch", "multiple_of"};
   for (const auto& [key, value] : doc.items()) {
     if (!known.count(key)) {
-      error = "unknown field '" + key + "' (fields: name, kernel, validate, measure, flops, budget, peer, arch)";
+      error = "unknown field '" + key +
+              "' (fields: name, kernel, validate, measure, flops, budget, peer, arch, multiple_of)";
       return false;
     }
   }
@@ -255,6 +256,31 @@ bool readTaskJson(const json& doc, const std::filesystem::path& taskPath, Task& 
     }
   }
 
+  if (auto multiple = doc.find("multiple_of"); multiple != doc.end()) {
+    if (!readSizes(*multiple, "multiple_of", task.multipleOf, error)) return false;
+    for (const auto& [name, m] : task.multipleOf) {
+      if (!task.measure.count(name)) {
+        error = "field 'multiple_of': '" + name + "' is not a size of 'measure' (" + sizeNamesText(task.measure) + ")";
+        return false;
+      }
+      if (m < 1) {
+        error = "field 'multiple_of." + name + "': expected a positive integer, got " + std::to_string(m);
+        return false;
+      }
+    }
+    auto keeps = [&](const Sizes& shape, const std::string& field) {
+      for (const auto& [name, m] : task.multipleOf)
+        if (shape.at(name) % m != 0) {
+          error = "field '" + field + "': " + name + " = " + std::to_string(shape.at(name)) + " is not a multiple of " +
+                  std::to_string(m) + ", which 'multiple_of' promises";
+          return false;
+        }
+      return true;
+    };
+    for (size_t i = 0; i < task.validate.size(); ++i)
+      if (!keeps(task.validate[i], "validate[" + std::to_string(i) + "]")) return false;
+    if (!keeps(task.measure, "measure")) return false;
+  }
   if (!task.flopsExpr.empty()) {
     std::string flopsError;
     FlopsParser parser(task.flopsExpr, task.measure);

@@ -5,7 +5,9 @@
 //    "measure": {"M": 4096, "N": 4096, "K": 4096},
 //    "flops": "2*M*N*K",                                       (optional, for TFLOP/s)
 //    "budget": {"candidates": 40},
-//    "peer": {"name": "cuBLAS", "tflops": 788}}                (optional, for the report)
+//    "peer": {"name": "cuBLAS", "tflops": 788},                (optional, for the report)
+//    "arch": "sm_90a",                                          (optional, default sm_90)
+//    "multiple_of": {"K": 8, "N": 8}}                           (optional: sizes the task promises)
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,10 @@ struct Task {
   std::string peerName;
   std::optional<double> peerTflops;
   std::string arch = "sm_90";
+  // Sizes the task promises to be multiples of these (TMA's 16-byte rows: bf16 K % 8 == 0).
+  // Every validate and measure shape keeps the promise, and so do the shapes the
+  // evaluator derives; a kernel may rely on it, nothing else.
+  Sizes multipleOf;
 };
 
 std::optional<Task> loadTask(const std::string& path, std::string& error);

@@ -44,6 +44,7 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
     report(DiagId::CopyBulkOutsidePipeline, call.range, {});
     return Val::error();
   }
+  if (!requireTmaRows(src, *a[1]->value)) return Val::error();
   ir::Attrs attrs;
   bool multicasts = false;
   if (a.size() > 2 && a[2]) {
@@ -63,6 +64,42 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
   }
   b().create(ir::OpKind::CopyBulk, {dst.id, src.id}, {}, call.range, attrs);
   return Val::none();
+}
+
+// TMA addresses the whole tensor a copy reads through its row stride, which must be a
+// multiple of 16 bytes. A constant row that is not is an error here; a row that is a
+// runtime size becomes a launch-time requirement of the kernel, so that the GPU
+// launcher and the CPU interpreter refuse the same launches with the same message (and
+// the agent's validation shapes honour it) instead of the interpreter running a launch
+// the GPU refuses.
+bool Analyzer::requireTmaRows(const Val& src, const ast::Expr& where) {
+  const ir::Op* view = fn_->values[src.id].def;
+  const ir::ValueId root = view && view->kind == ir::OpKind::View && !view->operands.empty() ? view->operands[0] : src.id;
+  const ir::Param* tensor = nullptr;
+  for (const ir::Param& p : fn_->params)
+    if (p.kind == ir::ParamKind::Tensor && p.value == root) tensor = &p;
+  if (!tensor || tensor->dims.size() < 2) return true;  // a row stride exists from rank 2 on
+  const int64_t bytes = std::max(1, ir::dtypeBits(tensor->dtype) / 8);
+  if (bytes >= 16) return true;
+  const int64_t multiple = 16 / bytes;
+  const ir::DimRef& row = tensor->dims.back();
+  if (row.constant >= 0) {
+    if (row.constant % multiple == 0) return true;
+    report(DiagId::CopyBulkShape, where.range,
+           {"a row of tensor '" + tensor->name + "' is " + std::to_string(row.constant * bytes) +
+            " bytes, and TMA needs the rows of the tensors it copies to be a multiple of 16 bytes"});
+    return false;
+  }
+  const std::string& size = fn_->sizeNames[static_cast<size_t>(row.sizeIndex)];
+  std::string text = size + " % " + std::to_string(multiple) + " == 0 (copy_bulk reads " + tensor->name +
+                     " with TMA, which needs rows of a multiple of 16 bytes)";
+  for (const ir::Requirement& r : fn_->requirements)
+    if (r.text == text) return true;
+  using K = ir::LaunchExpr::Kind;
+  ir::LaunchExpr sizeExpr{K::Size, row.sizeIndex, {}};
+  ir::LaunchExpr mod{K::Mod, 0, {sizeExpr, ir::LaunchExpr{K::Const, multiple, {}}}};
+  fn_->requirements.push_back({ir::LaunchExpr{K::Eq, 0, {mod, ir::LaunchExpr{K::Const, 0, {}}}}, text, where.range});
+  return true;
 }
 
 // The shared buffer a copy_bulk destination views (its View op's base).

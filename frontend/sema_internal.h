@@ -236,6 +236,7 @@ class Analyzer {
   Val builtinCopyBulk(const ast::CallExpr& call, const std::vector<const ast::Argument*>& a);  // sema_hopper.cpp
   bool panelsFit(const Val& dst, int swizzleBytes, int64_t rowBytes) const;
   void storeInPanels(const Val& dst, int64_t panelCols);
+  bool requireTmaRows(const Val& src, const ast::Expr& where);
   std::optional<std::pair<Val, Val>> globalToSharedViews(const char* name, const std::vector<const ast::Argument*>& a);
   std::optional<ir::Layout> wgmmaLayoutArg(const ast::CallExpr& call, const std::vector<int64_t>& shape);
   std::optional<ir::Swizzle> swizzleArgument(const ast::Argument& arg, const std::vector<int64_t>& shape);

@@ -176,5 +176,31 @@ TEST(AgentValidationShapes, SoftmaxOverAPrefixOfTheRowIsWrong) {
   EXPECT_TRUE(fullRows) << honest.evidence.dump();
 }
 
+TEST(AgentValidationShapes, DerivedShapesKeepTheTasksPromises) {
+  // A TMA kernel requires K % 8 == 0 and N % 8 == 0 (16-byte rows of A and B). The task
+  // promises them; the evaluator's derived shapes (ragged, stretched) keep the promise,
+  // and every shape still runs.
+  std::string nn = replaced(argus::testing::readExample("gemm_nn.ag"), "def gemm_nn(", "def gemm_naive(");
+  ScratchDir dir;
+  dir.write("kernel.ag", naiveGemm());
+  Task task = loaded(dir.write("h.task.json", R"({"kernel": "kernel.ag", "arch": "sm_90a",
+    "validate": [{"M": 64, "N": 48, "K": 40}, {"M": 33, "N": 72, "K": 24}],
+    "measure": {"M": 512, "N": 1000, "K": 1000}, "multiple_of": {"K": 8, "N": 8}})"));
+  Evaluation ev = evaluate(task, nn);
+  ASSERT_EQ(ev.verdict, Verdict::Ok) << ev.detail;
+  std::set<std::string> roles;
+  for (const auto& shape : ev.evidence["shapes"]) {
+    roles.insert(shape.value("role", ""));
+    EXPECT_EQ(shape["sizes"]["K"].get<int64_t>() % 8, 0) << shape.dump();
+    EXPECT_EQ(shape["sizes"]["N"].get<int64_t>() % 8, 0) << shape.dump();
+  }
+  EXPECT_TRUE(roles.count("tiles") && roles.count("ragged")) << ev.evidence.dump();
+  // Without the promise, the task's own K = 17 shape is one the kernel refuses to run.
+  Task unpromised = loaded(argus::testing::writeSmallTask(dir, naiveGemm(), R"(, "arch": "sm_90a")"));
+  Evaluation refused = evaluate(unpromised, nn);
+  EXPECT_EQ(refused.verdict, Verdict::RunFailed) << refused.detail;
+  EXPECT_NE(refused.detail.find("K % 8 == 0"), std::string::npos) << refused.detail;
+}
+
 }  // namespace
 }  // namespace argus::agent

@@ -18,8 +18,10 @@ using argus::testing::replaced;
 
 const Sizes k4096{{"M", 4096}, {"N", 4096}, {"K", 4096}};
 
-CostEstimate estimate(const std::string& source, const Sizes& sizes = k4096) {
-  Compilation c(SourceFile("k.ag", source), CompileOptions{});
+CostEstimate estimate(const std::string& source, const Sizes& sizes = k4096, const std::string& arch = "sm_90") {
+  CompileOptions options;
+  options.arch = arch;
+  Compilation c(SourceFile("k.ag", source), options);
   const ir::Module& module = c.ir();
   EXPECT_FALSE(c.hasErrors());
   EXPECT_FALSE(module.functions.empty());
@@ -72,6 +74,22 @@ TEST(AgentCostModel, PipeliningHelps) {
   EXPECT_LT(four.timeMs, two.timeMs);
   EXPECT_LT(two.timeMs, one.timeMs) << two.toJson().dump() << "\n" << one.toJson().dump();
   EXPECT_DOUBLE_EQ(four.globalBytes, one.globalBytes);
+}
+
+TEST(AgentCostModel, WgmmaOutrunsMmaSyncAndPersistentBlocksCountEveryTile) {
+  CostEstimate tc = estimate(readExample("gemm_tc.ag"));
+  CostEstimate wgmma = estimate(readExample("gemm_wgmma.ag"), k4096, "sm_90a");
+  CostEstimate nn = estimate(readExample("gemm_nn.ag"), k4096, "sm_90a");
+  EXPECT_LT(wgmma.timeMs, tc.timeMs);
+  EXPECT_LT(nn.timeMs, tc.timeMs);
+  EXPECT_EQ(nn.pipelineStages, 4);
+  EXPECT_TRUE(nn.tensorCores);
+  // 132 persistent blocks: block 0 walks ceil(512 / 132) = 4 of the 512 tiles of 128 x 256,
+  // so the model counts 528 tiles' work, not one tile per block.
+  const double exact = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_NEAR(nn.flops / exact, 528.0 / 512.0, 1e-3);
+  EXPECT_NEAR(wgmma.flops / exact, 1.0, 1e-3);
+  EXPECT_EQ(nn.blocks, 132);
 }
 
 TEST(AgentCostModel, OccupancyLimits) {

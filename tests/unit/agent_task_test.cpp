@@ -88,6 +88,29 @@ TEST(AgentTask, ErrorsNameTheField) {
   EXPECT_NE(error.find("cannot read the task file"), std::string::npos);
 }
 
+TEST(AgentTask, MultipleOfIsAPromiseEveryShapeKeeps) {
+  ScratchDir dir;
+  dir.write("kernel.ag", "# a kernel\n");
+  std::string error;
+  std::optional<Task> task = loadTask(
+      dir.write("m.task.json",
+                R"({"kernel": "kernel.ag", "validate": [{"M": 97, "K": 72}], "measure": {"M": 4096, "K": 4096},
+                    "multiple_of": {"K": 8}})"),
+      error);
+  ASSERT_TRUE(task) << error;
+  EXPECT_EQ(task->multipleOf.at("K"), 8);
+  const std::string base = R"("kernel": "kernel.ag", "measure": {"M": 64, "K": 64})";
+  EXPECT_NE(loadError(dir, "{" + base + R"(, "validate": [{"M": 3, "K": 71}], "multiple_of": {"K": 8}})")
+                .find("field 'validate[0]': K = 71 is not a multiple of 8, which 'multiple_of' promises"),
+            std::string::npos);
+  EXPECT_NE(loadError(dir, "{" + base + R"(, "validate": [{"M": 3, "K": 8}], "multiple_of": {"Q": 8}})")
+                .find("'Q' is not a size of 'measure'"),
+            std::string::npos);
+  EXPECT_NE(loadError(dir, "{" + base + R"(, "validate": [{"M": 3, "K": 8}], "multiple_of": {"K": 0}})")
+                .find("field 'multiple_of.K'"),
+            std::string::npos);
+}
+
 TEST(AgentTask, FlopsExpression) {
   Task task;
   Sizes sizes{{"M", 4096}, {"N", 2048}, {"K", 100}};
@@ -113,6 +136,12 @@ TEST(AgentTask, ExampleTasksLoad) {
     EXPECT_NE(task->kernelSource.find("def gemm_naive"), std::string::npos);
     EXPECT_GT(*taskFlops(*task, task->measure), 0);
   }
+  // The Hopper tasks: TMA's 16-byte rows promised for K and N.
+  std::string error;
+  std::optional<Task> hopper = loadTask(std::string(ARGUS_SOURCE_DIR) + "/examples/agent/gemm_4096.task.json", error);
+  ASSERT_TRUE(hopper) << error;
+  EXPECT_EQ(hopper->arch, "sm_90a");
+  EXPECT_EQ(hopper->multipleOf, (Sizes{{"K", 8}, {"N", 8}}));
 }
 
 }  // namespace
