@@ -360,6 +360,7 @@ std::vector<std::optional<int64_t>> tripCounts(const ir::Function& fn, const Siz
 nlohmann::json CostEstimate::toJson() const {
   return {{"flops", flops},
           {"global_bytes", globalBytes},
+          {"dram_bytes", dramBytes},
           {"shared_bytes", sharedBytes},
           {"compute_ms", computeMs},
           {"memory_ms", memoryMs},
@@ -403,7 +404,16 @@ CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double sca
   e.computeMs = (counts.tensorCoreFlops / (machine.tensorCoreTflops * 1e9) +
                  counts.wgmmaFlops / (machine.wgmmaTflops * 1e9) +
                  counts.cudaCoreWork / (machine.cudaCoreTflops * 1e9)) * blocks;
-  e.memoryMs = e.globalBytes / (machine.hbmTBps * 1e9);
+  // Tile loads are L2 traffic; DRAM moves each tensor at least once. Where tiles are not
+  // shared (elementwise, row kernels) the two are the same bytes and HBM is the bound.
+  for (const ir::Param& p : fn.params) {
+    if (p.kind != ir::ParamKind::Tensor) continue;
+    double elements = 1;
+    for (const ir::DimRef& d : p.dims)
+      elements *= static_cast<double>(d.constant >= 0 ? d.constant : sizeValues.at(static_cast<size_t>(d.sizeIndex)));
+    e.dramBytes += elements * elementBytes(p.dtype);
+  }
+  e.memoryMs = std::max(e.dramBytes / (machine.hbmTBps * 1e9), e.globalBytes / (machine.l2TBps * 1e9));
   e.sharedMs = e.sharedBytes / (machine.sharedTBps * 1e9);
 
   // Registers: addresses and loop state, the accumulators (dot accumulators or the tiles a

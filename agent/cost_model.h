@@ -20,6 +20,7 @@ namespace argus::agent {
 
 struct CostEstimate {
   double flops = 0, globalBytes = 0, sharedBytes = 0;
+  double dramBytes = 0;  // every tensor once: the traffic that cannot come from L2
   double computeMs = 0, memoryMs = 0, sharedMs = 0;
   int blocks = 0, warpsPerBlock = 0, blocksPerSm = 0;
   int sharedBytesPerBlock = 0, registersPerThread = 0;
@@ -35,10 +36,13 @@ struct CostEstimate {
 // The machine the model describes (an H200 by default; docs/agent/evaluation.md).
 struct MachineModel {
   int multiprocessors = 132;
-  double tensorCoreTflops = 660;  // bf16/f16 mma.sync, effective
+  // bf16/f16 mma.sync, effective: the best mma.sync GEMM measured on the H200 ran at
+  // 319 TFLOP/s at 4096^3, the wgmma ones at 780 (bench/results/bench_gpu*.md).
+  double tensorCoreTflops = 450;
   double wgmmaTflops = 990;       // bf16/f16 wgmma.mma_async (sm_90a), dense peak
   double cudaCoreTflops = 60;     // f32 FMA
   double hbmTBps = 4.8;
+  double l2TBps = 10;             // tile loads that blocks share come from L2 (50 MiB on H200)
   double sharedTBps = 33;         // all SMs together
   int sharedBytesPerSm = 227 * 1024;
   int maxWarpsPerSm = 64;

@@ -402,28 +402,32 @@ class AgentRun {
         askLlm();
         continue;
       }
+      // The first state in parentOrder() with a proposal that fits: one whose
+      // proposals all need too much shared memory does not end the search.
       std::optional<int> parent;
+      std::optional<size_t> pick;
       std::vector<Proposal> proposals;
+      bool onlyOversized = false;
       for (int candidateParent : parentOrder()) {
         const auto& record = result_.candidates[candidateParent];
         bool repairsOnly = record.evaluation.verdict != Verdict::Ok;
         proposals = openProposals(candidateParent, repairsOnly, false);
-        if (!proposals.empty()) {
-          parent = candidateParent;
-          break;
+        if (proposals.empty()) continue;
+        pick = planner_->sample(proposals);
+        if (!pick) {
+          onlyOversized = true;
+          continue;
         }
+        parent = candidateParent;
+        break;
       }
       if (!parent && llmEnabled) {  // the knowledge base is spent: the model may still know more
         askLlm();
         continue;
       }
       if (!parent) {
-        note("nothing left to try: every applicable rewrite of every valid state was tried");
-        break;
-      }
-      auto pick = planner_->sample(proposals);
-      if (!pick) {
-        note("every proposal needs more shared memory than a block may have");
+        note(onlyOversized ? "nothing left to try: every remaining proposal needs more shared memory than a block may have"
+                           : "nothing left to try: every applicable rewrite of every valid state was tried");
         break;
       }
       const Proposal& proposal = proposals[*pick];

@@ -16,7 +16,7 @@
 // const parameters only the old layout and swizzles used (WM, WN, SWA, ...)
 // removed.
 //
-// persistent_tiles: a 1-D grid of output tiles becomes one block per SM that
+// persistent_tiles: a grid of output tiles becomes one block per SM that
 // walks them, so that the producer loads the next tile while the block stores
 // this one (examples/gemm_nn.ag):
 //
@@ -24,6 +24,9 @@
 //     pid = program_id(0)                         for tile in range(program_id(0), G, num_programs(0)):
 //     ...                                             pid = tile
 //                                                     ...
+//
+// A 2-D grid (G0, G1) is walked row by row: tile_m = tile // G1 and
+// tile_n = tile % G1 take the places of program_id(0) and program_id(1).
 #include <bit>
 
 #include "agent/rewrite_internal.h"
@@ -202,11 +205,12 @@ RewriteResult tmaWgmma(const std::string& source, const nlohmann::json& args) {
     bn = args.value("BN", bn);
     stages = args.value("STAGES", stages);
   }
-  if (bm % 64 != 0 || bm < 64 || bm > 256)
-    return notApplied("wgmma gives each warpgroup 64 rows of the accumulator: BM must be 64, 128, 192 or 256, not " +
-                      std::to_string(bm));
-  if (bn % 8 != 0 || bn < 8 || bn > 256)
-    return notApplied("wgmma's N is a multiple of 8 up to 256, not " + std::to_string(bn));
+  if (bm != 64 && bm != 128 && bm != 256)
+    return notApplied("wgmma gives each warpgroup 64 rows of the accumulator, and tile extents are powers of two: "
+                      "BM must be 64, 128 or 256, not " + std::to_string(bm));
+  if (bn < 8 || bn > 256 || !std::has_single_bit(static_cast<uint64_t>(bn)))
+    return notApplied("wgmma's N is a power of two from 8 to 256 here (tile extents are powers of two), not " +
+                      std::to_string(bn));
   if (stages < 2 || stages > 8) return notApplied("a pipeline has 2 to 8 stages, not " + std::to_string(stages));
   std::string why;
   std::optional<ParsedKernel> p = parseKernel(source, why);
@@ -310,20 +314,21 @@ RewriteResult persistentTiles(const std::string& source, const nlohmann::json& a
   if (!p) return notApplied(why);
   const ast::FunctionDef& fn = *p->kernel;
   const ast::Argument* grid = decoratorArg(fn, "grid");
-  if (!grid || grid->value->kind != ast::ExprKind::Tuple ||
-      static_cast<const ast::TupleExpr&>(*grid->value).elements.size() != 1)
-    return notApplied("a persistent kernel walks a 1-D grid of tiles; order the blocks first (rasterize_grid)");
-  const ast::Expr& tiles = *static_cast<const ast::TupleExpr&>(*grid->value).elements[0];
+  const size_t rank = grid && grid->value->kind == ast::ExprKind::Tuple
+                          ? static_cast<const ast::TupleExpr&>(*grid->value).elements.size()
+                          : 0;
+  if (rank != 1 && rank != 2) return notApplied("a persistent kernel walks a 1-D or 2-D grid=(...) of tiles");
+  const auto& axes = static_cast<const ast::TupleExpr&>(*grid->value).elements;
   std::optional<PipelinedGemm> g = findPipelinedGemm(*p, why);
   if (!g) return notApplied(why);
-  if (calleeName(*g->copies.front()) != "copy_bulk" || !isTrue(keywordArg(*g->pipelined, "specialize") ?
-                                                               keywordArg(*g->pipelined, "specialize")->value.get() : nullptr))
+  const ast::Argument* specialize = keywordArg(*g->pipelined, "specialize");
+  if (calleeName(*g->copies.front()) != "copy_bulk" || !isTrue(specialize ? specialize->value.get() : nullptr))
     return notApplied("only a warp-specialized copy_bulk pipeline carries its phases from one tile to the next "
                       "(tma_wgmma first)");
   for (const ast::StmtPtr& s : fn.body)
     if (s->kind == ast::StmtKind::For && static_cast<const ast::ForStmt*>(s.get()) != g->loop)
       return notApplied("the kernel already has a top-level loop; a persistent kernel's tile loop would nest it");
-  std::vector<const ast::CallExpr*> calls, pids;
+  std::vector<const ast::CallExpr*> calls, pids[2];
   collectCalls(fn.body, calls);
   for (const ast::CallExpr* call : calls) {
     std::string name = calleeName(*call);
@@ -331,10 +336,11 @@ RewriteResult persistentTiles(const std::string& source, const nlohmann::json& a
     if (name != "program_id") continue;
     const ast::Argument* axis = positionalArg(*call, 0);
     std::optional<int64_t> v = axis ? evalInt(*axis->value, {}) : std::nullopt;
-    if (!v || *v != 0) return notApplied("program_id(" + (axis ? p->slice(*axis->value) : "") + ") on a 1-D grid");
-    pids.push_back(call);
+    if (!v || *v < 0 || static_cast<size_t>(*v) >= rank)
+      return notApplied("program_id(" + (axis ? p->slice(*axis->value) : "") + ") is not an axis of the grid");
+    pids[*v].push_back(call);
   }
-  if (pids.empty()) return notApplied("the kernel does not read program_id(0)");
+  if (pids[0].empty()) return notApplied("the kernel does not read program_id(0)");
   if (hasName(fn, "SMS")) return notApplied("the kernel already uses the name SMS");
 
   // Everything after the shared() declarations goes into the tile loop.
@@ -346,19 +352,35 @@ RewriteResult persistentTiles(const std::string& source, const nlohmann::json& a
   const std::string& text = *p->text;
   const uint32_t begin = lineStartOf(text, fn.body[at]->range.begin);
   const uint32_t end = blockEnd(*fn.body.back());
-  for (const ast::CallExpr* call : pids)
-    if (call->range.begin < begin) return notApplied("a shared buffer declaration reads program_id(0)");
+  for (const auto& axis : pids)
+    for (const ast::CallExpr* call : axis)
+      if (call->range.begin < begin) return notApplied("a shared buffer declaration reads program_id()");
   const std::string tile = freshName(fn, "tile");
   const std::string ind = indentAt(text, fn.body[at]->range.begin);
+  // A 2-D grid's tiles go row by row: consecutive blocks share their A tiles in L2.
+  auto grouped = [&](const ast::Expr& e) {
+    return e.kind == ast::ExprKind::Name || e.kind == ast::ExprKind::Call || e.kind == ast::ExprKind::Int
+               ? p->slice(e) : "(" + p->slice(e) + ")";
+  };
+  std::string tiles = rank == 1 ? p->slice(*axes[0]) : grouped(*axes[0]) + " * " + grouped(*axes[1]);
+  std::string head = ind + "for " + tile + " in range(program_id(0), " + tiles + ", num_programs(0)):\n";
+  std::string coordinate[2] = {tile, ""};
+  if (rank == 2) {
+    coordinate[0] = freshName(fn, "tile_m");
+    coordinate[1] = freshName(fn, "tile_n");
+    head += ind + "    " + coordinate[0] + " = " + tile + " // " + grouped(*axes[1]) + "\n";
+    head += ind + "    " + coordinate[1] + " = " + tile + " % " + grouped(*axes[1]) + "\n";
+  }
   std::vector<Edit> edits;
   edits.push_back({grid->value->range.begin, grid->value->range.end, "(SMS,)"});
-  edits.push_back({begin, begin, ind + "for " + tile + " in range(program_id(0), " + p->slice(tiles) + ", num_programs(0)):\n    "});
+  edits.push_back({begin, begin, head + "    "});
   for (uint32_t i = begin; i < end; ++i)
     if (text[i] == '\n' && i + 1 < end) edits.push_back({i + 1, i + 1, "    "});
-  for (const ast::CallExpr* call : pids) edits.push_back({call->range.begin, call->range.end, tile});
+  for (size_t axis = 0; axis < rank; ++axis)
+    for (const ast::CallExpr* call : pids[axis]) edits.push_back({call->range.begin, call->range.end, coordinate[axis]});
   edits.push_back(addConstParams(*p, {{"SMS", sms}}));
   return finishRewrite(source, std::move(edits),
-                       "persistent: SMS = " + std::to_string(sms) + " blocks walk the " + p->slice(tiles) +
+                       "persistent: SMS = " + std::to_string(sms) + " blocks walk the " + tiles +
                            " tiles, the producer loading a tile's first stages while the block stores the previous one");
 }
 
