@@ -56,14 +56,9 @@ int64_t smallestHolding(int64_t limit, Predicate holds) {
 bool requirementsHold(const ir::Function& fn, const Sizes& sizes, std::string& failed) {
   std::vector<int64_t> ordered;
   for (const std::string& name : fn.sizeNames) ordered.push_back(sizes.at(name));
-  for (const ir::Requirement& r : fn.requirements) {
-    int64_t holds = 1;
-    if (r.condition.evaluate(ordered, holds) && !holds) {
-      failed = "'" + r.text + "'";
-      return false;
-    }
-  }
-  return true;
+  const ir::Requirement* r = fn.failedRequirement(ordered);
+  if (r) failed = "'" + r->text + "'";
+  return r == nullptr;
 }
 
 }  // namespace

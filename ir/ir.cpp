@@ -222,6 +222,14 @@ std::string LaunchExpr::str(const std::vector<std::string>& sizeNames) const {
   return lhs + infixSpelling(kind) + rhs;
 }
 
+const Requirement* Function::failedRequirement(const std::vector<int64_t>& sizes) const {
+  for (const Requirement& r : requirements) {
+    int64_t holds = 0;
+    if (!r.condition.evaluate(sizes, holds) || !holds) return &r;
+  }
+  return nullptr;
+}
+
 bool LaunchExpr::evaluate(const std::vector<int64_t>& sizes, int64_t& out, std::string* error) const {
   auto fail = [&](const std::string& message) {
     if (error) *error = message;

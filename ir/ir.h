@@ -189,6 +189,9 @@ struct Function {
   // multicast copies share (kCopyMulticast).
   int64_t clusterSize = 1;
   std::vector<Requirement> requirements;
+  // The first requirement that does not hold (or cannot be evaluated) at `sizes`
+  // (in sizeNames order); null when all hold.
+  const Requirement* failedRequirement(const std::vector<int64_t>& sizes) const;
   std::vector<std::pair<std::string, int64_t>> constants;  // resolved const parameters
   Block body;  // args = params' values, in order
   std::vector<Value> values;

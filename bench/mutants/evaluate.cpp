@@ -24,6 +24,43 @@ double threadCpuMs() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
+// How many requirements of the module's kernels fail at `sizes`.
+int failedRequirements(const ir::Module& module, const Sizes& sizes) {
+  int failed = 0;
+  for (const auto& fn : module.functions) {
+    std::vector<int64_t> ordered;
+    for (const std::string& name : fn->sizeNames) ordered.push_back(sizes.count(name) ? sizes.at(name) : kDefaultSize);
+    for (const ir::Requirement& r : fn->requirements) {
+      int64_t holds = 0;
+      if (!r.condition.evaluate(ordered, holds) || !holds) ++failed;
+    }
+  }
+  return failed;
+}
+
+// Random sizes moved up, one size at a time, to the nearest values that keep the
+// kernels' requirements (TMA's K % 8 == 0), so that kernels which require
+// alignment are still run at ragged sizes rather than only at their base sizes.
+void keepRequirements(const ir::Module& module, Sizes& sizes) {
+  for (int failing = failedRequirements(module, sizes); failing > 0;) {
+    bool improved = false;
+    for (auto& [name, value] : sizes) {
+      for (int64_t d = 1; d < 64 && failing > 0; ++d) {
+        Sizes moved = sizes;
+        moved[name] = value + d;
+        int now = failedRequirements(module, moved);
+        if (now < failing) {
+          value += d;
+          failing = now;
+          improved = true;
+          break;
+        }
+      }
+    }
+    if (!improved) return;
+  }
+}
+
 std::string sizesText(const Sizes& sizes) {
   std::string out;
   for (const auto& [name, value] : sizes) out += (out.empty() ? "" : ", ") + name + "=" + std::to_string(value);
@@ -156,6 +193,7 @@ KernelUnderTest prepare(const std::string& path, const std::string& source, cons
       int64_t hi = std::max<int64_t>(value + value / 4, 2);
       s[name] = std::uniform_int_distribution<int64_t>(1, hi)(rng);
     }
+    keepRequirements(module, s);
     candidates.push_back(s);
   }
   for (const Sizes& s : candidates) {

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "bench/mutants/evaluate.h"
 #include "bench/mutants/mutate.h"
 
 namespace argus::mutants {
@@ -128,6 +131,32 @@ TEST(Mutants, NoMutantRepeatsOrEqualsTheOriginal) {
   }
   std::sort(texts.begin(), texts.end());
   EXPECT_EQ(std::adjacent_find(texts.begin(), texts.end()), texts.end());
+}
+
+}  // namespace
+}  // namespace argus::mutants
+
+namespace argus::mutants {
+namespace {
+
+TEST(MutantsOracle, RandomSizesKeepTheKernelsRequirements) {
+  // gemm_nn.ag copies A and B with TMA, which requires K % 8 == 0 and N % 8 == 0. The
+  // random size sets are moved to sizes that keep both, so the oracle still runs the
+  // kernel at ragged sizes beside its base ones (before: nearly every draw failed a
+  // requirement and only the base sizes were left).
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_nn.ag";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EvalOptions options;
+  options.sizeSets = 2;
+  KernelUnderTest k = prepare(path, text.str(), options);
+  ASSERT_TRUE(k.skipReason.empty()) << k.skipReason;
+  ASSERT_EQ(k.sizeSets.size(), 3u);
+  for (const Sizes& s : k.sizeSets) {
+    EXPECT_EQ(s.at("K") % 8, 0);
+    EXPECT_EQ(s.at("N") % 8, 0);
+  }
 }
 
 }  // namespace
