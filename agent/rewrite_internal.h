@@ -123,6 +123,7 @@ struct OuterProductLoop {
   const ast::ForStmt* outer = nullptr;  // for kt in range(...)
   const ast::ForStmt* inner = nullptr;  // for kk in range(BK)
   std::string tensorA, tensorB, rowIndex, colIndex, tileM, tileN, tileK, accName;
+  bool transB = false;  // B stored (N, K): loaded as a column and made a row in the product
 };
 std::optional<OuterProductLoop> findOuterProductLoop(const ParsedKernel& p, std::string& whyNot);
 

@@ -18,6 +18,12 @@
 //
 // Both compute acc + sum over k of A[m, k] * B[k, n] for the same k range (a
 // view past the edge reads zeros in both), so the result is unchanged.
+//
+// B stored (N, K) (a linear layer's weight W, examples/agent/gemm_naive_nt.ag)
+// is loaded as a column, `w = load(W.tile((BN, 1))[j, kt * BK + kk])`, and
+// multiplied as the row `reshape(w, (1, BN))`; it is staged as it is stored,
+// `w_s = shared(dtype, (BN, BK))` filled by `W.tile((BN, BK))[j, kt]`, and
+// read transposed: `dot(a_s, w_s, acc, trans_b=True)`.
 #include "agent/rewrite_internal.h"
 
 namespace argus::agent::detail {
@@ -73,15 +79,33 @@ std::optional<OperandLoad> asOperandLoad(const ast::Stmt& s) {
   return OperandLoad{target->name, *view};
 }
 
-// `x` or `cast(x, f32)`.
-std::string operandName(const ast::Expr* e) {
-  if (const ast::CallExpr* c = asCall(e, "cast"); c && c->args.size() == 2) e = c->args[0].value.get();
+// `x`, `cast(x, f32)`, or either with x as `reshape(x, (1, E))` (a column turned
+// into a row: `transposed`).
+std::string operandName(const ast::Expr* e, bool* transposed = nullptr) {
+  auto unwrap = [&](const char* fn) {
+    if (const ast::CallExpr* c = asCall(e, fn); c && c->args.size() == 2) {
+      const ast::Expr* shape = c->args[1].value.get();
+      if (std::string(fn) == "reshape") {
+        if (!shape || shape->kind != ast::ExprKind::Tuple) return;
+        const auto& t = static_cast<const ast::TupleExpr&>(*shape);
+        if (t.elements.size() != 2 || !t.elements[0] || t.elements[0]->kind != ast::ExprKind::Int ||
+            static_cast<const ast::IntExpr&>(*t.elements[0]).value != 1)
+          return;
+        if (transposed) *transposed = true;
+      }
+      e = c->args[0].value.get();
+    }
+  };
+  unwrap("cast");
+  unwrap("reshape");
+  unwrap("cast");
   const ast::NameExpr* n = asName(e);
   return n ? n->name : "";
 }
 
-// `acc = acc + x * y`, `acc = x * y + acc` or `acc += x * y`: the names acc, x, y.
-bool asOuterProductUpdate(const ast::Stmt& s, std::string& acc, std::string& x, std::string& y) {
+// `acc = acc + x * y`, `acc = x * y + acc` or `acc += x * y`: the names acc, x, y,
+// and which of x and y is a column made a row (reshape(..., (1, E))).
+bool asOuterProductUpdate(const ast::Stmt& s, std::string& acc, std::string& x, std::string& y, bool transposed[2]) {
   const ast::Expr* product = nullptr;
   if (s.kind == ast::StmtKind::Assign) {
     const auto& a = static_cast<const ast::AssignStmt&>(s);
@@ -104,8 +128,8 @@ bool asOuterProductUpdate(const ast::Stmt& s, std::string& acc, std::string& x, 
   if (!product || product->kind != ast::ExprKind::Binary) return false;
   const auto& mul = static_cast<const ast::BinaryExpr&>(*product);
   if (mul.op != ast::BinaryOp::Mul) return false;
-  x = operandName(mul.lhs.get());
-  y = operandName(mul.rhs.get());
+  x = operandName(mul.lhs.get(), &transposed[0]);
+  y = operandName(mul.rhs.get(), &transposed[1]);
   return !x.empty() && !y.empty();
 }
 
@@ -148,20 +172,26 @@ std::optional<OuterProductLoop> findOuterProductLoop(const ParsedKernel& p, std:
       if (!innerVar || !range || range->args.size() != 1 || inner.body.size() != 3) continue;
       std::optional<OperandLoad> l0 = asOperandLoad(*inner.body[0]), l1 = asOperandLoad(*inner.body[1]);
       std::string acc, x, y;
-      if (!l0 || !l1 || !asOuterProductUpdate(*inner.body[2], acc, x, y)) continue;
-      // The column of A is (BM, 1), the row of B (1, BN).
-      const OperandLoad* a = isOne(l0->view.extent[1]) ? &*l0 : &*l1;
-      const OperandLoad* b = a == &*l0 ? &*l1 : &*l0;
-      if (!isOne(a->view.extent[1]) || !isOne(b->view.extent[0])) continue;
+      bool transposed[2] = {false, false};
+      if (!l0 || !l1 || !asOuterProductUpdate(*inner.body[2], acc, x, y, transposed)) continue;
+      // The column of A is (BM, 1); B's row (1, BN), or its column (BN, 1) of W stored
+      // (N, K), made a row in the product.
+      const std::string rowOperand = transposed[0] ? x : transposed[1] ? y : "";
+      const bool transB = !rowOperand.empty();
+      const OperandLoad* b = transB ? (l0->name == rowOperand ? &*l0 : &*l1) : (isOne(l0->view.extent[0]) ? &*l0 : &*l1);
+      const OperandLoad* a = b == &*l0 ? &*l1 : &*l0;
+      const int bK = transB ? 1 : 0;  // the axis of B's view that walks K
+      if (!isOne(a->view.extent[1]) || !isOne(b->view.extent[bK])) continue;
       if (!((x == a->name && y == b->name) || (x == b->name && y == a->name))) continue;
+      if (transposed[0] && transposed[1]) continue;
       const std::string tileK = p.slice(*range->args[0].value);
       if (!isKIndex(p, a->view.index[1], outerVar->name, innerVar->name, tileK) ||
-          p.slice(*a->view.index[1]) != p.slice(*b->view.index[0])) {
+          p.slice(*a->view.index[1]) != p.slice(*b->view.index[bK])) {
         whyNot = "the operands are indexed along K by '" + p.slice(*a->view.index[1]) + "', not '" + outerVar->name +
                  " * " + tileK + " + " + innerVar->name + "'";
         continue;
       }
-      if (!evalInt(*a->view.extent[0], consts) || !evalInt(*b->view.extent[1], consts) ||
+      if (!evalInt(*a->view.extent[0], consts) || !evalInt(*b->view.extent[1 - bK], consts) ||
           !evalInt(*range->args[0].value, consts)) {
         whyNot = "the tile extents are not compile-time constants, so they cannot size shared buffers";
         continue;
@@ -172,9 +202,10 @@ std::optional<OuterProductLoop> findOuterProductLoop(const ParsedKernel& p, std:
       out.tensorA = a->view.tensor;
       out.tensorB = b->view.tensor;
       out.rowIndex = p.slice(*a->view.index[0]);
-      out.colIndex = p.slice(*b->view.index[1]);
+      out.colIndex = p.slice(*b->view.index[1 - bK]);
       out.tileM = p.slice(*a->view.extent[0]);
-      out.tileN = p.slice(*b->view.extent[1]);
+      out.tileN = p.slice(*b->view.extent[1 - bK]);
+      out.transB = transB;
       out.tileK = tileK;
       out.accName = acc;
       return out;
@@ -207,23 +238,25 @@ RewriteResult stageOperandsInShared(const std::string& source, const nlohmann::j
   const ast::Stmt& first = *p->kernel->body.front();
   const std::string bodyIndent = indentAt(text, first.range.begin);
   uint32_t at = lineStartOf(text, first.range.begin);
+  const std::string bShape = loop->transB ? loop->tileN + ", " + loop->tileK : loop->tileK + ", " + loop->tileN;
   edits.push_back({at, at,
                    bodyIndent + aBuf + " = shared(" + *dtA + ", (" + loop->tileM + ", " + loop->tileK + "))\n" +
-                       bodyIndent + bBuf + " = shared(" + *dtB + ", (" + loop->tileK + ", " + loop->tileN + "))\n"});
+                       bodyIndent + bBuf + " = shared(" + *dtB + ", (" + bShape + "))\n"});
   // The inner loop becomes copy, barrier, dot, barrier.
   const std::string ind = indentAt(text, loop->inner->range.begin);
   std::string staged = "copy(" + aBuf + ", " + loop->tensorA + ".tile((" + loop->tileM + ", " + loop->tileK + "))[" +
                        loop->rowIndex + ", " + outerVar + "])\n";
-  staged += ind + "copy(" + bBuf + ", " + loop->tensorB + ".tile((" + loop->tileK + ", " + loop->tileN + "))[" +
-            outerVar + ", " + loop->colIndex + "])\n";
+  const std::string bIndex = loop->transB ? loop->colIndex + ", " + outerVar : outerVar + ", " + loop->colIndex;
+  staged += ind + "copy(" + bBuf + ", " + loop->tensorB + ".tile((" + bShape + "))[" + bIndex + "])\n";
   staged += ind + "barrier()\n";
-  staged += ind + loop->accName + " = dot(" + aBuf + ", " + bBuf + ", " + loop->accName + ")\n";
+  staged += ind + loop->accName + " = dot(" + aBuf + ", " + bBuf + ", " + loop->accName +
+            (loop->transB ? ", trans_b=True" : "") + ")\n";
   staged += ind + "barrier()";
   edits.push_back({loop->inner->range.begin, blockEnd(*loop->inner), staged});
   return finishRewrite(source, std::move(edits),
                        "stage " + loop->tensorA + " and " + loop->tensorB + " tiles in shared buffers " + aBuf + " (" +
-                           loop->tileM + " x " + loop->tileK + ") and " + bBuf + " (" + loop->tileK + " x " +
-                           loop->tileN + "); multiply them with dot()");
+                           loop->tileM + " x " + loop->tileK + ") and " + bBuf + " (" + bShape + "); multiply them with dot()" +
+                           (loop->transB ? " reading " + bBuf + " transposed" : ""));
 }
 
 }  // namespace argus::agent::detail

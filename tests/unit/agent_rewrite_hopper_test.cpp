@@ -80,6 +80,30 @@ TEST(AgentRewriteHopper, PersistentTilesWalksATwoDimensionalGridRowByRow) {
   expectSameAsNaive(r.source, "persistent 2-D on 2 blocks", {{"SMS", "2"}});
 }
 
+TEST(AgentRewriteHopper, TheLinearLayerChainReadsWTransposedAllTheWay) {
+  // C = A @ W^T with W stored (N, K): the naive kernel multiplies W's column made a row;
+  // staging keeps W as stored and reads it transposed, and the chain carries trans_b on.
+  const std::string naive = argus::testing::readExample("agent/gemm_naive_nt.ag");
+  RewriteResult staged = apply("stage_operands_in_shared", naive, json::object());
+  for (const char* piece : {"b_s = shared(bf16, (BN, BK))", "copy(b_s, W.tile((BN, BK))[program_id(1), kt])",
+                            "acc = dot(a_s, b_s, acc, trans_b=True)"})
+    EXPECT_TRUE(contains(staged.source, piece)) << piece << "\n" << staged.source;
+  std::string source = staged.source;
+  for (const ChainStep& step : kChain)
+    if (std::string(step.id) != "stage_operands_in_shared") source = apply(step.id, source, json::parse(step.args)).source;
+  compileClean(source, "linear layer, mma.sync");
+  source = apply("tma_wgmma", source, json::object()).source;
+  source = apply("persistent_tiles", source, json::object()).source;
+  EXPECT_TRUE(contains(source, "b_s = shared(bf16, (BN, BK), swizzle=(3, 3, 3))")) << source;
+  auto c = compileClean(source, "linear layer, Hopper", {{"SMS", "3"}}, "sm_90a");
+  EXPECT_TRUE(contains(c->ptx(), "wgmma.mma_async"));
+  auto reference = compileClean(naive, "gemm_naive_nt");
+  std::mt19937 rng(3);
+  const int64_t m = 136, n = 264, k = 328;
+  HostTensor a = randomBf16({m, k}, rng), w = randomBf16({n, k}, rng);
+  EXPECT_LT(relativeDifference(runGemm(*reference, a, w, m, n), runGemm(*c, a, w, m, n)), 1e-2);
+}
+
 TEST(AgentRewriteHopper, OtherShapesAndArguments) {
   // 128 x 128 tiles with 6 stages; 64-row tiles on one consumer warpgroup.
   RewriteResult narrow = apply("tma_wgmma", runChain(), json{{"BM", 128}, {"BN", 128}, {"STAGES", 6}});

@@ -127,7 +127,7 @@ TEST(AgentTask, FlopsExpression) {
 }
 
 TEST(AgentTask, ExampleTasksLoad) {
-  for (const char* name : {"gemm_4096", "gemm_2048x8192", "gemm_small"}) {
+  for (const char* name : {"gemm_4096", "gemm_2048x8192", "gemm_small", "gemm_nt_4096"}) {
     std::string error;
     std::optional<Task> task =
         loadTask(std::string(ARGUS_SOURCE_DIR) + "/examples/agent/" + name + ".task.json", error);
