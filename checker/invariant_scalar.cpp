@@ -214,6 +214,7 @@ std::optional<z3::expr> ScalarEncoder::launchBool(const ir::LaunchExpr& e) {
     y = *b;
     return true;
   };
+  if (auto divisible = launchDivisibility(e, [&](const ir::LaunchExpr& o) { return launchInt(o); })) return *divisible;
   z3::expr x = bv(0), y = bv(0);
   switch (e.kind) {
     case LK::Lt: if (ints(x, y)) return x < y; break;

@@ -18,6 +18,23 @@ z3::expr truncatingDivide(const z3::expr& x, const z3::expr& y, bool remainder) 
   return remainder ? z3::srem(x, y) : z3::to_expr(ctx, Z3_mk_bvsdiv(ctx, x, y));
 }
 
+std::optional<z3::expr> launchDivisibility(const ir::LaunchExpr& eq,
+                                           const std::function<std::optional<z3::expr>(const ir::LaunchExpr&)>& operand) {
+  using K = ir::LaunchExpr::Kind;
+  if (eq.kind != K::Eq || eq.operands.size() != 2) return std::nullopt;
+  auto isZero = [](const ir::LaunchExpr& e) { return e.kind == K::Const && e.value == 0; };
+  const ir::LaunchExpr& mod = isZero(eq.operands[1]) ? eq.operands[0] : eq.operands[1];
+  if (!isZero(eq.operands[0]) && !isZero(eq.operands[1])) return std::nullopt;
+  if (mod.kind != K::Mod || mod.operands.size() != 2 || mod.operands[1].kind != K::Const) return std::nullopt;
+  const int64_t m = mod.operands[1].value;
+  if (m < 2 || m > (int64_t{1} << 30) || (m & (m - 1)) != 0) return std::nullopt;
+  std::optional<z3::expr> x = operand(mod.operands[0]);
+  if (!x) return std::nullopt;
+  unsigned bits = 0;
+  while ((int64_t{1} << bits) != m) ++bits;
+  return x->extract(bits - 1, 0) == x->ctx().bv_val(0, bits);
+}
+
 std::optional<z3::expr> encodeI32Binary(BinaryKind kind, const z3::expr& x, const z3::expr& y) {
   switch (kind) {
     case BinaryKind::Add: return x + y;

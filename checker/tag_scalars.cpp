@@ -175,7 +175,10 @@ void TagFlow::declareLaunch() {
       case K::Le: return z3::ite(operand(0) <= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
       case K::Gt: return z3::ite(operand(0) > operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
       case K::Ge: return z3::ite(operand(0) >= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Eq: return z3::ite(operand(0) == operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+      case K::Eq:
+        if (auto divisible = launchDivisibility(e, [&](const ir::LaunchExpr& o) { return std::optional<z3::expr>(value(o)); }))
+          return z3::ite(*divisible, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
+        return z3::ite(operand(0) == operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
       case K::Ne: return z3::ite(operand(0) != operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
       case K::And: return z3::ite(operand(0) != 0 && operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
       case K::Or: return z3::ite(operand(0) != 0 || operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
