@@ -118,7 +118,7 @@ std::optional<ScalarRange> scalarRange(const ir::Function& fn, const ScalarScope
   return rangeOf(fn, scope, id, 0);
 }
 
-ScalarEncoder::ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope)
+ScalarEncoder::ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope, bool impliedRequirements)
     : ctx_(ctx), fn_(fn), scope_(scope) {
   for (size_t l = 0; l < scope.loops.size(); ++l) {
     const ir::Op* loop = scope.loops[l];
@@ -138,7 +138,8 @@ ScalarEncoder::ScalarEncoder(z3::context& ctx, const ir::Function& fn, const Sca
   // The launch the kernel accepts: its requirements on the sizes it uses.
   inRequirement_ = true;
   for (const ir::Requirement& r : fn.requirements)
-    if (auto c = launchBool(r.condition)) constraints_.push_back(*c);
+    if (impliedRequirements || !r.implied)
+      if (auto c = launchBool(r.condition)) constraints_.push_back(*c);
   inRequirement_ = false;
 }
 

@@ -37,7 +37,9 @@ std::optional<ScalarRange> scalarRange(const ir::Function& fn, const ScalarScope
 
 class ScalarEncoder {
  public:
-  ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope);
+  // `impliedRequirements`: whether the launch includes the requirements the compiler
+  // added for the target (ir::Requirement::implied), or only the user's.
+  ScalarEncoder(z3::context& ctx, const ir::Function& fn, const ScalarScope& scope, bool impliedRequirements = true);
 
   z3::expr scalar(ir::ValueId id);
   // The runtime size `index` (>= 0), the variable scalars and requirements use.

@@ -225,7 +225,10 @@ MbEncoder::Template& MbEncoder::templateOf(const MbEvent& event) {
   auto it = templates_.find(&event);
   if (it != templates_.end()) return *it->second;
   auto t = std::make_unique<Template>(ctx_);
-  t->encoder = std::make_unique<ScalarEncoder>(ctx_, fn_, event.scope);
+  // The protocol's properties do not depend on the compiler's own launch rules (TMA's
+  // row alignment), which would only cost solver time here; the check adds them back
+  // before it reports a violation (mbarrier_check.cpp, solve).
+  t->encoder = std::make_unique<ScalarEncoder>(ctx_, fn_, event.scope, /*impliedRequirements=*/false);
   ScalarEncoder& enc = *t->encoder;
   MbInstance& terms = t->terms;
   terms.event = &event;
@@ -312,7 +315,7 @@ z3::expr MbEncoder::iterationRuns(const Op& loop, const z3::expr& x) {
     LoopHeader h;
     h.scope = std::make_unique<ScalarScope>();
     h.scope->loops.push_back(&loop);
-    h.encoder = std::make_unique<ScalarEncoder>(ctx_, fn_, *h.scope);
+    h.encoder = std::make_unique<ScalarEncoder>(ctx_, fn_, *h.scope, /*impliedRequirements=*/false);
     it = loopHeaders_.emplace(&loop, std::move(h)).first;
   }
   z3::expr runs = ctx_.bool_val(true);

@@ -98,7 +98,8 @@ bool Analyzer::requireTmaRows(const Val& src, const ast::Expr& where) {
   using K = ir::LaunchExpr::Kind;
   ir::LaunchExpr sizeExpr{K::Size, row.sizeIndex, {}};
   ir::LaunchExpr mod{K::Mod, 0, {sizeExpr, ir::LaunchExpr{K::Const, multiple, {}}}};
-  fn_->requirements.push_back({ir::LaunchExpr{K::Eq, 0, {mod, ir::LaunchExpr{K::Const, 0, {}}}}, text, where.range});
+  fn_->requirements.push_back({ir::LaunchExpr{K::Eq, 0, {mod, ir::LaunchExpr{K::Const, 0, {}}}}, text, where.range,
+                               /*implied=*/true});
   return true;
 }
 

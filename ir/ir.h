@@ -173,6 +173,10 @@ struct Requirement {
   LaunchExpr condition;
   std::string text;  // as written
   SourceRange range;
+  // Added by the compiler for a rule of the target (copy_bulk's 16-byte TMA rows), not
+  // written by the user: launches check it like any other; an analysis whose property
+  // cannot depend on it may leave it out of its proofs (see the mbarrier check).
+  bool implied = false;
 };
 
 struct Function {
