@@ -223,10 +223,9 @@ class Walker {
     for (ir::ValueId r : op.results) carried += tileRegisters(r);
     counts_.carriedRegisters = std::max(counts_.carriedRegisters, carried);
     const ir::Block& body = op.regions.at(0);
-    // A TMA pipeline keeps as many stages in flight as its ring of mbarriers is long.
-    if (contains(body, OpKind::Dot))
-      counts_.pipelineStages = std::max<int>(counts_.pipelineStages, static_cast<int>(mbarrierRing(body)));
     if (contains(body, OpKind::Dot)) {
+      // A TMA pipeline keeps as many stages in flight as its ring of mbarriers is long.
+      counts_.pipelineStages = std::max<int>(counts_.pipelineStages, static_cast<int>(mbarrierRing(body)));
       // The main loop: a pipelined one waits for all but S-2 groups at the top.
       for (const auto& inner : body.ops)
         if (inner->kind == OpKind::WaitGroup && contains(body, OpKind::CopyAsync))
