@@ -246,15 +246,21 @@ class Walker {
     }
   }
 
-  // The longest ring of mbarriers an mbarrier_wait of the block waits on (1: none).
+  // The longest ring of mbarriers an mbarrier_wait of the block waits on (1: none); an
+  // explicit stack, not recursion, however deep the loops nest.
   int64_t mbarrierRing(const ir::Block& block) const {
     int64_t ring = 1;
-    for (const auto& op : block.ops) {
-      if (auto wait = ir::as<ir::MbarrierWaitOp>(*op)) {
-        const std::vector<int64_t>& shape = fn_.typeOf(wait->bars()).shape;
-        if (!shape.empty()) ring = std::max(ring, shape[0]);
+    std::vector<const ir::Block*> pending{&block};
+    while (!pending.empty()) {
+      const ir::Block* b = pending.back();
+      pending.pop_back();
+      for (const auto& op : b->ops) {
+        if (auto wait = ir::as<ir::MbarrierWaitOp>(*op)) {
+          const std::vector<int64_t>& shape = fn_.typeOf(wait->bars()).shape;
+          if (!shape.empty()) ring = std::max(ring, shape[0]);
+        }
+        for (const ir::Block& r : op->regions) pending.push_back(&r);
       }
-      for (const ir::Block& r : op->regions) ring = std::max(ring, mbarrierRing(r));
     }
     return ring;
   }

@@ -14,6 +14,7 @@
 #include "agent/rewrite.h"
 #include "checker_only.h"
 #include "driver/compilation.h"
+#include "hopper_test_util.h"
 #include "runtime/interp/interpreter.h"
 #include "test_sources.h"
 
@@ -24,6 +25,7 @@ using argus::agent::RewriteResult;
 using argus::interp::ArgValue;
 using argus::interp::HostTensor;
 using nlohmann::json;
+using argus::testing::hopper::randomBf16;
 
 inline std::string naiveSource() { return argus::testing::readExample("agent/gemm_naive.ag"); }
 
@@ -87,12 +89,6 @@ inline std::string runChain(std::vector<std::string>* steps = nullptr) {
   return source;
 }
 
-inline HostTensor randomBf16(std::vector<int64_t> shape, std::mt19937& rng) {
-  HostTensor t = HostTensor::zeros(argus::ir::DType::BF16, std::move(shape));
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (size_t i = 0; i < t.size(); ++i) t.set(i, dist(rng));
-  return t;
-}
 
 // Runs the only kernel of `c` on A (m x k) and B (k x n); returns C.
 inline HostTensor runGemm(argus::Compilation& c, const HostTensor& a, const HostTensor& b, int64_t m, int64_t n) {
