@@ -20,9 +20,12 @@ mount --bind -o ro /usr/local/cuda "$root/usr/local/cuda"
 trap 'umount "$root/usr/local/cuda" "$root/dev" "$root/proc" || true' EXIT
 echo "commit $(git -C "$root/root/argus" rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)
+set +e  # report main.sh's status rather than stop on it
 chroot "$root" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     bash -c 'cd /root/argus && bash scripts/main.sh' 2>&1 |
   while IFS= read -r line; do
     printf '%7.1f %s\n' "$(echo "$(date +%s.%N) - $start" | bc)" "$line"
   done
+status=${PIPESTATUS[0]}
+echo "main.sh exited with status $status"
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
