@@ -1,6 +1,8 @@
 #include "checker/checker.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "checker/async_check.h"
 #include "checker/invariant_check.h"
@@ -31,6 +33,38 @@ void timed(const Options& options, const char* name, const Analysis& analysis) {
   profile->phases[index].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The largest size a counterexample's launch fact names ("M = 257, N = 2,
+// program_id(0) = 1" -> 257); 0 without one. Block and grid indices do not count.
+int64_t largestWitnessSize(const Diagnostic& d) {
+  if (!d.counterexample) return 0;
+  int64_t largest = 0;
+  for (const auto& [name, text] : d.counterexample->facts) {
+    if (name != "launch") continue;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find(", ", at);
+      if (end == std::string::npos) end = text.size();
+      std::string_view term(text.data() + at, end - at);
+      size_t eq = term.find(" = ");
+      if (eq != std::string_view::npos && term.find('(') == std::string_view::npos)
+        largest = std::max<int64_t>(largest, std::strtoll(std::string(term.substr(eq + 3)).c_str(), nullptr, 10));
+      at = end + 2;
+    }
+  }
+  return largest;
+}
+
+// A function's findings in source order, and at one point the one with the
+// smallest launch first: the first error a reader meets is the root cause
+// (the load before the store it spoils) with the witness easiest to replay.
+void orderFindings(std::vector<Diagnostic>& diags, size_t first) {
+  std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(first), diags.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.range.begin != b.range.begin) return a.range.begin < b.range.begin;
+                     return largestWitnessSize(a) < largestWitnessSize(b);
+                   });
+}
+
 }  // namespace
 
 void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& given) {
@@ -43,6 +77,7 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
     // function, so that a kernel gets the same answers and counterexamples
     // whether it is checked alone (an editor's re-check) or with the whole file.
     SharedSolverContext context;
+    const size_t first = diags.diagnostics().size();
     Options options = given;
     if (!options.solverContext) options.solverContext = &context;
     timed(options, "sync", [&] { checkSharedSync(*fn, diags, file, options); });
@@ -57,6 +92,7 @@ void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* fi
     timed(options, "invariants", [&] { checkBuiltinInvariants(*fn, diags, file, options); });
     if (stop()) return;
     timed(options, "separation", [&] { checkGlobalSeparation(*fn, diags, options); });
+    orderFindings(diags.diagnostics(), first);
   }
 }
 
