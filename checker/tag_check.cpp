@@ -483,7 +483,7 @@ void checkTagAssertions(const ir::Function& rewritten, DiagnosticSink& diags, co
     z3::context& ctx = SolverBudget::contextFor(options, own);
     TagFlow flow(ctx, fn, options, file);
     if (!tagFlowNeeded(fn, fn.body, false))  // only the dots and the stores of their results to check
-      flow.trackOnly(kOrigins(fn, fn.body), storesDotResult(fn, fn.body));
+      flow.trackOnly(kOrigins(fn, fn.body), storesDotResult(fn, fn.body) || readsDotResult(fn, fn.body));
     AssertionChecker checker(flow, ctx, fn, diags, file, options);
     flow.run([&](const ir::Op& op) { checker.check(op); });
   } catch (const z3::exception& e) {

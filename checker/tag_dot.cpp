@@ -105,30 +105,100 @@ bool sameExtent(const ir::DimRef& x, const ir::DimRef& y) {
 
 }  // namespace
 
-// The tensor axes the K index of each operand runs along: a rank-2 view of a
-// rank-r tensor covers its last two axes; A's K is the view's column, B's its
-// row (with trans_b, its column).
-size_t kAxisOfA(size_t rank) { return rank - 1; }
-size_t kAxisOfB(size_t rank, const ir::Op& dot) { return ir::DotOp(dot).transB() ? rank - 1 : rank - 2; }
+// The one dot whose result `value` is, through elementwise ops, casts and
+// selects (a row statistic broadcast against it, as in s - max(s), does not
+// count: a broadcast or a reduction stops the search); null when there is
+// none or more than one.
+const ir::Op* producingDot(const ir::Function& fn, ir::ValueId value) {
+  const ir::Op* found = nullptr;
+  std::vector<ir::ValueId> work{value};
+  std::set<ir::ValueId> seen;
+  while (!work.empty() && seen.size() < 256) {
+    ir::ValueId v = work.back();
+    work.pop_back();
+    if (v >= fn.values.size() || !seen.insert(v).second || !fn.values[v].type.isTile()) continue;
+    const ir::Op* def = fn.values[v].def;
+    if (!def) continue;
+    switch (def->kind) {
+      case ir::OpKind::Dot:
+        if (found && found != def) return nullptr;
+        found = def;
+        break;
+      case ir::OpKind::Binary: case ir::OpKind::Unary: case ir::OpKind::Fma: case ir::OpKind::Select:
+      case ir::OpKind::Cast: case ir::OpKind::ConvertLayout: case ir::OpKind::TagSet:
+        work.insert(work.end(), def->operands.begin(), def->operands.end());
+        break;
+      case ir::OpKind::If:  // a value an `if` may replace (a masked tile): what each branch yields
+        for (size_t i = 0; i < def->results.size(); ++i)
+          if (def->results[i] == v)
+            for (const ir::Block& branch : def->regions)
+              if (!branch.ops.empty() && branch.ops.back()->kind == ir::OpKind::Yield && i < branch.ops.back()->operands.size())
+                work.push_back(branch.ops.back()->operands[i]);
+        break;
+      default:
+        break;
+    }
+  }
+  return found;
+}
 
-// The (A, B) tensor parameters of a dot the built-in K check concerns, or nullopt.
-std::optional<std::pair<int, int>> dotOperandTensors(const ir::Function& fn, const ir::Op& op) {
+// Where the rows (or the columns) of a dot operand come from: a tile of a
+// tensor (the view's last two axes; leading batch axes are fixed by the view),
+// or the rows of an earlier dot's A (its columns: B's) when the operand is
+// that dot's result in registers (P of P @ V, computed from S = Q @ K^T).
+std::optional<OperandAxis> operandAxis(const ir::Function& fn, ir::ValueId value, bool column, int depth) {
+  if (depth > 4) return std::nullopt;
+  if (int tensor = traceOrigin(fn, value, 0); tensor >= 0) {
+    const int64_t rank = static_cast<int64_t>(fn.params[static_cast<size_t>(tensor)].dims.size());
+    if (rank < 2) return std::nullopt;
+    const int64_t axis = column ? rank - 1 : rank - 2;
+    return OperandAxis{tensor, axis, axis, false};
+  }
+  const ir::Op* dot = producingDot(fn, value);
+  if (!dot || dot->operands.size() != 3) return std::nullopt;
+  std::optional<OperandAxis> from =
+      !column ? operandAxis(fn, dot->operands[0], false, depth + 1)
+              : operandAxis(fn, dot->operands[1], !ir::DotOp(*dot).transB(), depth + 1);
+  if (!from) return std::nullopt;
+  from->key = column ? 1 : 0;  // a dot result's origin: [0] the row of A, [1] the column of B
+  from->fromDot = true;
+  return from;
+}
+
+std::optional<DotK> dotK(const ir::Function& fn, const ir::Op& op) {
   if (op.kind != ir::OpKind::Dot || op.operands.size() != 3) return std::nullopt;
-  int a = traceOrigin(fn, op.operands[0], 0), b = traceOrigin(fn, op.operands[1], 0);
-  if (a < 0 || b < 0) return std::nullopt;
-  const ir::Param& pa = fn.params[static_cast<size_t>(a)];
-  const ir::Param& pb = fn.params[static_cast<size_t>(b)];
-  if (pa.dims.size() < 2 || pb.dims.size() < 2) return std::nullopt;
-  if (!sameExtent(pa.dims[kAxisOfA(pa.dims.size())], pb.dims[kAxisOfB(pb.dims.size(), op)])) return std::nullopt;
-  return std::make_pair(a, b);
+  std::optional<OperandAxis> a = operandAxis(fn, op.operands[0], true, 0);
+  std::optional<OperandAxis> b = operandAxis(fn, op.operands[1], ir::DotOp(op).transB(), 0);
+  if (!a || !b) return std::nullopt;
+  if (!sameExtent(fn.params[static_cast<size_t>(a->tensor)].dims[static_cast<size_t>(a->axis)],
+                  fn.params[static_cast<size_t>(b->tensor)].dims[static_cast<size_t>(b->axis)]))
+    return std::nullopt;
+  return DotK{*a, *b};
+}
+
+// "row 5" / "column 5" of a tensor axis (the last two axes of a tile), else "index 5 along axis d".
+std::string axisText(const ir::Param& tensor, int64_t axis, int64_t value) {
+  const int64_t rank = static_cast<int64_t>(tensor.dims.size());
+  if (axis == rank - 1) return "column " + std::to_string(value);
+  if (axis == rank - 2) return "row " + std::to_string(value);
+  return "index " + std::to_string(value) + " along axis " + std::to_string(axis);
+}
+
+bool readsDotResult(const ir::Function& fn, const ir::Block& block) {
+  for (const auto& op : block.ops) {
+    if (std::optional<DotK> t = dotK(fn, *op); t && (t->a.fromDot || t->b.fromDot)) return true;
+    for (const ir::Block& region : op->regions)
+      if (readsDotResult(fn, region)) return true;
+  }
+  return false;
 }
 
 std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Block& block) {
   std::map<int, std::set<int64_t>> out;
   std::function<void(const ir::Block&)> scan = [&](const ir::Block& b) {
     for (const auto& op : b.ops) {
-      if (std::optional<std::pair<int, int>> t = dotOperandTensors(fn, *op))
-        for (int tensor : {t->first, t->second})  // every axis: the check skips elements outside the tensor
+      if (std::optional<DotK> t = dotK(fn, *op))
+        for (int tensor : {t->a.tensor, t->b.tensor})  // every axis: the check skips elements outside the tensor
           for (size_t d = 0; d < fn.params[static_cast<size_t>(tensor)].dims.size(); ++d)
             out[tensor].insert(static_cast<int64_t>(d));
       for (const ir::Block& region : op->regions) scan(region);
@@ -138,9 +208,9 @@ std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Bloc
   return out;
 }
 
-// A Store into a rank-2 tensor whose tile may be a dot's result (through
-// casts, elementwise ops and loop-carried values) where A's rows and B's
-// columns are as long as the destination's axes.
+// A Store into a tensor whose tile may be a dot's result (through casts,
+// elementwise ops and loop-carried values) where A's rows and B's columns are
+// as long as the destination's last two axes.
 bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
   auto feedsFrom = [&](ir::ValueId stored, const ir::Param& to) {
     std::vector<ir::ValueId> work{stored};
@@ -153,16 +223,15 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
       if (!def) continue;
       switch (def->kind) {
         case ir::OpKind::Dot: {
-          std::optional<std::pair<int, int>> t = dotOperandTensors(fn, *def);
-          if (!t) break;
-          const ir::Param& pa = fn.params[static_cast<size_t>(t->first)];
-          const ir::Param& pb = fn.params[static_cast<size_t>(t->second)];
-          bool transB = ir::DotOp(*def).transB();
-          // A's rows and B's columns: the last two axes (leading batch axes, such as the
-          // expert of a grouped GEMM's weights, are fixed by the view).
-          const size_t ra = pa.dims.size(), rb = pb.dims.size();
-          if (ra >= 2 && rb >= 2 && to.dims.size() == 2 && sameExtent(pa.dims[ra - 2], to.dims[0]) &&
-              sameExtent(pb.dims[transB ? rb - 2 : rb - 1], to.dims[1]))
+          if (!dotK(fn, *def)) break;
+          // A's rows and B's columns against the destination's last two axes
+          // (leading batch axes, a head or an expert, are fixed by the view).
+          std::optional<OperandAxis> rows = operandAxis(fn, def->operands[0], false, 0);
+          std::optional<OperandAxis> cols = operandAxis(fn, def->operands[1], !ir::DotOp(*def).transB(), 0);
+          const size_t r = to.dims.size();
+          if (rows && cols && r >= 2 &&
+              sameExtent(fn.params[static_cast<size_t>(rows->tensor)].dims[static_cast<size_t>(rows->axis)], to.dims[r - 2]) &&
+              sameExtent(fn.params[static_cast<size_t>(cols->tensor)].dims[static_cast<size_t>(cols->axis)], to.dims[r - 1]))
             return true;
           break;
         }
@@ -189,7 +258,7 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
       const ir::Op* view = fn.values[op->operands[0]].def;
       if (view && view->kind == ir::OpKind::View && !view->operands.empty())
         for (const ir::Param& p : fn.params)
-          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor && p.dims.size() == 2 &&
+          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor && p.dims.size() >= 2 &&
               feedsFrom(op->operands[1], p))
             return true;
     }
@@ -201,8 +270,8 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
 
 void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const Options& /*options*/,
                               const ir::Op& op) {
-  std::optional<std::pair<int, int>> tensors = dotOperandTensors(fn, op);
-  if (!tensors) return;
+  std::optional<DotK> ks = dotK(fn, op);
+  if (!ks) return;
   if (userAssertsOrigins(fn, fn.body, storage(fn, op.operands[0]), storage(fn, op.operands[1]))) return;
   z3::context& ctx = flow.context();
   auto operandTags = [&](ir::ValueId id) {
@@ -214,10 +283,10 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   };
   TagMap a = operandTags(op.operands[0]), b = operandTags(op.operands[1]);
   bool transB = ir::DotOp(op).transB();
-  const ir::Param& pa = fn.params[static_cast<size_t>(tensors->first)];
-  const ir::Param& pb = fn.params[static_cast<size_t>(tensors->second)];
-  auto aIt = a.tags.find(originKey(static_cast<int64_t>(kAxisOfA(pa.dims.size()))));
-  auto bIt = b.tags.find(originKey(static_cast<int64_t>(kAxisOfB(pb.dims.size(), op))));
+  const ir::Param& pa = fn.params[static_cast<size_t>(ks->a.tensor)];
+  const ir::Param& pb = fn.params[static_cast<size_t>(ks->b.tensor)];
+  auto aIt = a.tags.find(originKey(ks->a.key));
+  auto bIt = b.tags.find(originKey(ks->b.key));
   if (aIt == a.tags.end() || bIt == b.tags.end()) return;
   const std::vector<int64_t>& aShape = fn.values[op.operands[0]].type.shape;
   const std::vector<int64_t>& accShape = fn.values[op.operands[2]].type.shape;
@@ -229,15 +298,21 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   z3::expr kA = at(aIt->second.value, atA), kB = at(bIt->second.value, atB);
   z3::expr described = at(aIt->second.present && aIt->second.known, atA) && at(bIt->second.present && bIt->second.known, atB);
   // A masked element past a tensor's edge is zero, and so is its product:
-  // only elements inside both tensors must agree.
+  // only elements inside both tensors must agree. Component d of an origin
+  // indexes the axis originAxes names (a load's: axis d of its tensor).
   auto inside = [&](const TagMap& tags, const ir::Param& tensor, const std::vector<z3::expr>& to) {
     z3::expr all = ctx.bool_val(true);
-    for (size_t d = 0; d < tensor.dims.size(); ++d) {
+    for (size_t d = 0; d < std::max(tensor.dims.size(), tags.originAxes.size()); ++d) {
       auto it = tags.tags.find(originKey(static_cast<int64_t>(d)));
       if (it == tags.tags.end()) continue;
-      const ir::DimRef& dim = tensor.dims[d];
-      z3::expr extent = dim.constant >= 0 ? flow.bv(dim.constant)
-                                          : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
+      const ir::DimRef* dim = d < tensor.dims.size() ? &tensor.dims[d] : nullptr;
+      if (d < tags.originAxes.size() && tags.originAxes[d].tensor >= 0) {
+        const ir::Param& along = fn.params[static_cast<size_t>(tags.originAxes[d].tensor)];
+        dim = &along.dims[static_cast<size_t>(tags.originAxes[d].axis)];
+      }
+      if (!dim) continue;
+      z3::expr extent = dim->constant >= 0 ? flow.bv(dim->constant)
+                                           : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim->sizeIndex)].c_str(), 32);
       z3::expr value = at(it->second.value, to);
       all = all && z3::implies(at(it->second.present && it->second.known, to), value >= 0 && value < extent);
     }
@@ -270,8 +345,8 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   int64_t mv = modelValue(model, m), nv = modelValue(model, n), kv = modelValue(model, k);
   int64_t aK = modelValue(model, kA), bK = modelValue(model, kB);
   std::string aName = flow.valueName(op.operands[0]), bName = flow.valueName(op.operands[1]);
-  const std::string& aTensor = fn.params[static_cast<size_t>(tensors->first)].name;
-  const std::string& bTensor = fn.params[static_cast<size_t>(tensors->second)].name;
+  const std::string& aTensor = pa.name;
+  const std::string& bTensor = pb.name;
   std::string aElement = aName + "[" + std::to_string(mv) + ", " + std::to_string(kv) + "]";
   std::string bElement = transB ? bName + "[" + std::to_string(nv) + ", " + std::to_string(kv) + "]"
                                 : bName + "[" + std::to_string(kv) + ", " + std::to_string(nv) + "]";
@@ -293,9 +368,9 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
                               : std::string();
   std::string iteration;
   for (const auto& [name, v] : cx.iteration) iteration += (iteration.empty() ? "" : ", ") + name + " = " + std::to_string(v);
-  std::string summary = who + aElement + " comes from column " + std::to_string(aK) + " of '" + aTensor + "' but " +
-                        bElement + " from " + (transB ? "column " : "row ") + std::to_string(bK) + " of '" + bTensor +
-                        "'" + (iteration.empty() ? "" : " in iteration " + iteration);
+  std::string summary = who + aElement + " comes from " + axisText(pa, ks->a.axis, aK) + " of '" + aTensor + "' but " +
+                        bElement + " from " + axisText(pb, ks->b.axis, bK) + " of '" + bTensor + "'" +
+                        (iteration.empty() ? "" : " in iteration " + iteration);
   Diagnostic& d = diags.report(DiagId::DotOperandsDisagreeInK, op.range, {aName, bName, summary});
   cx.facts.emplace_back("element", aElement);
   cx.facts.emplace_back("element", bElement);
@@ -341,24 +416,40 @@ namespace argus::checker {
 // stored product partial. A loop that visits the tiles in any order is judged
 // by the set it covers, so it is never a false alarm.
 void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op) {
-  std::optional<std::pair<int, int>> tensors = dotOperandTensors(fn, op);
-  if (!tensors || flow.loops().empty() || op.results.empty()) return;
-  // The innermost loop carries the accumulator straight through this dot.
+  std::optional<DotK> ks = dotK(fn, op);
+  if (!ks || flow.loops().empty() || op.results.empty()) return;
+  // The innermost loop carries the accumulator through this dot: straight, or
+  // rescaled on the way (online softmax's acc * alpha).
   const LoopFrame& loop = flow.loops().back();
   const ir::Block& body = loop.op->regions[0];
   if (body.ops.empty() || body.ops.back()->kind != ir::OpKind::Yield) return;
   const ir::Op& yield = *body.ops.back();
+  auto reaches = [&](ir::ValueId from, ir::ValueId arg) {
+    std::vector<ir::ValueId> work{from};
+    std::set<ir::ValueId> seen;
+    while (!work.empty() && seen.size() < 64) {
+      ir::ValueId v = work.back();
+      work.pop_back();
+      if (v == arg) return true;
+      if (v >= fn.values.size() || !seen.insert(v).second || !fn.values[v].type.isTile()) continue;
+      const ir::Op* def = fn.values[v].def;
+      if (def && (def->kind == ir::OpKind::Binary || def->kind == ir::OpKind::Unary || def->kind == ir::OpKind::Fma ||
+                  def->kind == ir::OpKind::Cast || def->kind == ir::OpKind::ConvertLayout))
+        work.insert(work.end(), def->operands.begin(), def->operands.end());
+    }
+    return false;
+  };
   bool carried = false;
   for (size_t i = 0; i + 1 < body.args.size() && i < yield.operands.size(); ++i)
-    carried = carried || (body.args[i + 1] == op.operands[2] && yield.operands[i] == op.results[0] &&
-                          i < loop.op->results.size());
+    carried = carried || (yield.operands[i] == op.results[0] && i < loop.op->results.size() &&
+                          reaches(op.operands[2], body.args[i + 1]));
   if (!carried) return;
   // ... and only a product stored where it belongs is required to be whole.
   if (!storesDotResult(fn, fn.body)) return;
-  const ir::Param& pa = fn.params[static_cast<size_t>(tensors->first)];
+  const ir::Param& pa = fn.params[static_cast<size_t>(ks->a.tensor)];
   const TagMap* tile = fn.values[op.operands[0]].type.isTile() ? flow.tilesTags(op.operands[0]) : nullptr;
   TagMap a = tile ? *tile : flow.viewTags(op.operands[0]);
-  auto it = a.tags.find(originKey(static_cast<int64_t>(pa.dims.size() - 1)));
+  auto it = a.tags.find(originKey(ks->a.key));
   const std::vector<int64_t>& aShape = fn.values[op.operands[0]].type.shape;
   if (it == a.tags.end() || aShape.size() != 2) return;
   z3::context& ctx = flow.context();
@@ -366,7 +457,7 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   std::vector<z3::expr> coords{flow.coordVar(0), flow.coordVar(1)}, at{m, k};
   z3::expr column = substitute(it->second.value, coords, at);
   z3::expr described = substitute(it->second.present && it->second.known, coords, at);
-  const ir::DimRef& dim = pa.dims.back();
+  const ir::DimRef& dim = pa.dims[static_cast<size_t>(ks->a.axis)];
   z3::expr K = dim.constant >= 0 ? flow.bv(dim.constant) : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
   // The outer loops' iterations stay free (valid ones); this loop's j is ours to choose.
   z3::expr launch = flow.launchAssumptions();
@@ -437,15 +528,20 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   if (columnValue >= *kValue) return;
   {
     std::string launchText = flow.launchText(model);
+    // "column 5" of A itself; "row 5" of K where A is P = softmax(Q @ K^T).
+    std::string missing = axisText(pa, ks->a.axis, columnValue);
+    std::string plural = missing.substr(0, missing.find(' ')) + "s";
+    if (plural == "rows" || plural == "columns") plural += " ";
+    else plural = "indices ";
+    std::string extent = (dim.sizeIndex >= 0 ? fn.sizeNames[static_cast<size_t>(dim.sizeIndex)] : "K") + " = " +
+                         std::to_string(*kValue);
     std::string reads = *tripValue <= 0 ? "the loop over '" + loop.name + "' runs no iteration"
                         : "its " + std::to_string(*tripValue) + " iteration" + (*tripValue == 1 ? "" : "s") +
-                              " over '" + loop.name + "' read columns " + std::to_string(*from0) + " to " +
+                              " over '" + loop.name + "' read " + plural + std::to_string(*from0) + " to " +
                               std::to_string(*toLast) + " of '" + pa.name + "'";
-    Diagnostic& d = diags.report(DiagId::DotMissesK, op.range,
-                                 {std::to_string(columnValue), pa.name, std::to_string(*kValue), reads});
+    Diagnostic& d = diags.report(DiagId::DotMissesK, op.range, {missing, pa.name, extent, reads});
     Counterexample cx;
-    cx.facts.emplace_back("missing", "column " + std::to_string(columnValue) + " of '" + pa.name + "' (K = " +
-                                         std::to_string(*kValue) + ")");
+    cx.facts.emplace_back("missing", missing + " of '" + pa.name + "' (" + extent + ")");
     cx.facts.emplace_back("trips", std::to_string(*tripValue));
     if (!launchText.empty()) cx.facts.emplace_back("launch", launchText);
     cx.trace = a.trace;

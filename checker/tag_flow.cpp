@@ -267,6 +267,9 @@ TagMap TagFlow::elementwise(const ir::Op& op) {
 
 TagMap TagFlow::reduceTags(const TagMap& in, int64_t axis, const ir::Op& op) {
   TagMap out = in;
+  // A row statistic has no origin along the axis it summarizes: it drops that
+  // component, so that x - max(x) keeps x's (an unknown one would spoil it).
+  out.tags.erase(originKey(axis));
   z3::expr c = coordVar(static_cast<size_t>(axis));
   for (auto& [key, term] : out.tags) {
     bool dependsOnAxis = key == originKey(axis);

@@ -203,10 +203,27 @@ class TagFlow {
 
 
 
+// Where an index of a dot operand comes from: the tensor axis it runs along,
+// and the component of the operand's origin that holds it (a tile of a
+// tensor: the axis itself; an earlier dot's result in registers: 0 for its
+// rows, 1 for its columns, with the tensor axis those came from).
+struct OperandAxis {
+  int tensor = -1;
+  int64_t axis = -1;
+  int64_t key = -1;
+  bool fromDot = false;
+};
+// The K index of both operands of a dot.
+struct DotK {
+  OperandAxis a, b;
+};
 // The built-in "the operands of a dot agree in K" (AG2035, tag_dot.cpp): the
-// (A, B) tensor parameters of a dot it concerns (operands traced to loads of
-// tensors with the same K extent), and the check in the state of the walk.
-std::optional<std::pair<int, int>> dotOperandTensors(const ir::Function& fn, const ir::Op& op);
+// K axes of a dot it concerns (each operand traced to loads of a tensor, or to
+// an earlier dot whose operands are, with K extents of the same size), and the
+// check in the state of the walk.
+std::optional<DotK> dotK(const ir::Function& fn, const ir::Op& op);
+// Whether a dot the check concerns reads another dot's result (P @ V).
+bool readsDotResult(const ir::Function& fn, const ir::Block& block);
 // The K axes of every tensor some checked dot reads (TagFlow::trackOnly).
 std::map<int, std::set<int64_t>> kOrigins(const ir::Function& fn, const ir::Block& block);
 // Whether some store may write a dot's result into a tensor whose axes are as

@@ -205,7 +205,7 @@ static bool mayCarrySameShapedOrigin(const ir::Function& fn, ir::ValueId value, 
 // Kernels with assertions, or with a store the built-in origin check may concern.
 bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block, bool countDots) {
   for (const auto& op : block.ops) {
-    if (op->kind == ir::OpKind::Assert || (countDots && dotOperandTensors(fn, *op))) return true;
+    if (op->kind == ir::OpKind::Assert || (countDots && dotK(fn, *op))) return true;
     if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
       const ir::Op* view = fn.values[op->operands[0]].def;
       if (view && view->kind == ir::OpKind::View && !view->operands.empty())
