@@ -54,6 +54,8 @@ class AssertionChecker {
       try {
         flow_.budget().setTraceLabel("tags:dot-k");
         checkDotOperandsAgreeInK(flow_, fn_, diags_, options_, op);
+        flow_.budget().setTraceLabel("tags:dot-accumulator");
+        checkDotAccumulatorAgrees(flow_, fn_, diags_, op);
         flow_.budget().setTraceLabel("tags:dot-covers-k");
         checkDotCoversK(flow_, fn_, diags_, op);
         flow_.budget().setTraceLabel("tags:read-written");

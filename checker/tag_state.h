@@ -91,6 +91,8 @@ class TagFlow {
 
   // State at the current program point (valid inside the hook).
   const TagMap* tilesTags(ir::ValueId id) const;
+  // The tags of a dot's result: origin[0] the rows of A, origin[1] the columns of B.
+  TagMap dotTags(const ir::Op& op);
   const TagMap* bufferTags(ir::ValueId buffer) const;
   const std::vector<LoopFrame>& loops() const { return loopStack_; }
   // Launch and loop constraints every query assumes.
@@ -138,7 +140,6 @@ class TagFlow {
   TagMap loadTags(ir::ValueId view, const ir::Op& op);
   bool readsShared(ir::ValueId view) const;
   TagMap elementwise(const ir::Op& op);
-  TagMap dotTags(const ir::Op& op);
   TagMap reduceTags(const TagMap& in, int64_t axis, const ir::Op& op);
   bool independent(const z3::expr& term, const z3::expr& k, int64_t extent, const std::vector<z3::expr>& bounds);
   z3::expr opaque(ir::ValueId id);
@@ -222,6 +223,12 @@ struct DotK {
 // an earlier dot whose operands are, with K extents of the same size), and the
 // check in the state of the walk.
 std::optional<DotK> dotK(const ir::Function& fn, const ir::Op& op);
+// The one dot whose result `value` is through elementwise ops, casts, selects
+// and ifs (not through a broadcast or a reduction); null for none or several.
+const ir::Op* producingDot(const ir::Function& fn, ir::ValueId value);
+// The built-in "a dot adds its products to the accumulator elements they
+// belong to" (AG2043, tag_accumulate.cpp), at a Dot of the final walk.
+void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op);
 // Whether a dot the check concerns reads another dot's result (P @ V).
 bool readsDotResult(const ir::Function& fn, const ir::Block& block);
 // The K axes of every tensor some checked dot reads (TagFlow::trackOnly).
