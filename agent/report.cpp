@@ -114,6 +114,24 @@ json reportJson(const LoopResult& result) {
   return report;
 }
 
+// The best program as written to best.ag: a header that says where it comes
+// from, because the rewrites keep the starting kernel's comments ("no shared
+// memory, no tensor cores"), which the code below them may no longer match.
+std::string bestProgramText(const LoopResult& result) {
+  if (!result.incumbent) return "";
+  const CandidateRecord& best = result.candidates[*result.incumbent];
+  std::vector<std::string> steps;
+  for (std::optional<int> at = best.index; at && *at > 0 && *at < static_cast<int>(result.candidates.size());
+       at = result.candidates[static_cast<size_t>(*at)].parent)
+    steps.insert(steps.begin(), result.candidates[static_cast<size_t>(*at)].candidate.action);
+  std::string lineage;
+  for (const std::string& step : steps) lineage += (lineage.empty() ? "" : ", ") + step;
+  std::string header = "# argus-agent, task " + result.task.name + ", candidate #" + std::to_string(best.index) + ": " +
+                       std::filesystem::path(result.task.kernelPath).filename().string() + (lineage.empty() ? "" : " rewritten by " + lineage) +
+                       ".\n# The comments below are the starting kernel's and may not describe this code.\n";
+  return header + best.candidate.source;
+}
+
 std::string reportMarkdown(const LoopResult& result) {
   std::ostringstream md;
   const Task& task = result.task;
@@ -160,8 +178,9 @@ std::string reportMarkdown(const LoopResult& result) {
   }
   if (result.incumbent) {
     const auto& best = result.candidates[*result.incumbent];
-    md << "\n## Best program (#" << best.index << ", `best.ag`)\n\n```python\n" << best.candidate.source;
-    if (!best.candidate.source.ends_with('\n')) md << "\n";
+    const std::string text = bestProgramText(result);
+    md << "\n## Best program (#" << best.index << ", `best.ag`)\n\n```python\n" << text;
+    if (!text.ends_with('\n')) md << "\n";
     md << "```\n";
   }
   return md.str();
@@ -178,8 +197,7 @@ bool writeReport(const LoopResult& result, const std::string& dir, std::string& 
   if (!writeText(base / "report.md", reportMarkdown(result), error)) return false;
   if (!writeText(base / "report.json", reportJson(result).dump(2) + "\n", error)) return false;
   if (!writeSpeedPlot(result, (base / "speed.png").string(), error)) return false;
-  if (result.incumbent &&
-      !writeText(base / "best.ag", result.candidates[*result.incumbent].candidate.source, error))
+  if (result.incumbent && !writeText(base / "best.ag", bestProgramText(result), error))
     return false;
   return true;
 }

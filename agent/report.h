@@ -12,6 +12,9 @@ namespace argus::agent {
 
 nlohmann::json reportJson(const LoopResult& result);
 std::string reportMarkdown(const LoopResult& result);
+// best.ag: the incumbent's source under a header naming the task, the starting
+// kernel and the rewrites that led to it; empty without an incumbent.
+std::string bestProgramText(const LoopResult& result);
 
 // Speedup over the baseline per candidate as points, invalid candidates as
 // red x marks on the axis, the incumbent as a step line, speedup 1 dashed.

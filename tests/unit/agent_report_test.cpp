@@ -135,6 +135,9 @@ TEST(AgentReport, WritesAllFilesAndAPlotWithPointsMarksAndTheStepLine) {
   std::ifstream best(dir / "nested" / "best.ag");
   std::string text((std::istreambuf_iterator<char>(best)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("def k_3"), std::string::npos);
+  // Where it comes from, first: the starting kernel's comments stay in the source.
+  EXPECT_EQ(text.rfind("# argus-agent, task gemm_test, candidate #3: gemm_naive.ag rewritten by "
+                       "stage_operands_in_shared, async_copies_pipelined.\n", 0), 0u) << text;
 
   Image image = readPng((dir / "nested" / "speed.png").string());
   ASSERT_EQ(image.width, 800);
