@@ -33,11 +33,14 @@ void timed(const Options& options, const char* name, const Analysis& analysis) {
   profile->phases[index].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The largest size a counterexample's launch fact names ("M = 257, N = 2,
-// program_id(0) = 1" -> 257); 0 without one. Block and grid indices do not count.
-int64_t largestWitnessSize(const Diagnostic& d) {
-  if (!d.counterexample) return 0;
+// How readable a counterexample's launch is, from its "launch" fact
+// ("M = 257, N = 2, program_id(0) = 1"): a launch with an empty size (K = 0,
+// nothing to multiply) after every other, then by the largest size; no
+// launch at all first. Block and grid indices do not count.
+std::pair<bool, int64_t> witnessWeight(const Diagnostic& d) {
+  bool empty = false;
   int64_t largest = 0;
+  if (!d.counterexample) return {empty, largest};
   for (const auto& [name, text] : d.counterexample->facts) {
     if (name != "launch") continue;
     size_t at = 0;
@@ -46,22 +49,26 @@ int64_t largestWitnessSize(const Diagnostic& d) {
       if (end == std::string::npos) end = text.size();
       std::string_view term(text.data() + at, end - at);
       size_t eq = term.find(" = ");
-      if (eq != std::string_view::npos && term.find('(') == std::string_view::npos)
-        largest = std::max<int64_t>(largest, std::strtoll(std::string(term.substr(eq + 3)).c_str(), nullptr, 10));
+      if (eq != std::string_view::npos && term.find('(') == std::string_view::npos) {
+        int64_t value = std::strtoll(std::string(term.substr(eq + 3)).c_str(), nullptr, 10);
+        empty = empty || value == 0;
+        largest = std::max(largest, value);
+      }
       at = end + 2;
     }
   }
-  return largest;
+  return {empty, largest};
 }
 
 // A function's findings in source order, and at one point the one with the
-// smallest launch first: the first error a reader meets is the root cause
-// (the load before the store it spoils) with the witness easiest to replay.
+// most readable launch first: the first error a reader meets is the root
+// cause (the load before the store it spoils) with the witness easiest to
+// replay (no tensor empty, the sizes small).
 void orderFindings(std::vector<Diagnostic>& diags, size_t first) {
   std::stable_sort(diags.begin() + static_cast<std::ptrdiff_t>(first), diags.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {
                      if (a.range.begin != b.range.begin) return a.range.begin < b.range.begin;
-                     return largestWitnessSize(a) < largestWitnessSize(b);
+                     return witnessWeight(a) < witnessWeight(b);
                    });
 }
 

@@ -278,10 +278,17 @@ class SeparationCheck {
     for (int64_t atLeast : {int64_t{1}, int64_t{2}, int64_t{257}}) {
       if (atLeast == 2 && sizedAxes < 2) continue;
       std::optional<Unwritten> found = unwrittenAt(tensor, sides, atLeast);
-      // Found only at 257 where sizes of 2 were not tried (they cost every
-      // correct kernel a launch): a witness that small is easier to replay and read.
-      if (found && atLeast == 257 && sizedAxes < 2)
-        if (std::optional<Unwritten> smaller = unwrittenAt(tensor, sides, 2)) found = smaller;
+      // Found at 257: the smallest of a few launches in between that shows it
+      // too (sizes of 2 only where they were not asked already, which costs
+      // every correct kernel a launch), a witness easier to replay and read.
+      if (found && atLeast == 257)
+        for (int64_t smaller : {int64_t{2}, int64_t{17}, int64_t{33}, int64_t{65}, int64_t{129}}) {
+          if (smaller == 2 && sizedAxes >= 2) continue;
+          if (std::optional<Unwritten> there = unwrittenAt(tensor, sides, smaller)) {
+            found = there;
+            break;
+          }
+        }
       if (!found) continue;
       reportUnwritten(tensor, *of[0], found->element, found->sizes, of.size());
       return;
