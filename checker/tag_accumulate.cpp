@@ -34,9 +34,7 @@ std::string axisName(const ir::Function& fn, const TagMap& tags, int64_t d, int6
     return (d == 0 ? "row " : "column ") + std::to_string(value);
   const OriginAxis& axis = tags.originAxes[static_cast<size_t>(d)];
   const ir::Param& tensor = fn.params[static_cast<size_t>(axis.tensor)];
-  const int64_t rank = static_cast<int64_t>(tensor.dims.size());
-  std::string where = axis.axis == rank - 1 ? "column " : axis.axis == rank - 2 ? "row " : "index ";
-  return where + std::to_string(value) + " of '" + tensor.name + "'";
+  return axisText(tensor, axis.axis, value) + " of '" + tensor.name + "'";
 }
 
 }  // namespace
@@ -84,13 +82,7 @@ void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, Diagnostic
     return;
   }
   if (result != z3::sat) return;
-  for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {  // the first rows and columns
-    solver.push();
-    solver.add(z3::ult(m, flow.bv(bound)) && z3::ult(n, flow.bv(bound)));
-    if (budget.check(solver) == z3::sat) break;
-    solver.pop();
-  }
-  if (budget.check(solver) != z3::sat) return;
+  if (!narrowToFirstElements(flow, solver, m, n)) return;
   z3::model model = solver.get_model();
   const int64_t mv = modelValue(model, m), nv = modelValue(model, n);
   const int64_t side = modelValue(model, pairs[0].first) != modelValue(model, pairs[0].second) ? 0 : 1;

@@ -184,6 +184,16 @@ std::string axisText(const ir::Param& tensor, int64_t axis, int64_t value) {
   return "index " + std::to_string(value) + " along axis " + std::to_string(axis);
 }
 
+bool narrowToFirstElements(TagFlow& flow, z3::solver& solver, const z3::expr& m, const z3::expr& n) {
+  for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+    solver.push();
+    solver.add(z3::ult(m, flow.bv(bound)) && z3::ult(n, flow.bv(bound)));
+    if (flow.budget().check(solver) == z3::sat) break;
+    solver.pop();
+  }
+  return flow.budget().check(solver) == z3::sat;
+}
+
 bool readsDotResult(const ir::Function& fn, const ir::Block& block) {
   for (const auto& op : block.ops) {
     if (std::optional<DotK> t = dotK(fn, *op); t && (t->a.fromDot || t->b.fromDot)) return true;
@@ -334,13 +344,7 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   }
   if (result != z3::sat) return;
   // Then the first rows and columns of the accumulator (thread 0 holds acc[0, 0]).
-  for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
-    solver.push();
-    solver.add(z3::ult(m, flow.bv(bound)) && z3::ult(n, flow.bv(bound)));
-    if (budget.check(solver) == z3::sat) break;
-    solver.pop();
-  }
-  if (budget.check(solver) != z3::sat) return;
+  if (!narrowToFirstElements(flow, solver, m, n)) return;
   z3::model model = solver.get_model();
   int64_t mv = modelValue(model, m), nv = modelValue(model, n), kv = modelValue(model, k);
   int64_t aK = modelValue(model, kA), bK = modelValue(model, kB);

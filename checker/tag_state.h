@@ -229,6 +229,11 @@ const ir::Op* producingDot(const ir::Function& fn, ir::ValueId value);
 // The built-in "a dot adds its products to the accumulator elements they
 // belong to" (AG2043, tag_accumulate.cpp), at a Dot of the final walk.
 void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op);
+// Narrows a satisfiable solver to the first rows m and columns n that keep it
+// satisfiable (thread 0 holds element (0, 0)); false when it no longer is.
+bool narrowToFirstElements(TagFlow& flow, z3::solver& solver, const z3::expr& m, const z3::expr& n);
+// "row 5" / "column 5" along a tensor's last two axes, else "index 5 along axis d".
+std::string axisText(const ir::Param& tensor, int64_t axis, int64_t value);
 // Whether a dot the check concerns reads another dot's result (P @ V).
 bool readsDotResult(const ir::Function& fn, const ir::Block& block);
 // The K axes of every tensor some checked dot reads (TagFlow::trackOnly).
