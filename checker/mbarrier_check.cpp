@@ -35,6 +35,7 @@
 #include <set>
 
 #include "checker/mbarrier_events.h"
+#include "checker/scalar_semantics.h"
 #include "checker/solver_budget.h"
 #include "ir/ops.h"
 

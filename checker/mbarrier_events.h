@@ -111,11 +111,6 @@ class MbEncoder {
   int nextTag_ = 0;
 };
 
-// Divisions and remainders by positive constants rewritten as t = q * c + r
-// with C's remainder range (exact), plus the relation of two remainders whose
-// dividends differ by a constant: no divider circuits for the bit-blaster.
-z3::expr withoutDivisions(z3::context& ctx, const z3::expr& formula);
-
 // The names of the uninterpreted constants of `e`.
 void collectConstants(const z3::expr& e, std::set<std::string>& names, std::set<unsigned>& seen);
 

@@ -299,7 +299,7 @@ PairEncoder::Answer PairEncoder::solve(const Pending& earlier, int later, Side& 
   z3::expr formula = encode(earlier, later, first, second);
   z3::solver solver(ctx_, "QF_BV");
   budget.limit(solver);
-  solver.add(formula);
+  solver.add(withoutDivisions(ctx_, formula));
   Answer answer;
   answer.result = budget.check(solver);
   if (answer.result == z3::unknown) answer.reason = budget.unknownReason(solver);
