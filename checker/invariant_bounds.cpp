@@ -196,7 +196,7 @@ class BoundsCheck {
       // An offset that depends on a scalar argument or a computed value is data
       // the checker does not model; the CPU interpreter checks it (docs/checker.md, Limits).
       if (!enc.opaqueNames().empty()) return;
-      z3::solver solver(*ctx_, "QF_BV");
+      z3::solver solver = bitVectorSolver(*ctx_);
       budget_.limit(solver);
       for (const z3::expr& c : enc.constraints()) solver.add(c);
       solver.add(outside);

@@ -116,7 +116,7 @@ class MbarrierChecker {
       a.reason = budget_.spentReason();
       return a;
     }
-    z3::solver solver(*ctx_, "QF_BV");
+    z3::solver solver = bitVectorSolver(*ctx_);
     budget_.limit(solver);
     solver.add(withoutDivisions(*ctx_, formula && w.assumptions));
     z3::check_result r = budget_.check(solver);

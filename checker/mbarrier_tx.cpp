@@ -160,7 +160,7 @@ class TxCheck {
       if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       ScalarEncoder enc(*ctx_, fn_, scope_);
       z3::expr x = enc.scalar(expect.operands[1]), y = enc.scalar(copy.operands[3]);
-      z3::solver solver(*ctx_, "QF_BV");
+      z3::solver solver = bitVectorSolver(*ctx_);
       budget_.limit(solver);
       for (const z3::expr& c : enc.constraints()) solver.add(c);
       solver.add(x != y);

@@ -47,6 +47,12 @@ void traceQuery(const Options& options, const std::string& label, z3::solver& so
 
 }  // namespace
 
+z3::solver bitVectorSolver(z3::context& ctx) {
+  z3::tactic steps = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-values") & z3::tactic(ctx, "solve-eqs") &
+                     z3::tactic(ctx, "simplify") & z3::tactic(ctx, "bit-blast") & z3::tactic(ctx, "sat");
+  return steps.mk_solver();
+}
+
 z3::context& SolverBudget::contextFor(const Options& options, std::unique_ptr<z3::context>& own) {
   if (options.solverContext) return options.solverContext->get();
   if (!own) own = std::make_unique<z3::context>();
