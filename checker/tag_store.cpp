@@ -31,6 +31,20 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
     for (const auto& [name, term] : launchTerms())
       if (name.rfind("num_programs", 0) != 0) solver.add(term <= bv(sizes[tier]));
     if (budget_.check(solver) == z3::sat) {
+      // The tier bounds every size together; from 256 up, each size is then
+      // shrunk on its own where the violation allows (E = 2 experts, not 256,
+      // beside K = 256), so that the witness stays a launch the interpreter
+      // can replay. Only on the path that found a violation.
+      if (sizes[tier] >= 256)
+        for (const auto& [name, term] : launchTerms()) {
+          if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
+          for (int64_t bound : {2, 16, 64}) {
+            solver.push();
+            solver.add(term <= bv(bound));
+            if (budget_.check(solver) == z3::sat) break;  // keep this bound
+            solver.pop();
+          }
+        }
       // A size of 0 or 1 makes a degenerate witness (an empty row, a row of
       // one element that normalizes the same whatever it holds): sizes of at
       // least 2 when the violation has them. Asked only once a violation is found.
