@@ -277,19 +277,32 @@ class SeparationCheck {
     for (const ir::LaunchExpr& axis : fn_.grid) sizedAxes += dependsOnSizes(axis) ? 1 : 0;
     for (int64_t atLeast : {int64_t{1}, int64_t{2}, int64_t{257}}) {
       if (atLeast == 2 && sizedAxes < 2) continue;
-      std::optional<Unwritten> found = unwrittenAt(tensor, sides, atLeast);
+      std::optional<Unwritten> found = unwrittenAt(tensor, sides, everySize(atLeast));
       // Found at 257: the smallest of a few launches in between that shows it
       // too (sizes of 2 only where they were not asked already, which costs
       // every correct kernel a launch), a witness easier to replay and read.
       if (found && atLeast == 257)
         for (int64_t smaller : {int64_t{2}, int64_t{17}, int64_t{33}, int64_t{65}, int64_t{129}}) {
           if (smaller == 2 && sizedAxes >= 2) continue;
-          if (std::optional<Unwritten> there = unwrittenAt(tensor, sides, smaller)) {
+          if (std::optional<Unwritten> there = unwrittenAt(tensor, sides, everySize(smaller))) {
             found = there;
             break;
           }
         }
       if (!found) continue;
+      // Then each size on its own, the others kept: a size the miss does not
+      // depend on (the experts of a MoE GEMM) drops to 2, so the witness's
+      // tensors stay small enough to replay.
+      for (size_t i = 0; i < found->sizes.size(); ++i)
+        for (int64_t smaller : {int64_t{2}, int64_t{17}, int64_t{33}, int64_t{65}}) {
+          if (smaller >= found->sizes[i]) break;
+          std::vector<int64_t> bounds = found->sizes;
+          bounds[i] = smaller;
+          if (std::optional<Unwritten> there = unwrittenAt(tensor, sides, bounds)) {
+            found = there;
+            break;
+          }
+        }
       reportUnwritten(tensor, *of[0], found->element, found->sizes, of.size());
       return;
     }
@@ -299,11 +312,13 @@ class SeparationCheck {
     std::vector<int64_t> element, sizes;
   };
 
+  std::vector<int64_t> everySize(int64_t atLeast) const { return std::vector<int64_t>(fn_.sizeNames.size(), atLeast); }
+
   // The first or the last element of `tensor` that no store writes at the
-  // smallest launch with every size at least `atLeast`; none when both are
+  // smallest launch with each size at least its `atLeast`; none when both are
   // written, the launch is impossible, or the solver cannot decide.
   std::optional<Unwritten> unwrittenAt(const ir::Param& tensor, const std::vector<std::unique_ptr<Instance>>& sides,
-                                       int64_t atLeast) {
+                                       const std::vector<int64_t>& atLeast) {
     z3::solver launch(*ctx_, "QF_BV");
     budget_.limit(launch);
     ScalarScope kernelScope;
@@ -315,7 +330,7 @@ class SeparationCheck {
       launch.add(*grid >= ctx_->bv_val(1, 64) && *grid <= ctx_->bv_val(axis == 0 ? (int64_t{1} << 31) - 1 : 65535, 64));
     }
     for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
-      launch.add(z3::uge(sizeVar(i), bv(atLeast)) && z3::ule(sizeVar(i), bv(1 << 16)));
+      launch.add(z3::uge(sizeVar(i), bv(atLeast[i])) && z3::ule(sizeVar(i), bv(1 << 16)));
     std::vector<int64_t> sizes = smallestLaunch(launch, atLeast);
     if (sizes.empty()) return std::nullopt;
     std::vector<int64_t> first;
@@ -365,13 +380,13 @@ class SeparationCheck {
   // none when there is none. Every size at its bound is the usual answer, and
   // with every size a constant the solver answers at once: the optimizer only
   // when the requirements rule it out.
-  std::vector<int64_t> smallestLaunch(z3::solver& launch, int64_t atLeast) {
+  std::vector<int64_t> smallestLaunch(z3::solver& launch, const std::vector<int64_t>& atLeast) {
     std::vector<int64_t> sizes;
     launch.push();
-    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) launch.add(sizeVar(i) == bv(atLeast));
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) launch.add(sizeVar(i) == bv(atLeast[i]));
     bool atBound = budget_.check(launch) == z3::sat;
     launch.pop();
-    if (atBound) return std::vector<int64_t>(fn_.sizeNames.size(), atLeast);
+    if (atBound) return atLeast;
     if (budget_.check(launch) != z3::sat) return sizes;
     z3::optimize smallest(*ctx_);
     budget_.limit(smallest);
