@@ -161,14 +161,14 @@ z3::expr ScalarEncoder::programId(int axis) {
   programIds_.emplace(axis, pid);
   constraints_.push_back(pid >= 0);
   if (axis >= 0 && axis < 3)
-    if (auto grid = launchInt(fn_.grid[axis])) constraints_.push_back(pid < *grid);
+    if (auto grid = launchInt(fn_.grid[axis])) constraints_.push_back(z3::sext(pid, 32) < *grid);
   return pid;
 }
 
 std::vector<z3::expr> ScalarEncoder::nonEmptyGrid() {
   std::vector<z3::expr> out;
   for (int axis = 0; axis < 3; ++axis)
-    if (auto grid = launchInt(fn_.grid[axis])) out.push_back(*grid >= 1);
+    if (auto grid = launchInt(fn_.grid[axis])) out.push_back(*grid >= ctx_.bv_val(1, 64));
   return out;
 }
 
@@ -176,10 +176,13 @@ std::vector<z3::expr> ScalarEncoder::notLastBlock() {
   std::vector<z3::expr> out;
   for (const auto& [axis, pid] : programIds_)
     if (axis >= 0 && axis < 3)
-      if (auto grid = launchInt(fn_.grid[axis])) out.push_back(pid + 1 < *grid);
+      if (auto grid = launchInt(fn_.grid[axis])) out.push_back(z3::sext(pid, 32) + 1 < *grid);
   return out;
 }
 
+// In 64 bits, as the runtime evaluates launch expressions (ir::LaunchExpr::evaluate,
+// tests/data/launch_expr_vectors.json): in 32 bits, cdiv(N, 256) near N = 2^31 and a
+// requirement on M * K past 2^31 wrapped and admitted launches the host refuses.
 std::optional<z3::expr> ScalarEncoder::launchInt(const ir::LaunchExpr& e) {
   std::vector<z3::expr> ops;
   for (const ir::LaunchExpr& o : e.operands) {
@@ -189,8 +192,8 @@ std::optional<z3::expr> ScalarEncoder::launchInt(const ir::LaunchExpr& e) {
   }
   auto two = [&]() { return ops.size() == 2; };
   switch (e.kind) {
-    case LK::Const: return bv(e.value);
-    case LK::Size: return sizeVar(static_cast<int>(e.value));
+    case LK::Const: return ctx_.bv_val(e.value, 64);
+    case LK::Size: return z3::sext(sizeVar(static_cast<int>(e.value)), 32);
     case LK::Add: if (two()) return ops[0] + ops[1]; break;
     case LK::Sub: if (two()) return ops[0] - ops[1]; break;
     case LK::Mul: if (two()) return ops[0] * ops[1]; break;
@@ -216,7 +219,7 @@ std::optional<z3::expr> ScalarEncoder::launchBool(const ir::LaunchExpr& e) {
     return true;
   };
   if (auto divisible = launchDivisibility(e, [&](const ir::LaunchExpr& o) { return launchInt(o); })) return *divisible;
-  z3::expr x = bv(0), y = bv(0);
+  z3::expr x = ctx_.bv_val(0, 64), y = ctx_.bv_val(0, 64);
   switch (e.kind) {
     case LK::Lt: if (ints(x, y)) return x < y; break;
     case LK::Le: if (ints(x, y)) return x <= y; break;
@@ -328,7 +331,7 @@ z3::expr ScalarEncoder::scalarTerm(ir::ValueId id) {
       case OpKind::NumPrograms: {
         const int64_t axis = ir::NumProgramsOp(*def).axis();
         auto grid = axis >= 0 && axis < 3 ? launchInt(fn_.grid[axis]) : std::nullopt;
-        result = grid ? *grid : opaque(id);
+        result = grid ? grid->extract(31, 0) : opaque(id);  // CUDA's grid limits keep it in i32
         break;
       }
       case OpKind::Binary: {
