@@ -197,16 +197,12 @@ std::optional<ir::Layout> Analyzer::wgmmaLayoutArg(const ast::CallExpr& call, co
   std::optional<int64_t> groups = constIntArg(*groupsExpr, "wgmma", "warpgroups");
   if (!groups) return std::nullopt;
   if (*groups < 1 || 4 * *groups != fn_->numWarps) {
-    report(DiagId::WgmmaLayout, groupsExpr->range,
-           {"wgmma(warpgroups=" + std::to_string(*groups) + ") needs " + std::to_string(4 * *groups) +
-            " warps, but the kernel has warps=" + std::to_string(fn_->numWarps) + "; a warpgroup is 4 warps"});
+    report(DiagId::WgmmaWarps, groupsExpr->range,
+           {std::to_string(*groups), std::to_string(4 * *groups), std::to_string(fn_->numWarps)});
     return std::nullopt;
   }
   if (shape.size() != 2 || shape[0] != 64 * *groups || shape[1] % 8 != 0 || shape[1] > 256) {
-    report(DiagId::WgmmaLayout, call.range,
-           {"a tile of shape " + shapeText(shape) + " cannot take wgmma(warpgroups=" + std::to_string(*groups) +
-            "): each warpgroup computes 64 rows, so the rows must be " + std::to_string(64 * *groups) +
-            ", and the columns a multiple of 8 up to 256"});
+    report(DiagId::WgmmaLayout, call.range, {shapeText(shape), std::to_string(*groups), std::to_string(64 * *groups)});
     return std::nullopt;
   }
   return ir::Layout::wgmmaAccumulator(shape[0], shape[1], *groups);

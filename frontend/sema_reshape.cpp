@@ -58,10 +58,7 @@ Val Analyzer::subscriptTile(const ast::SubscriptExpr& e, const Val& base) {
     if (colon) {
       ++colons;
     } else if (i->kind == ast::ExprKind::Slice) {
-      report(DiagId::NewAxisIndex, i->range,
-             {"a register tile is used whole, and the slice '" + text(i->range) +
-              "' picks part of it; in '[]' it takes ':' for each axis and None for a new axis of extent 1 "
-              "(x[None, :]); choose elements with where(...), or load a smaller view"});
+      report(DiagId::NewAxisIndex, i->range, {text(i->range)});
       return Val::error();
     } else if (i->kind != ast::ExprKind::None) {
       report(DiagId::TileSubscript, e.range, {describe(base)});
@@ -76,9 +73,8 @@ Val Analyzer::subscriptTile(const ast::SubscriptExpr& e, const Val& base) {
       addFixIt(d, e.range, text(e.base->range), "drop " + subscript);
       return base;  // what the author meant
     }
-    report(DiagId::NewAxisIndex, e.range,
-           {quote(text(e.base->range)) + " has rank " + std::to_string(tile.shape.size()) + ", so '" + subscript +
-            "' needs one ':' per axis (and None for each new axis), but it has " + std::to_string(colons)});
+    report(DiagId::NewAxisCount, e.range,
+           {text(e.base->range), std::to_string(tile.shape.size()), subscript, std::to_string(colons)});
     return Val::error();
   }
   std::vector<int64_t> shape;
