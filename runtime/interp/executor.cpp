@@ -80,8 +80,9 @@ void BlockExecutor::execBlock(const ir::Block& block) {
 
 void BlockExecutor::exec(const Op& op) {
   if (opts_.maxOpsPerBlock && ++opsExecuted_ > opts_.maxOpsPerBlock)
-    fail(DiagId::RunOpLimit, op, "block " + std::to_string(ctx_.linearBlock) + " executed more than " +
-                                     std::to_string(opts_.maxOpsPerBlock) + " ops; is a loop running away?");
+    fail(DiagId::RunOpLimit, op,
+         formatMessage(diagInfo(DiagId::RunOpLimit).format,
+                       {std::to_string(ctx_.linearBlock), std::to_string(opts_.maxOpsPerBlock)}));
   switch (op.kind) {
     case OpKind::Const: {
       RtValue& r = values_[op.results[0]];
@@ -138,7 +139,8 @@ void BlockExecutor::execFor(const Op& op) {
   Elem iv = value(loop.lowerBound()).scalar, ub = value(loop.upperBound()).scalar, step = value(loop.step()).scalar;
   bool negativeOrZero = ir::isSigned(ivType.dtype) ? step.i <= 0 : step.i == 0;
   if (negativeOrZero)
-    fail(DiagId::RunNonPositiveStep, op, "the loop step is " + num::format(ivType.dtype, step) + "; range() needs a positive step");
+    fail(DiagId::RunNonPositiveStep, op,
+         formatMessage(diagInfo(DiagId::RunNonPositiveStep).format, {num::format(ivType.dtype, step)}));
   std::vector<RtValue> iters;
   for (size_t i = 3; i < op.operands.size(); ++i) iters.push_back(values_[op.operands[i]]);
   const ir::Block& body = op.regions[0];

@@ -108,7 +108,7 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
   checkBulkAccess(op, buf, slot, linear, thread, false);
   if (!slot.written && opts_.checkUninitializedShared)
     fail(DiagId::RunUninitializedShared, op,
-         describeThread(thread) + " reads " + slotName(buf, linear) + ", which no thread has written",
+         formatMessage(diagInfo(DiagId::RunUninitializedShared).format, {describeThread(thread), slotName(buf, linear)}),
          thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
     fail(DiagId::RunSharedRace, op,
