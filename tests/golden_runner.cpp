@@ -286,6 +286,7 @@ const NotFromASourceFile kNotFromASourceFile[] = {
     {"AG6008", "interpreter: a read of shared memory nothing wrote in a run", "tests/unit/interp_faults_test.cpp"},
     {"AG6009", "interpreter: a shift by more than the bit width in a run", "tests/unit/interp_faults_test.cpp"},
     {"AG6010", "interpreter: a block that executes more ops than the limit", "tests/unit/interp_faults_test.cpp"},
+    {"AG6030", "interpreter: an mbarrier index outside its buffer in a run", "tests/unit/interp_bulk_test.cpp"},
 };
 
 // The codes announced by expectation comments in the golden files and the checker corpus.

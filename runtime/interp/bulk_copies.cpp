@@ -50,10 +50,10 @@ Mbarrier& BlockExecutor::mbarrierOf(const Op& op, size_t barsOperand, bool mustB
   int64_t count = static_cast<int64_t>(buf.slots.size());
   std::vector<Label> allocated = {Label{buf.range, "the mbarriers are allocated here"}};
   if (index < 0 || index >= count)
-    fail(DiagId::RunSharedOutOfBounds, op,
-         std::string(ir::opKindName(op.kind)) + " uses mbarrier " + std::to_string(index) + " of " +
-             (buf.name.empty() ? std::string("a buffer") : "'" + buf.name + "'") + ", which holds " +
-             plural(count, "mbarrier"),
+    fail(DiagId::RunMbarrierIndex, op,
+         formatMessage(diagInfo(DiagId::RunMbarrierIndex).format,
+                       {ir::opKindName(op.kind), std::to_string(index),
+                        buf.name.empty() ? std::string("a buffer") : "'" + buf.name + "'", plural(count, "mbarrier")}),
          0, std::nullopt, std::move(allocated));
   Mbarrier& bar = mbarriers_[{bars, index}];
   if (mustBeInitialized && !bar.initialized)

@@ -78,9 +78,9 @@ void BlockExecutor::sharedOutOfBounds(const Op& op, const ViewValue& view, const
   for (size_t d = 0; d < r; ++d) at[d] = view.origin[d] + (d >= r - k ? c[d - (r - k)] : 0);
   std::string name = buf.name.empty() ? "a shared buffer" : "shared buffer '" + buf.name + "'";
   fail(DiagId::RunSharedOutOfBounds, op,
-       std::string(ir::opKindName(op.kind)) + " of a view at " + describeCoord(view.origin.data(), r) + " reaches element " +
-           describeCoord(at.data(), r) + " outside " + name + " of shape " + describeCoord(buf.shape.data(), buf.shape.size()) +
-           " (" + describeThread(thread) + ", view element " + describeCoord(c, k) + ")",
+       formatMessage(diagInfo(DiagId::RunSharedOutOfBounds).format,
+                     {ir::opKindName(op.kind), describeCoord(view.origin.data(), r), describeCoord(at.data(), r), name,
+                      describeCoord(buf.shape.data(), buf.shape.size()), describeThread(thread), describeCoord(c, k)}),
        thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
 }
 

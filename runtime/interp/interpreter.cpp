@@ -151,7 +151,8 @@ std::optional<RunError> runChecked(const ir::Function& fn, std::vector<ArgValue>
     if (!r.condition.evaluate(sizes, holds, &error) || !holds) {
       RunError e;
       e.id = DiagId::RunRequirementFailed;
-      e.message = "requirement '" + r.text + "' does not hold for " + sizesStr(fn, sizes) + (error.empty() ? "" : " (" + error + ")");
+      e.message = formatMessage(diagInfo(e.id).format,
+                                {r.text, sizesStr(fn, sizes), error.empty() ? std::string() : " (" + error + ")"});
       e.range = r.range;
       return e;
     }

@@ -351,7 +351,7 @@ TEST(InterpBulk, MbarrierIndexOutOfRange) {
   std::vector<ArgValue> args;
   auto error = run(*k.fn, args);
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, DiagId::RunSharedOutOfBounds);
+  EXPECT_EQ(error->id, DiagId::RunMbarrierIndex);
   EXPECT_EQ(error->range, (SourceRange{5, 9}));
   EXPECT_EQ(error->message, "block (0, 0, 0): mbarrier_init uses mbarrier 2 of 'bars', which holds 2 mbarriers");
 }

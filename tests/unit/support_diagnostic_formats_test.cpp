@@ -17,11 +17,11 @@ namespace {
 // Kinds whose message is still built whole by the caller: the parser's syntax
 // errors and the interpreter's faults, each with many differently worded
 // messages (AG6006/AG6009 take numeric.cpp's own text). Split into kinds with
-// formats, as AG3061/AG3062 and AG4051/AG4052 were, or give them one format, as
-// AG6007, AG6008 and AG6010 got, then remove them here.
+// formats, as AG3061/AG3062, AG4051/AG4052 and AG6005/AG6030 were, or give them
+// one format, as AG6003, AG6007, AG6008 and AG6010 got, then remove them here.
 const std::set<std::string> kBareFormatsLeft = {
     "AG1005",  // SyntaxError
-    "AG6001", "AG6002", "AG6003", "AG6004", "AG6005", "AG6006", "AG6009",
+    "AG6001", "AG6002", "AG6004", "AG6006", "AG6009",
 };
 
 TEST(DiagnosticFormats, PlaceholdersAreNumberedWithoutGaps) {
