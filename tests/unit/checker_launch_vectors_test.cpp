@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <z3++.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
