@@ -947,4 +947,19 @@ IrParseResult parseIr(std::string_view text) {
   return result;
 }
 
+LayoutParseResult parseLayoutText(std::string_view text) {
+  LayoutParseResult result;
+  try {
+    Line in(text, 1);
+    result.layout = layout(in);
+    if (in.at() != '\0') in.fail("unexpected text after the layout");
+    result.ok = true;
+  } catch (const ParseError& e) {
+    std::string message = e.what();
+    const std::string linePrefix = "line 1, ";
+    result.error = message.rfind(linePrefix, 0) == 0 ? message.substr(linePrefix.size()) : message;
+  }
+  return result;
+}
+
 }  // namespace argus::ir

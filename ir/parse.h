@@ -20,4 +20,13 @@ struct IrParseResult {
 
 IrParseResult parseIr(std::string_view text);
 
+// Reads a layout as ir::print writes it ("#mma<[64, 64], warps=[2, 2]>", "#blocked<[4, 1024],
+// reduced=[1]>", "#wgmma<[64, 128], warpgroups=1>"); `error` says what was expected.
+struct LayoutParseResult {
+  bool ok = false;
+  Layout layout;
+  std::string error;
+};
+LayoutParseResult parseLayoutText(std::string_view text);
+
 }  // namespace argus::ir

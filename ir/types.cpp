@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/thread_value.h"
+
 namespace argus::ir {
 
 namespace {
@@ -120,22 +122,43 @@ void blockedDigits(const Layout& layout, Distribution& dist) {
   if (vec > 1) dist.values[rank - 1] *= vec;
 }
 
-// mma.sync m16n8k16 accumulator fragments tiled over warpsM x warpsN warps (types.h).
+// mma.sync m16n8k16 accumulator fragments tiled over warpsM x warpsN warps (types.h). The
+// atom's own digits (which lane and which of its four values holds which element of the
+// 16 x 8 atom) are the ISA's fragment as layout/tv_layout.cpp defines it.
+struct MmaAtomDigits {
+  std::vector<Distribution::Digit> lanes, values;
+};
+
+const MmaAtomDigits& mmaAtomDigits() {
+  static const MmaAtomDigits atom = [] {
+    layout::Result<layout::TVLayout> fragment = layout::mmaM16N8K16('C', "f32");
+    MmaAtomDigits digits;
+    digits.lanes = fragmentDigits(fragment->layout.mode(0), fragment->rows);
+    digits.values = fragmentDigits(fragment->layout.mode(1), fragment->rows);
+    return digits;
+  }();
+  return atom;
+}
+
 void mmaDigits(const Layout& layout, Distribution& dist) {
   const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM;
   const int64_t colsPerWarp = layout.parent[1] / layout.warpsN;
   const int64_t atomsM = rowsPerWarp / 16, atomsN = colsPerWarp / 8;
-  addDigit(dist.laneDigits, 1, 4, 2);   // q
-  addDigit(dist.laneDigits, 0, 8, 1);   // g
+  const MmaAtomDigits& atom = mmaAtomDigits();
+  dist.laneDigits = atom.lanes;
   addDigit(dist.warpDigits, 1, layout.warpsN, colsPerWarp);
   addDigit(dist.warpDigits, 0, layout.warpsM, rowsPerWarp);
-  addDigit(dist.valueDigits, 1, 2, 1);  // e
-  addDigit(dist.valueDigits, 0, 2, 8);  // h
+  dist.valueDigits = atom.values;
   addDigit(dist.valueDigits, 1, atomsN, 8);
   addDigit(dist.valueDigits, 0, atomsM, 16);
-  dist.lanes = {8, 4};
-  dist.warps = {layout.warpsM, layout.warpsN};
-  dist.values = {2 * atomsM, 2 * atomsN};
+  auto extentsPerDim = [](const std::vector<Distribution::Digit>& digits) {
+    std::vector<int64_t> perDim(2, 1);
+    for (const Distribution::Digit& digit : digits) perDim[static_cast<size_t>(digit.dim)] *= digit.extent;
+    return perDim;
+  };
+  dist.lanes = extentsPerDim(dist.laneDigits);
+  dist.warps = extentsPerDim(dist.warpDigits);
+  dist.values = extentsPerDim(dist.valueDigits);
 }
 
 }  // namespace

@@ -264,6 +264,10 @@ const std::map<std::string, Builtin>& builtins() {
       {"mma_m16n8k16_a", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('A', c.word(0))); }},
       {"mma_m16n8k16_b", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('B', c.word(0))); }},
       {"mma_m16n8k16_c", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, mmaM16N8K16('C', c.word(0))); }},
+      {"wgmma_m64nNk16_d", [](const Call& c) -> Value {
+         c.arity(2, 2);
+         return tvBuiltin(c, wgmmaM64NK16Accumulator(c.integer(0), c.word(1)));
+       }},
       {"ldmatrix_x1", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(1, transposeFlag(c))); }},
       {"ldmatrix_x2", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(2, transposeFlag(c))); }},
       {"ldmatrix_x4", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(4, transposeFlag(c))); }},

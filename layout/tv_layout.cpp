@@ -70,6 +70,17 @@ Result<TVLayout> mmaM16N8K16(char operand, std::string_view dtype) {
   }
 }
 
+Result<TVLayout> wgmmaM64NK16Accumulator(int64_t n, std::string_view dtype) {
+  if (dtype != "f32" && dtype != "f16")
+    return makeError("wgmma accumulators are f32 or f16, not '" + std::string(dtype) + "'");
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return makeError("wgmma.m64nNk16 has N a multiple of 8 from 8 to 256, not " + std::to_string(n));
+  // d_i of thread t (warp w = t / 32 of the group): row = 16*w + groupID + 8*((i>>1)&1),
+  // col = 8*(i>>2) + 2*threadID_in_group + (i&1); the 64 x N tile is column-major.
+  return make(tuple({tuple({4, 8, 4}), tuple({2, 2, n / 8})}), tuple({tuple({128, 1, 16}), tuple({64, 8, 512})}),
+              64, n, "m", "n");
+}
+
 Result<TVLayout> ldmatrix(int matrices, bool transpose) {
   // Without .trans a thread holds row lane/4, columns 2*(lane%4) + {0,1} of each
   // matrix; with .trans it holds the transposed element (row and column swap).

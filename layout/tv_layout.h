@@ -41,6 +41,11 @@ Result<Layout> tileToThreadValue(const TVLayout& tv);
 // 'C'/'D' (tile M x N = 16 x 8, accumulator f32 or f16).
 Result<TVLayout> mmaM16N8K16(char operand, std::string_view dtype);
 
+// The accumulator (D) fragment of wgmma.mma_async.m64nNk16 (sm_90a): 128 threads
+// of one warpgroup hold a 64 x N tile (rows m, columns n), warp w of the group
+// the rows 16w..16w+15; N is a multiple of 8 up to 256, dtype f32 or f16.
+Result<TVLayout> wgmmaM64NK16Accumulator(int64_t n, std::string_view dtype);
+
 // ldmatrix.sync.aligned.m8n8.xN(.trans).b16 destination fragments. The N 8x8
 // matrices tile the result as: x1 -> 8x8; x2 -> 16x8 (matrix j at rows 8j..);
 // x4 -> 16x16 (matrix j at rows 8(j%2).., cols 8(j/2)..), the order in which

@@ -64,6 +64,33 @@ TEST(ThreadValueLayouts, MmaAccumulatorMatchesPtx) {
   EXPECT_EQ(c.col(9, 2), 2);
 }
 
+TEST(ThreadValueLayouts, WgmmaAccumulatorMatchesPtx) {
+  // PTX ISA, "Register fragment of matrix D" for wgmma .m64nNk16: warp w of the warpgroup
+  // holds rows 16w..16w+15; d_i sits at row 16w + groupID (+8 when i % 4 >= 2) and
+  // column 8 * (i / 4) + 2 * threadID_in_group + (i % 2).
+  for (int64_t n : {8, 16, 64, 136, 256}) {
+    TVLayout d = *wgmmaM64NK16Accumulator(n, "f32");
+    ASSERT_EQ(d.threads(), 128);
+    ASSERT_EQ(d.values(), n / 2);
+    ASSERT_EQ(d.rows, 64);
+    ASSERT_EQ(d.cols, n);
+    std::set<int64_t> offsets;
+    for (int64_t t = 0; t < 128; ++t)
+      for (int64_t i = 0; i < n / 2; ++i) {
+        int64_t lane = t % 32, warp = t / 32;
+        ASSERT_EQ(d.row(t, i), 16 * warp + group(lane) + (i % 4 >= 2 ? 8 : 0)) << "N " << n << " t " << t << " d" << i;
+        ASSERT_EQ(d.col(t, i), 8 * (i / 4) + 2 * inGroup(lane) + i % 2) << "N " << n << " t " << t << " d" << i;
+        offsets.insert(d.offset(t, i));
+      }
+    EXPECT_EQ(static_cast<int64_t>(offsets.size()), 64 * n) << "N " << n;
+  }
+  EXPECT_EQ(toString(wgmmaM64NK16Accumulator(64, "f32")->layout), "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))");
+  EXPECT_TRUE(wgmmaM64NK16Accumulator(8, "f16").ok());
+  EXPECT_FALSE(wgmmaM64NK16Accumulator(12, "f32").ok());
+  EXPECT_FALSE(wgmmaM64NK16Accumulator(264, "f32").ok());
+  EXPECT_FALSE(wgmmaM64NK16Accumulator(64, "bf16").ok());
+}
+
 TEST(ThreadValueLayouts, FragmentsCoverTheirTilesOnce) {
   for (char operand : {'A', 'B', 'C'}) {
     TVLayout tv = *mmaM16N8K16(operand, operand == 'C' ? "f32" : "bf16");
