@@ -28,6 +28,7 @@
 
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
+#include "checker/layout_encode.h"
 #include "checker/solver_budget.h"
 #include "ir/ops.h"
 
@@ -499,22 +500,10 @@ class SeparationCheck {
     side.thread = t;
     side.value = v;
     side.constraints.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
-    std::vector<z3::expr> c;
-    for (size_t d = 0; d < dist.lanes.size(); ++d) c.push_back(bv(0));
-    auto apply = [&](const std::vector<ir::Distribution::Digit>& digits, z3::expr id, bool isValue) {
-      for (const ir::Distribution::Digit& digit : digits) {
-        bool reduced = layout.isReduced(static_cast<size_t>(digit.dim));
-        if (reduced && isValue) continue;
-        z3::expr x = z3::urem(id, bv(digit.extent));
-        id = z3::udiv(id, bv(digit.extent));
-        if (!reduced) c[static_cast<size_t>(digit.dim)] = c[static_cast<size_t>(digit.dim)] + x * bv(digit.stride);
-        else side.constraints.push_back(x == 0);  // only the primary owner stores
-      }
-      if (!isValue) side.constraints.push_back(id == 0);  // leftover bits are replicas
-    };
-    apply(dist.laneDigits, z3::urem(t, bv(32)), false);
-    apply(dist.warpDigits, z3::udiv(t, bv(32)), false);
-    apply(dist.valueDigits, v, true);
+    EncodedDistribution encoded = encodeDistribution(*ctx_, layout, dist, t, v, /*withPrimaryOwner=*/true);
+    const std::vector<z3::expr>& c = encoded.coordinate;
+    // Only the primary owner stores; leftover bits are replicas.
+    for (const z3::expr& condition : encoded.primaryOwner) side.constraints.push_back(condition);
     size_t r = s.tensor->dims.size(), k = c.size();
     if (k > r) return false;
     for (size_t d = 0; d < r; ++d) {

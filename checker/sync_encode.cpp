@@ -2,6 +2,7 @@
 // tiles are powers of two, so the distribution's / and % by constants are bit
 // slices that Z3 simplifies away.
 #include "checker/sync_encode.h"
+#include "checker/layout_encode.h"
 #include "checker/scalar_semantics.h"
 #include "checker/operands_first.h"
 
@@ -164,29 +165,12 @@ void PairEncoder::encodeAccess(Side& side, const Access& access) {
   side.value = v;
   constraints_.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
   // The distribution's mixed radix (ir/types.h), digit by digit.
-  size_t rank = dist.lanes.size();
-  std::vector<z3::expr> c;
-  for (size_t d = 0; d < rank; ++d) c.push_back(bv(0));
-  std::vector<z3::expr> ownerConditions;
-  auto apply = [&](const std::vector<ir::Distribution::Digit>& digits, z3::expr id, bool isValue) {
-    for (const ir::Distribution::Digit& digit : digits) {
-      bool reduced = access.layout.isReduced(static_cast<size_t>(digit.dim));
-      if (reduced && isValue) continue;
-      z3::expr x = z3::urem(id, bv(digit.extent));
-      id = z3::udiv(id, bv(digit.extent));
-      if (!reduced)
-        c[static_cast<size_t>(digit.dim)] = c[static_cast<size_t>(digit.dim)] + x * bv(digit.stride);
-      else
-        ownerConditions.push_back(x == 0);
-    }
-    if (!isValue) ownerConditions.push_back(id == 0);  // leftover bits are replicas
-  };
-  apply(dist.laneDigits, z3::urem(t, bv(32)), false);
-  apply(dist.warpDigits, z3::udiv(t, bv(32)), false);
-  apply(dist.valueDigits, v, true);
+  EncodedDistribution encoded = encodeDistribution(ctx_, access.layout, dist, t, v, /*withPrimaryOwner=*/true);
+  std::vector<z3::expr>& c = encoded.coordinate;
+  const size_t rank = c.size();
   if (access.isWrite()) {
     // Only the primary owner stores: no replica bits, lane/warp 0 on reduced axes.
-    for (const z3::expr& condition : ownerConditions) constraints_.push_back(condition);
+    for (const z3::expr& condition : encoded.primaryOwner) constraints_.push_back(condition);
   }
   // The element of the view this access touches.
   const ir::Op* viewOp = fn_.values[access.view].def;

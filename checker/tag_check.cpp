@@ -3,6 +3,7 @@
 // tile's distribution, or a symbolic slot of shared memory), the condition is
 // compiled over their tags, and Z3 looks for an element where it is false.
 #include "checker/tag_check.h"
+#include "checker/layout_encode.h"
 #include "checker/scalar_semantics.h"
 #include "checker/solver_budget.h"
 
@@ -149,21 +150,8 @@ class AssertionChecker {
       s.thread = t;
       s.value = v;
       constraints.push_back(z3::ult(t, flow_.bv(fn_.numThreads())) && z3::ult(v, flow_.bv(dist.valuesPerThread)));
-      for (size_t d = 0; d < type.shape.size(); ++d) s.coords.push_back(flow_.bv(0));
       // The distribution's mixed radix (ir/types.h), digit by digit.
-      auto apply = [&](const std::vector<ir::Distribution::Digit>& digits, z3::expr id, bool isValue) {
-        for (const ir::Distribution::Digit& digit : digits) {
-          bool reduced = type.layout.isReduced(static_cast<size_t>(digit.dim));
-          if (reduced && isValue) continue;
-          z3::expr x = z3::urem(id, flow_.bv(digit.extent));
-          id = z3::udiv(id, flow_.bv(digit.extent));
-          if (!reduced && static_cast<size_t>(digit.dim) < s.coords.size())
-            s.coords[static_cast<size_t>(digit.dim)] = s.coords[static_cast<size_t>(digit.dim)] + x * flow_.bv(digit.stride);
-        }
-      };
-      apply(dist.laneDigits, z3::urem(t, flow_.bv(32)), false);
-      apply(dist.warpDigits, z3::udiv(t, flow_.bv(32)), false);
-      apply(dist.valueDigits, v, true);
+      s.coords = encodeDistribution(ctx_, type.layout, dist, t, v, /*withPrimaryOwner=*/false).coordinate;
       for (size_t d = 0; d < type.shape.size(); ++d) from.push_back(flow_.coordVar(d));
     } else {
       bool buffer = type.kind == ir::TypeKind::Shared;

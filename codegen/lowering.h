@@ -23,6 +23,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "codegen/fragment_lanes.h"
 #include "codegen/thread_layout.h"
 #include "ir/bulk.h"
 #include "ir/wgmma.h"
@@ -205,6 +206,8 @@ class KernelLowering {
                                     const std::vector<llvm::Value*>& b, const std::vector<llvm::Value*>& c);
   std::vector<llvm::Value*> registerAFragment(const std::vector<llvm::Value*>& values, ir::DType dtype, int64_t m,
                                              int64_t kb8, int64_t blocks);
+  // A sum of bit fields of the lane id (codegen/fragment_lanes.h) as an i32 value.
+  llvm::Value* laneFormulaValue(const LaneFormula& formula, llvm::Value* lane);
   // A fragment load's lane-dependent base element, as values and as functions of the thread id.
   struct FragmentLanes {
     llvm::Value* row;

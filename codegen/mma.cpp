@@ -3,14 +3,8 @@
 // 16-wide K step, ldmatrix.x4 loads of the A fragments, ldmatrix.x4.trans (or
 // .x2.trans) loads of the B fragments, and mma.sync.m16n8k16 into f32.
 //
-// Fragment addressing, lane l of the warp (PTX ISA, "Matrix fragments for
-// mma.m16n8k16" and "ldmatrix"): ldmatrix.x4 reads four 8x8 matrices, matrix i
-// from the row addresses given by lanes 8i..8i+7.
-//   A (16 x 16 at rows r0.., cols k0..): lane l points at row r0 + l % 16,
-//     col k0 + 8 * (l / 16); the four results are a0..a3 of mma's A fragment.
-//   B (16 x 16 at rows k0.. (K), cols n0.. (N), row-major in shared memory, so
-//     .trans): lane l points at row k0 + l % 8 + 8 * ((l / 8) % 2), col
-//     n0 + 8 * (l / 16); results are b0, b1 of n-atom n0 and b0, b1 of n0 + 8.
+// Fragment addressing (which lane points ldmatrix at which row of which block,
+// checked against the PTX ISA's fragments in tests) is codegen/fragment_lanes.h.
 // Each row address covers 8 consecutive 16-bit elements (16 bytes), so the
 // path needs 16-byte aligned rows: the buffer's last extent a multiple of 8,
 // the view's column offset a known multiple of 8, and a swizzle that moves
@@ -21,6 +15,7 @@
 
 #include <llvm/IR/InlineAsm.h>
 
+#include "codegen/fragment_lanes.h"
 #include "codegen/lowering.h"
 
 namespace argus::codegen {
@@ -226,6 +221,25 @@ llvm::Value* KernelLowering::fragmentPtr(const Lowered& view, const ir::Type& vi
   return b_.CreateGEP(memType(viewType.dtype), view.base, index);
 }
 
+llvm::Value* KernelLowering::laneFormulaValue(const LaneFormula& formula, llvm::Value* lane) {
+  // The fields are emitted last to first and then summed first to last: the order in which
+  // the hand-written formulas before this definition created them, so the PTX (its register
+  // numbering) stayed byte-identical.
+  std::vector<llvm::Value*> fields(formula.fields.size());
+  for (size_t i = formula.fields.size(); i-- > 0;) {
+    const LaneField& field = formula.fields[i];
+    llvm::Value* bits = field.shift ? b_.CreateLShr(lane, b_.getInt32(static_cast<uint32_t>(field.shift))) : lane;
+    // A lane id has 5 bits: a mask that keeps every bit the shift left is no mask.
+    if (((field.mask + 1) << field.shift) < 32) bits = b_.CreateAnd(bits, b_.getInt32(static_cast<uint32_t>(field.mask)));
+    if (field.scale > 1)
+      bits = b_.CreateShl(bits, b_.getInt32(static_cast<uint32_t>(__builtin_ctzll(static_cast<uint64_t>(field.scale)))));
+    fields[i] = bits;
+  }
+  llvm::Value* sum = nullptr;
+  for (llvm::Value* bits : fields) sum = sum ? b_.CreateAdd(sum, bits) : bits;
+  return sum ? sum : b_.getInt32(0);
+}
+
 // The A fragment of atom row `m`, K block `kb8` (8 columns per block, two per
 // 16-wide step) from a tile in the accumulator layout (value index
 // ((m * blocks + n) * 2 + h) * 2 + e, n an 8-wide column block): the C layout
@@ -262,12 +276,32 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
   llvm::Value* warpN = b_.CreateURem(warp, b_.getInt32(static_cast<uint32_t>(layout.warpsN)));
   llvm::Value* rowBase = b_.CreateMul(warpM, b_.getInt32(static_cast<uint32_t>(rowsPerWarp)));
   llvm::Value* colBase = b_.CreateMul(warpN, b_.getInt32(static_cast<uint32_t>(colsPerWarp)));
-  llvm::Value* aRowInBlock = b_.CreateAnd(lane, b_.getInt32(15));
-  llvm::Value* aColInBlock = b_.CreateShl(b_.CreateLShr(lane, b_.getInt32(4)), b_.getInt32(3));
-  llvm::Value* bRowInBlock = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
-                                          b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, b_.getInt32(3)), b_.getInt32(1)),
-                                                       b_.getInt32(3)));
-  llvm::Value* bColInBlock = aColInBlock;
+  // Each lane's place in the blocks its ldmatrix loads cover (codegen/fragment_lanes.h), as
+  // LLVM values (one per distinct formula) and, for fragmentPtr's compile-time proof, as
+  // numbers of the thread id.
+  std::vector<std::pair<const LaneFormula*, llvm::Value*>> emitted;
+  auto inBlock = [&](const LaneFormula& formula) -> llvm::Value* {
+    for (const auto& [seen, value] : emitted)
+      if (seen->fields.size() == formula.fields.size() &&
+          std::equal(seen->fields.begin(), seen->fields.end(), formula.fields.begin(), [](const LaneField& x, const LaneField& y) {
+            return x.shift == y.shift && x.mask == y.mask && x.scale == y.scale;
+          }))
+        return value;
+    llvm::Value* value = laneFormulaValue(formula, lane);
+    emitted.emplace_back(&formula, value);
+    return value;
+  };
+  const MatrixRowLanes aLoad = mmaOperandLanes(MmaOperandLoad::A);
+  const MatrixRowLanes bLoad = mmaOperandLanes(MmaOperandLoad::BByRowsX4);
+  const MatrixRowLanes bLoadX2 = mmaOperandLanes(MmaOperandLoad::BByRowsX2);
+  const MatrixRowLanes tLoad = mmaOperandLanes(MmaOperandLoad::BTransposedX4);
+  const MatrixRowLanes tLoadX2 = mmaOperandLanes(MmaOperandLoad::BTransposedX2);
+  llvm::Value* aRowInBlock = inBlock(aLoad.row);
+  llvm::Value* aColInBlock = inBlock(aLoad.col);
+  llvm::Value* bRowInBlock = inBlock(bLoad.row);
+  llvm::Value* bColInBlock = inBlock(bLoad.col);
+  llvm::Value* tRowInBlock = inBlock(tLoad.row);
+  llvm::Value* tColInBlock = inBlock(tLoad.col);
 
   auto split = [&](llvm::Value* v, int count) {
     std::vector<llvm::Value*> out;
@@ -277,26 +311,20 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
   };
   const bool registerA = aType.isTile();
   const bool transB = ir::DotOp(op).transB();
-  // B with trans_b is stored (N, K): plain ldmatrix, lane l at row n0 + l % 8 + 8 * (l / 16), col k0 + 8 * ((l / 8) % 2).
-  llvm::Value* tRowInBlock = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
-                                          b_.CreateShl(b_.CreateLShr(lane, b_.getInt32(4)), b_.getInt32(3)));
-  llvm::Value* tColInBlock = b_.CreateShl(b_.CreateAnd(b_.CreateLShr(lane, b_.getInt32(3)), b_.getInt32(1)), b_.getInt32(3));
-  // Each fragment load's lane base, as LLVM values and (for fragmentPtr's
-  // compile-time proof) as numbers of the thread id; the formulas above.
   const int64_t warpsN = layout.warpsN;
   auto warpRow = [=](int64_t t) { return (t / 32) / warpsN * rowsPerWarp; };
   auto warpCol = [=](int64_t t) { return (t / 32) % warpsN * colsPerWarp; };
+  auto of = [](const LaneFormula& formula) { return [formula](int64_t t) { return formula.of(t % 32); }; };
   const FragmentLanes aLanes{b_.CreateAdd(rowBase, aRowInBlock), aColInBlock,
-                             [=](int64_t t) { return warpRow(t) + t % 16; }, [](int64_t t) { return 8 * (t % 32 / 16); }};
-  const FragmentLanes bLanes{bRowInBlock, b_.CreateAdd(colBase, bColInBlock),
-                             [](int64_t t) { return t % 8 + 8 * (t % 32 / 8 % 2); },
-                             [=](int64_t t) { return warpCol(t) + 8 * (t % 32 / 16); }};
-  const FragmentLanes bLanesX2{bRowInBlock, colBase, bLanes.rowOf, warpCol};
+                             [=](int64_t t) { return warpRow(t) + aLoad.row.of(t % 32); }, of(aLoad.col)};
+  const FragmentLanes bLanes{bRowInBlock, b_.CreateAdd(colBase, bColInBlock), of(bLoad.row),
+                             [=](int64_t t) { return warpCol(t) + bLoad.col.of(t % 32); }};
+  const FragmentLanes bLanesX2{inBlock(bLoadX2.row), colBase, of(bLoadX2.row),
+                               [=](int64_t t) { return warpCol(t) + bLoadX2.col.of(t % 32); }};
   const FragmentLanes tLanes{b_.CreateAdd(colBase, tRowInBlock), tColInBlock,
-                             [=](int64_t t) { return warpCol(t) + t % 8 + 8 * (t % 32 / 16); },
-                             [](int64_t t) { return 8 * (t % 32 / 8 % 2); }};
-  const FragmentLanes tLanesX2{b_.CreateAdd(colBase, b_.CreateAnd(lane, b_.getInt32(7))), tColInBlock,
-                               [=](int64_t t) { return warpCol(t) + t % 8; }, tLanes.colOf};
+                             [=](int64_t t) { return warpCol(t) + tLoad.row.of(t % 32); }, of(tLoad.col)};
+  const FragmentLanes tLanesX2{b_.CreateAdd(colBase, inBlock(tLoadX2.row)), inBlock(tLoadX2.col),
+                               [=](int64_t t) { return warpCol(t) + tLoadX2.row.of(t % 32); }, of(tLoadX2.col)};
   std::vector<llvm::Value*> aValues;
   if (registerA) aValues = elementsOf(dot.a(), static_cast<size_t>(atomsM * (K / 8) * 4));
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
@@ -306,23 +334,26 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
         aFrag[static_cast<size_t>(m)] = registerAFragment(aValues, aType.dtype, m, k0 / 8, K / 8);
         continue;
       }
-      aFrag[static_cast<size_t>(m)] = split(ldmatrix(fragmentPtr(a, aType, dot.a(), aLanes, m * 16, k0), 4, false), 4);
+      aFrag[static_cast<size_t>(m)] = split(
+          ldmatrix(fragmentPtr(a, aType, dot.a(), aLanes, m * 16, k0), aLoad.matrices, aLoad.transpose), aLoad.matrices);
     }
     std::vector<std::vector<llvm::Value*>> bFrag(static_cast<size_t>(atomsN));
     for (int64_t n = 0; n < atomsN && transB; n += 2) {
       bool pair = n + 1 < atomsN;
+      const MatrixRowLanes& load = pair ? tLoad : tLoadX2;
       std::vector<llvm::Value*> regs = split(
-          ldmatrix(fragmentPtr(b, bType, dot.b(), pair ? tLanes : tLanesX2, n * 8, k0), pair ? 4 : 2, false),
-          pair ? 4 : 2);
+          ldmatrix(fragmentPtr(b, bType, dot.b(), pair ? tLanes : tLanesX2, n * 8, k0), load.matrices, load.transpose),
+          load.matrices);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
     }
     for (int64_t n = 0; n < atomsN && !transB; n += 2) {
       bool pair = n + 1 < atomsN;
       // x2 reads matrices 0 and 1 only; lanes 16..31 still pass an in-bounds address.
+      const MatrixRowLanes& load = pair ? bLoad : bLoadX2;
       std::vector<llvm::Value*> regs = split(
-          ldmatrix(fragmentPtr(b, bType, dot.b(), pair ? bLanes : bLanesX2, k0, n * 8), pair ? 4 : 2, true),
-          pair ? 4 : 2);
+          ldmatrix(fragmentPtr(b, bType, dot.b(), pair ? bLanes : bLanesX2, k0, n * 8), load.matrices, load.transpose),
+          load.matrices);
       bFrag[static_cast<size_t>(n)] = {regs[0], regs[1]};
       if (pair) bFrag[static_cast<size_t>(n + 1)] = {regs[2], regs[3]};
     }

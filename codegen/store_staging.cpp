@@ -121,10 +121,10 @@ void KernelLowering::emitStagedStore(const Lowered& view, const ir::Type& tileTy
   auto warpSync = [&] { inlinePtx(b_.getVoidTy(), "bar.warp.sync -1;", "~{memory}", {}, true); };
   // stmatrix .x4: lanes 8j..8j+7 address the rows of matrix j; matrix j is row half j % 2 of
   // atom n + j / 2, and register j holds this thread's pair of it.
-  llvm::Value* matrix = b_.CreateLShr(lane, b_.getInt32(3));
-  llvm::Value* matrixRow = b_.CreateAdd(b_.CreateAnd(lane, b_.getInt32(7)),
-                                        b_.CreateShl(b_.CreateAnd(matrix, b_.getInt32(1)), b_.getInt32(3)));
-  llvm::Value* matrixAtom = b_.CreateLShr(matrix, b_.getInt32(1));
+  // (codegen/fragment_lanes.h; the column is counted in 16-byte chunks of 8 elements).
+  const MatrixRowLanes store = accumulatorStoreLanes();
+  llvm::Value* matrixRow = laneFormulaValue(store.row, lane);
+  llvm::Value* matrixAtom = laneFormulaValue(store.col.inUnitsOf(8), lane);
   auto valueIndex = [&](int64_t m, int64_t n, int64_t h) { return 2 * h + 4 * n + 4 * atomsN * m; };
   llvm::Type* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
   // By TMA, lane 0 stores a whole slice with one instruction and, before the
