@@ -57,4 +57,13 @@ MatrixRowLanes mmaOperandLanes(MmaOperandLoad load);
 // each a thread's pair of mma's C fragment (codegen/store_staging.cpp).
 MatrixRowLanes accumulatorStoreLanes();
 
+// A tile in an mma accumulator layout (ir/types.h; value ((m * blocks + n) * 2 + h) * 2 + e
+// for atom row m, 8-column block n, row half h, column e) read as the A operand of mma.sync
+// or of wgmma from registers: the C fragment of one 16 x 8 atom is half an A fragment, so
+// register r (a_{2r}, a_{2r+1}) of atom row m and K block pair (kb8, kb8 + 1) is this value
+// index and the next.
+inline int64_t accumulatorValueOfAFragment(int64_t m, int64_t kb8, int64_t blocks, int64_t reg) {
+  return ((m * blocks + kb8 + reg / 2) * 2 + reg % 2) * 2;
+}
+
 }  // namespace argus::codegen

@@ -241,17 +241,16 @@ llvm::Value* KernelLowering::laneFormulaValue(const LaneFormula& formula, llvm::
 }
 
 // The A fragment of atom row `m`, K block `kb8` (8 columns per block, two per
-// 16-wide step) from a tile in the accumulator layout (value index
-// ((m * blocks + n) * 2 + h) * 2 + e, n an 8-wide column block): the C layout
-// of one 16x8 atom is exactly half an A fragment, so each register packs the
-// pair (e = 0, 1) of one row half h.
+// 16-wide step) from a tile in the accumulator layout: each register packs the
+// pair (e = 0, 1) of one row half of one 8-column block
+// (accumulatorValueOfAFragment, codegen/fragment_lanes.h).
 std::vector<llvm::Value*> KernelLowering::registerAFragment(const std::vector<llvm::Value*>& values, DType dtype,
                                                             int64_t m, int64_t kb8, int64_t blocks) {
-  auto pack = [&](int64_t n, int64_t h) {
-    size_t first = static_cast<size_t>(((m * blocks + n) * 2 + h) * 2);
+  auto pack = [&](int64_t reg) {
+    size_t first = static_cast<size_t>(accumulatorValueOfAFragment(m, kb8, blocks, reg));
     return packHalfPair(values[first], values[first + 1], dtype);
   };
-  return {pack(kb8, 0), pack(kb8, 1), pack(kb8 + 1, 0), pack(kb8 + 1, 1)};
+  return {pack(0), pack(1), pack(2), pack(3)};
 }
 
 bool KernelLowering::lowerMmaDot(const ir::Op& op) {

@@ -50,8 +50,12 @@ layout::TVLayout threadValueLayout(const Layout& irLayout, int64_t numWarps) {
   }
   int64_t rows = shape.empty() ? 1 : shape[0], cols = 1;
   for (size_t d = 1; d < shape.size(); ++d) cols *= shape[d];
-  layout::Layout tv(layout::IntTuple::tuple({layout::IntTuple::tuple(threadShape), layout::IntTuple::tuple(valueShape)}),
-                    layout::IntTuple::tuple({layout::IntTuple::tuple(threadStride), layout::IntTuple::tuple(valueStride)}));
+  // A mode of one leaf is that leaf, as CuTe writes it.
+  auto mode = [](const std::vector<layout::IntTuple>& leaves) {
+    return leaves.size() == 1 ? leaves[0] : layout::IntTuple::tuple(leaves);
+  };
+  layout::Layout tv(layout::IntTuple::tuple({mode(threadShape), mode(valueShape)}),
+                    layout::IntTuple::tuple({mode(threadStride), mode(valueStride)}));
   return layout::TVLayout{std::move(tv), rows, cols, "row", "col"};
 }
 

@@ -268,6 +268,7 @@ const std::map<std::string, Builtin>& builtins() {
          c.arity(2, 2);
          return tvBuiltin(c, wgmmaM64NK16Accumulator(c.integer(0), c.word(1)));
        }},
+      {"wgmma_m64nNk16_a", [](const Call& c) -> Value { c.arity(1, 1); return tvBuiltin(c, wgmmaM64NK16A(c.word(0))); }},
       {"ldmatrix_x1", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(1, transposeFlag(c))); }},
       {"ldmatrix_x2", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(2, transposeFlag(c))); }},
       {"ldmatrix_x4", [](const Call& c) -> Value { return tvBuiltin(c, ldmatrix(4, transposeFlag(c))); }},

@@ -81,6 +81,15 @@ Result<TVLayout> wgmmaM64NK16Accumulator(int64_t n, std::string_view dtype) {
               64, n, "m", "n");
 }
 
+Result<TVLayout> wgmmaM64NK16A(std::string_view dtype) {
+  if (dtype != "bf16" && dtype != "f16")
+    return makeError("wgmma A operands in registers are bf16 or f16, not '" + std::string(dtype) + "'");
+  // a_i of thread t (warp w = t / 32): row = 16*w + groupID + 8*((i>>1)&1),
+  // col = 2*threadID_in_group + (i&1) + 8*(i>>2); the 64 x 16 tile is column-major.
+  return make(tuple({tuple({4, 8, 4}), tuple({2, 2, 2})}), tuple({tuple({128, 1, 16}), tuple({64, 8, 512})}), 64, 16,
+              "m", "k");
+}
+
 Result<TVLayout> ldmatrix(int matrices, bool transpose) {
   // Without .trans a thread holds row lane/4, columns 2*(lane%4) + {0,1} of each
   // matrix; with .trans it holds the transposed element (row and column swap).

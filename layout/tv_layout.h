@@ -46,6 +46,10 @@ Result<TVLayout> mmaM16N8K16(char operand, std::string_view dtype);
 // the rows 16w..16w+15; N is a multiple of 8 up to 256, dtype f32 or f16.
 Result<TVLayout> wgmmaM64NK16Accumulator(int64_t n, std::string_view dtype);
 
+// The A fragment wgmma.mma_async.m64nNk16 reads from registers: a 64 x 16 tile (m, k),
+// warp w of the group the rows 16w..16w+15 as mma.m16n8k16's A fragment; bf16 or f16.
+Result<TVLayout> wgmmaM64NK16A(std::string_view dtype);
+
 // ldmatrix.sync.aligned.m8n8.xN(.trans).b16 destination fragments. The N 8x8
 // matrices tile the result as: x1 -> 8x8; x2 -> 16x8 (matrix j at rows 8j..);
 // x4 -> 16x16 (matrix j at rows 8(j%2).., cols 8(j/2)..), the order in which

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "codegen/fragment_lanes.h"
+#include "ir/types.h"
 #include "layout/tv_layout.h"
 
 namespace argus::codegen {
@@ -83,6 +84,36 @@ TEST(FragmentLanes, AccumulatorStorePutsEachElementInItsPlace) {
         EXPECT_EQ(loaded(store, lane, reg, half), std::make_pair(c.row(lane, i), 8 * atom + c.col(lane, i)))
             << "lane " << lane << " register " << reg << " half " << half;
       }
+}
+
+// A register tile in an mma accumulator layout, read as A: the element each half of each
+// register holds (through the IR's distribution, the one the interpreter and the checker
+// use) is the ISA's A fragment element for that thread.
+void expectRegisterA(const ir::Layout& layout, int64_t numWarps, bool wgmma) {
+  const ir::Distribution dist = ir::Distribution::of(layout, numWarps);
+  const int64_t rowsPerWarp = layout.parent[0] / layout.warpsM, blocks = layout.parent[1] / 8;
+  const layout::TVLayout mmaA = *layout::mmaM16N8K16('A', "bf16");
+  const layout::TVLayout wgmmaA = *layout::wgmmaM64NK16A("bf16");
+  for (int64_t t = 0; t < 32 * numWarps; ++t)
+    for (int64_t m = 0; m < rowsPerWarp / 16; ++m)
+      for (int64_t kb8 = 0; kb8 < blocks; kb8 += 2)
+        for (int64_t reg = 0; reg < 4; ++reg)
+          for (int64_t half = 0; half < 2; ++half) {
+            const int64_t i = 2 * reg + half;
+            int64_t row = (t / 32) * rowsPerWarp + 16 * m + mmaA.row(t % 32, i);
+            if (wgmma) row = 64 * (t / 128) + wgmmaA.row(t % 128, i);  // one m atom per warp
+            const int64_t col = 8 * kb8 + (wgmma ? wgmmaA.col(t % 128, i) : mmaA.col(t % 32, i));
+            const int64_t v = accumulatorValueOfAFragment(m, kb8, blocks, reg) + half;
+            EXPECT_EQ(dist.coordinate(t, v), (std::vector<int64_t>{row, col}))
+                << ir::layoutStr(layout) << " t " << t << " m " << m << " kb8 " << kb8 << " a" << i;
+          }
+}
+
+TEST(FragmentLanes, AccumulatorTilesAreRegisterAFragments) {
+  expectRegisterA(ir::Layout::mma(64, 64, 4, 1), 4, false);   // attention's P @ V on mma.sync
+  expectRegisterA(ir::Layout::mma(128, 32, 4, 1), 4, false);  // two atom rows per warp
+  expectRegisterA(ir::Layout::wgmmaAccumulator(64, 64, 1), 4, true);
+  expectRegisterA(ir::Layout::wgmmaAccumulator(128, 128, 2), 8, true);
 }
 
 }  // namespace

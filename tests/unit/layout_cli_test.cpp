@@ -33,6 +33,35 @@ TEST(LayoutCli, PrintsNotationAndTable) {
   EXPECT_NE(run.output.find(" 3  | 3 | 7 |"), std::string::npos) << run.output;
 }
 
+TEST(LayoutCli, DrawsTheCompilersRegisterLayouts) {
+  // The IR's wgmma accumulator is the ISA's fragment (CuTe's SM90 64xN C layout).
+  CliRun run = runLayout("--no-picture '#wgmma<[64, 64], warpgroups=1>'");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_EQ(run.output, "#wgmma<[64, 64], warpgroups=1> over 4 warps: 128 threads x 32 values\n"
+                        "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))\n");
+  run = runLayout("--no-picture '#mma<[16, 8], warps=[1, 1]>'");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("((4,8),(2,2)):((32,1),(16,8))"), std::string::npos) << run.output;
+  run = runLayout("'#blocked<[8, 8]>' --warps=1");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find(" 0  |  T0V0 |  T1V0 |"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(" 4  |  T0V1 |  T1V1 |"), std::string::npos) << run.output;
+}
+
+TEST(LayoutCli, RegisterLayoutErrorsNameTheProblem) {
+  CliRun run = runLayout("'#mma<[40, 64], warps=[2, 2]>'");
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("rows a multiple of 32"), std::string::npos) << run.output;
+  run = runLayout("'#mma<[64, 64], warps=[2]>'");
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("column 25: warps=[M, N] takes two numbers"), std::string::npos) << run.output;
+  run = runLayout("--warps=99 '#blocked<[64]>'");
+  EXPECT_EQ(run.status, 2);
+  run = runLayout("--warps=4 '(4,2):(1,4)'");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.output.find("--warps applies to a register layout"), std::string::npos) << run.output;
+}
+
 TEST(LayoutCli, EvaluatesAlgebra) {
   CliRun run = runLayout("--no-picture 'logical_product((2,2):(1,2), 3:1)'");
   EXPECT_EQ(run.status, 0);

@@ -91,6 +91,25 @@ TEST(ThreadValueLayouts, WgmmaAccumulatorMatchesPtx) {
   EXPECT_FALSE(wgmmaM64NK16Accumulator(64, "bf16").ok());
 }
 
+TEST(ThreadValueLayouts, WgmmaRegisterAMatchesPtx) {
+  // PTX ISA, wgmma .m64nNk16 "Register fragment of matrix A": each warp's 16 rows as
+  // mma.m16n8k16's A fragment, warp w at rows 16w...
+  TVLayout a = *wgmmaM64NK16A("bf16");
+  ASSERT_EQ(a.threads(), 128);
+  ASSERT_EQ(a.values(), 8);
+  std::set<int64_t> offsets;
+  for (int64_t t = 0; t < 128; ++t)
+    for (int64_t i = 0; i < 8; ++i) {
+      int64_t lane = t % 32;
+      ASSERT_EQ(a.row(t, i), 16 * (t / 32) + group(lane) + ((i >> 1) & 1) * 8) << "t " << t << " a" << i;
+      ASSERT_EQ(a.col(t, i), inGroup(lane) * 2 + (i & 1) + (i >= 4 ? 8 : 0)) << "t " << t << " a" << i;
+      offsets.insert(a.offset(t, i));
+    }
+  EXPECT_EQ(offsets.size(), 64u * 16u);
+  EXPECT_TRUE(wgmmaM64NK16A("f16").ok());
+  EXPECT_FALSE(wgmmaM64NK16A("f32").ok());
+}
+
 TEST(ThreadValueLayouts, FragmentsCoverTheirTilesOnce) {
   for (char operand : {'A', 'B', 'C'}) {
     TVLayout tv = *mmaM16N8K16(operand, operand == 'C' ? "f32" : "bf16");
