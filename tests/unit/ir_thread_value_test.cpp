@@ -8,6 +8,7 @@
 #include "ir/parse.h"
 #include "ir/thread_value.h"
 #include "layout/layout.h"
+#include "layout/swizzle.h"
 
 namespace argus::ir {
 namespace {
@@ -124,6 +125,23 @@ TEST(IrThreadValue, ProblemsAreNamed) {
   EXPECT_NE(layoutProblem(Layout::wgmmaAccumulator(64, 260, 1), 4), "");
   EXPECT_NE(layoutProblem(Layout::vectorized({12}, 8), 4), "");
   EXPECT_EQ(layoutProblem(Layout::canonical({3, 5}), 4), "");
+}
+
+TEST(IrThreadValue, SharedSwizzleIsTheAlgebrasSwizzle) {
+  // ir::Swizzle (without column panels) is CuTe's Swizzle<B, M, S> of layout/swizzle.h.
+  int checked = 0;
+  for (int bits = 1; bits <= 3; ++bits)
+    for (int base = 0; base <= 4; ++base)
+      for (int shift = bits; shift <= 5; ++shift) {
+        Swizzle ir;
+        ir.bits = bits;
+        ir.base = base;
+        ir.shift = shift;
+        const layout::Swizzle algebra = *layout::Swizzle::make(bits, base, shift);
+        for (int64_t x = 0; x < (int64_t{1} << 13); ++x) ASSERT_EQ(ir.apply(x), algebra(x)) << bits << base << shift << " at " << x;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 60);
 }
 
 }  // namespace
