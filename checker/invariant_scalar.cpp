@@ -184,63 +184,11 @@ std::vector<z3::expr> ScalarEncoder::notLastBlock() {
 // tests/data/launch_expr_vectors.json): in 32 bits, cdiv(N, 256) near N = 2^31 and a
 // requirement on M * K past 2^31 wrapped and admitted launches the host refuses.
 std::optional<z3::expr> ScalarEncoder::launchInt(const ir::LaunchExpr& e) {
-  std::vector<z3::expr> ops;
-  for (const ir::LaunchExpr& o : e.operands) {
-    auto v = launchInt(o);
-    if (!v) return std::nullopt;
-    ops.push_back(*v);
-  }
-  auto two = [&]() { return ops.size() == 2; };
-  switch (e.kind) {
-    case LK::Const: return ctx_.bv_val(e.value, 64);
-    case LK::Size: return z3::sext(sizeVar(static_cast<int>(e.value)), 32);
-    case LK::Add: if (two()) return ops[0] + ops[1]; break;
-    case LK::Sub: if (two()) return ops[0] - ops[1]; break;
-    case LK::Mul: if (two()) return ops[0] * ops[1]; break;
-    case LK::FloorDiv: if (two()) return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, ops[0], ops[1])); break;
-    case LK::CeilDiv:
-      if (two()) return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, ops[0] + ops[1] - 1, ops[1]));
-      break;
-    case LK::Mod: if (two()) return z3::srem(ops[0], ops[1]); break;
-    case LK::Min: if (two()) return z3::ite(ops[0] < ops[1], ops[0], ops[1]); break;
-    case LK::Max: if (two()) return z3::ite(ops[0] > ops[1], ops[0], ops[1]); break;
-    default: break;
-  }
-  return std::nullopt;
+  return encodeLaunchInt(ctx_, e, [&](int64_t index) { return sizeVar(static_cast<int>(index)); });
 }
 
 std::optional<z3::expr> ScalarEncoder::launchBool(const ir::LaunchExpr& e) {
-  auto ints = [&](z3::expr& x, z3::expr& y) {
-    if (e.operands.size() != 2) return false;
-    auto a = launchInt(e.operands[0]), b = launchInt(e.operands[1]);
-    if (!a || !b) return false;
-    x = *a;
-    y = *b;
-    return true;
-  };
-  if (auto divisible = launchDivisibility(e, [&](const ir::LaunchExpr& o) { return launchInt(o); })) return *divisible;
-  z3::expr x = ctx_.bv_val(0, 64), y = ctx_.bv_val(0, 64);
-  switch (e.kind) {
-    case LK::Lt: if (ints(x, y)) return x < y; break;
-    case LK::Le: if (ints(x, y)) return x <= y; break;
-    case LK::Gt: if (ints(x, y)) return x > y; break;
-    case LK::Ge: if (ints(x, y)) return x >= y; break;
-    case LK::Eq: if (ints(x, y)) return x == y; break;
-    case LK::Ne: if (ints(x, y)) return x != y; break;
-    case LK::And:
-    case LK::Or: {
-      if (e.operands.size() != 2) break;
-      auto a = launchBool(e.operands[0]), b = launchBool(e.operands[1]);
-      if (!a || !b) break;
-      return e.kind == LK::And ? (*a && *b) : (*a || *b);
-    }
-    case LK::Not:
-      if (e.operands.size() == 1)
-        if (auto a = launchBool(e.operands[0])) return !*a;
-      break;
-    default: break;
-  }
-  return std::nullopt;
+  return encodeLaunchCondition(ctx_, e, [&](int64_t index) { return sizeVar(static_cast<int>(index)); });
 }
 
 // A bool scalar as a Z3 condition, when it is built from i32 comparisons; else nothing (not assumed).

@@ -29,6 +29,7 @@
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
 #include "checker/layout_encode.h"
+#include "checker/scalar_semantics.h"
 #include "checker/solver_budget.h"
 #include "ir/ops.h"
 
@@ -434,28 +435,7 @@ class SeparationCheck {
   // The grid expressions in 64 bits, as the host evaluates them (a product of
   // two block counts can pass 2^31 where the i32 arithmetic would wrap).
   std::optional<z3::expr> launchInt(const ir::LaunchExpr& e) {
-    using LK = ir::LaunchExpr::Kind;
-    std::vector<z3::expr> ops;
-    for (const ir::LaunchExpr& o : e.operands) {
-      auto v = launchInt(o);
-      if (!v) return std::nullopt;
-      ops.push_back(*v);
-    }
-    bool two = ops.size() == 2;
-    switch (e.kind) {
-      case LK::Const: return ctx_->bv_val(e.value, 64);
-      case LK::Size: return z3::sext(sizeVar(static_cast<size_t>(e.value)), 32);
-      case LK::Add: if (two) return ops[0] + ops[1]; break;
-      case LK::Sub: if (two) return ops[0] - ops[1]; break;
-      case LK::Mul: if (two) return ops[0] * ops[1]; break;
-      case LK::FloorDiv: if (two) return z3::to_expr(*ctx_, Z3_mk_bvsdiv(*ctx_, ops[0], ops[1])); break;
-      case LK::CeilDiv: if (two) return z3::to_expr(*ctx_, Z3_mk_bvsdiv(*ctx_, ops[0] + ops[1] - 1, ops[1])); break;
-      case LK::Mod: if (two) return z3::srem(ops[0], ops[1]); break;
-      case LK::Min: if (two) return z3::ite(ops[0] < ops[1], ops[0], ops[1]); break;
-      case LK::Max: if (two) return z3::ite(ops[0] > ops[1], ops[0], ops[1]); break;
-      default: break;
-    }
-    return std::nullopt;
+    return encodeLaunchInt(*ctx_, e, [&](int64_t index) { return sizeVar(static_cast<size_t>(index)); });
   }
 
   // Encodes one side; `suffix` renames its program ids and iteration indices. False: not encodable.

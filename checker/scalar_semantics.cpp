@@ -10,6 +10,7 @@ using ir::BinaryKind;
 
 z3::expr truncatingDivide(const z3::expr& x, const z3::expr& y, bool remainder) {
   z3::context& ctx = x.ctx();
+  const unsigned width = x.get_sort().bv_size();
   uint64_t divisor = 0;
   if (y.is_numeral_u64(divisor) && divisor > 1 && divisor < (uint64_t{1} << 30) && (divisor & (divisor - 1)) == 0) {
     int k = 0;
@@ -18,13 +19,82 @@ z3::expr truncatingDivide(const z3::expr& x, const z3::expr& y, bool remainder) 
     // not all zero rounds toward zero: its quotient is the arithmetic shift (which rounds
     // down) plus one, its remainder the low bits minus the divisor. The remainder is then
     // bit wiring and one comparison, with no adder between x and its low bits.
-    z3::expr low = x & ctx.bv_val(static_cast<int64_t>(divisor) - 1, 32);
+    z3::expr low = x & ctx.bv_val(static_cast<int64_t>(divisor) - 1, width);
     z3::expr roundsUp = x < 0 && low != 0;
-    if (remainder) return z3::ite(roundsUp, low - ctx.bv_val(static_cast<int64_t>(divisor), 32), low);
-    z3::expr floor = z3::ashr(x, ctx.bv_val(k, 32));
+    if (remainder) return z3::ite(roundsUp, low - ctx.bv_val(static_cast<int64_t>(divisor), width), low);
+    z3::expr floor = z3::ashr(x, ctx.bv_val(k, width));
     return z3::ite(roundsUp, floor + 1, floor);
   }
   return remainder ? z3::srem(x, y) : z3::to_expr(ctx, Z3_mk_bvsdiv(ctx, x, y));
+}
+
+std::optional<z3::expr> encodeLaunchInt(z3::context& ctx, const ir::LaunchExpr& e, const LaunchSizeTerm& size) {
+  using K = ir::LaunchExpr::Kind;
+  if (e.kind == K::Const) return ctx.bv_val(e.value, 64);
+  if (e.kind == K::Size) return z3::sext(size(e.value), 32);
+  const bool comparison = e.kind == K::Lt || e.kind == K::Le || e.kind == K::Gt || e.kind == K::Ge ||
+                          e.kind == K::Eq || e.kind == K::Ne || e.kind == K::And || e.kind == K::Or || e.kind == K::Not;
+  if (comparison) {
+    std::optional<z3::expr> truth = encodeLaunchCondition(ctx, e, size);
+    if (!truth) return std::nullopt;
+    return z3::ite(*truth, ctx.bv_val(1, 64), ctx.bv_val(0, 64));
+  }
+  if (e.operands.size() != 2) return std::nullopt;
+  std::optional<z3::expr> a = encodeLaunchInt(ctx, e.operands[0], size);
+  std::optional<z3::expr> b = a ? encodeLaunchInt(ctx, e.operands[1], size) : std::nullopt;
+  if (!b) return std::nullopt;
+  switch (e.kind) {
+    case K::Add: return *a + *b;
+    case K::Sub: return *a - *b;
+    case K::Mul: return *a * *b;
+    case K::FloorDiv: return truncatingDivide(*a, *b, false);
+    case K::CeilDiv: return truncatingDivide(*a + *b - 1, *b, false);
+    case K::Mod: return truncatingDivide(*a, *b, true);
+    case K::Min: return z3::ite(*a < *b, *a, *b);
+    case K::Max: return z3::ite(*a > *b, *a, *b);
+    default: return std::nullopt;
+  }
+}
+
+std::optional<z3::expr> encodeLaunchCondition(z3::context& ctx, const ir::LaunchExpr& e, const LaunchSizeTerm& size) {
+  using K = ir::LaunchExpr::Kind;
+  auto integer = [&](const ir::LaunchExpr& o) { return encodeLaunchInt(ctx, o, size); };
+  if (std::optional<z3::expr> divisible = launchDivisibility(e, integer)) return divisible;
+  auto pair = [&](auto combine) -> std::optional<z3::expr> {
+    if (e.operands.size() != 2) return std::nullopt;
+    std::optional<z3::expr> a = integer(e.operands[0]);
+    std::optional<z3::expr> b = a ? integer(e.operands[1]) : std::nullopt;
+    if (!b) return std::nullopt;
+    return combine(*a, *b);
+  };
+  auto logic = [&](bool conjunction) -> std::optional<z3::expr> {
+    if (e.operands.size() != 2) return std::nullopt;
+    std::optional<z3::expr> a = encodeLaunchCondition(ctx, e.operands[0], size);
+    std::optional<z3::expr> b = a ? encodeLaunchCondition(ctx, e.operands[1], size) : std::nullopt;
+    if (!b) return std::nullopt;
+    return conjunction ? (*a && *b) : (*a || *b);
+  };
+  switch (e.kind) {
+    case K::Lt: return pair([](const z3::expr& x, const z3::expr& y) { return x < y; });
+    case K::Le: return pair([](const z3::expr& x, const z3::expr& y) { return x <= y; });
+    case K::Gt: return pair([](const z3::expr& x, const z3::expr& y) { return x > y; });
+    case K::Ge: return pair([](const z3::expr& x, const z3::expr& y) { return x >= y; });
+    case K::Eq: return pair([](const z3::expr& x, const z3::expr& y) { return x == y; });
+    case K::Ne: return pair([](const z3::expr& x, const z3::expr& y) { return x != y; });
+    case K::And: return logic(true);
+    case K::Or: return logic(false);
+    case K::Not: {
+      if (e.operands.size() != 1) return std::nullopt;
+      std::optional<z3::expr> a = encodeLaunchCondition(ctx, e.operands[0], size);
+      if (!a) return std::nullopt;
+      return !*a;
+    }
+    default: {
+      std::optional<z3::expr> value = integer(e);  // an integer used as a truth value
+      if (!value) return std::nullopt;
+      return *value != 0;
+    }
+  }
 }
 
 std::optional<z3::expr> launchDivisibility(const ir::LaunchExpr& eq,

@@ -27,6 +27,17 @@ std::optional<z3::expr> encodeI32Binary(ir::BinaryKind kind, const z3::expr& x, 
 // this one 3.4 M; attention_wgmma 18.0 M -> 2.3 M.
 z3::expr truncatingDivide(const z3::expr& x, const z3::expr& y, bool remainder);
 
+// Launch expressions (grid extents, require(...) conditions) as the host and every
+// runtime evaluate them (ir::LaunchExpr::evaluate): 64-bit wrapping arithmetic, C's
+// truncating `//` and `%` (by a power of two as bits, truncatingDivide), comparisons
+// and logic as 0/1. `size(i)` is size i's 32-bit term; each analysis names its own.
+// Nothing for an expression it cannot encode (a malformed one): the caller assumes
+// nothing about it. Every checker analysis encodes launches here; the shared vectors
+// (tests/data/launch_expr_vectors.json) check it against the evaluator.
+using LaunchSizeTerm = std::function<z3::expr(int64_t sizeIndex)>;
+std::optional<z3::expr> encodeLaunchInt(z3::context& ctx, const ir::LaunchExpr& e, const LaunchSizeTerm& size);
+std::optional<z3::expr> encodeLaunchCondition(z3::context& ctx, const ir::LaunchExpr& e, const LaunchSizeTerm& size);
+
 // A launch condition `x % m == 0` (either side) with m a positive power-of-two
 // constant, as the low log2(m) bits of x being zero: exactly C's remainder being
 // zero, for negative x too, and nothing for the solver to divide. TMA's row rule

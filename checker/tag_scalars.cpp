@@ -136,55 +136,10 @@ z3::expr TagFlow::scalarTerm(ir::ValueId id) {
 // has the extent the grid expression gives (evaluated in 64 bits, as the host
 // does), and the kernel's require(...) conditions hold (else it never runs).
 void TagFlow::declareLaunch() {
-  std::function<z3::expr(const ir::LaunchExpr&)> value = [&](const ir::LaunchExpr& e) -> z3::expr {
-    using K = ir::LaunchExpr::Kind;
-    auto operand = [&](size_t i) { return i < e.operands.size() ? value(e.operands[i]) : ctx_.bv_val(0, 64); };
-    auto sdiv = [&](const z3::expr& x, const z3::expr& y) { return z3::to_expr(ctx_, Z3_mk_bvsdiv(ctx_, x, y)); };
-    switch (e.kind) {
-      case K::Const: return ctx_.bv_val(e.value, 64);
-      case K::Size: {
-        size_t index = static_cast<size_t>(e.value);
-        std::string name = index < fn_.sizeNames.size() ? fn_.sizeNames[index] : "size" + std::to_string(index);
-        return z3::sext(ctx_.bv_const(name.c_str(), 32), 32);
-      }
-      case K::Add: return operand(0) + operand(1);
-      case K::Sub: return operand(0) - operand(1);
-      case K::Mul: return operand(0) * operand(1);
-      case K::FloorDiv:
-      case K::CeilDiv:
-      case K::Mod: {
-        // By a positive constant (the usual cdiv(M, BM)): a fresh quotient bounded by
-        // multiplications, which the solver handles far better than a 64-bit division.
-        z3::expr x = operand(0), y = operand(1);
-        if (e.operands.size() == 2 && e.operands[1].kind == K::Const && e.operands[1].value > 0) {
-          z3::expr q = ctx_.bv_const(("launch_quotient" + std::to_string(launchConstraints_.size())).c_str(), 64);
-          z3::expr c = ctx_.bv_val(e.operands[1].value, 64);
-          bool ceil = e.kind == K::CeilDiv;
-          launchConstraints_.push_back(ceil ? (q * c >= x && q * c - c < x) : (q * c <= x && x < q * c + c));
-          z3::expr limit = ctx_.bv_val(int64_t{1} << 40, 64);  // no product above overflows
-          launchConstraints_.push_back(q >= -limit && q <= limit);
-          return e.kind == K::Mod ? x - q * c : q;
-        }
-        if (e.kind == K::FloorDiv) return sdiv(x, y);
-        if (e.kind == K::CeilDiv) return sdiv(x + y - 1, y);
-        return z3::srem(x, y);
-      }
-      case K::Min: return z3::ite(operand(0) < operand(1), operand(0), operand(1));
-      case K::Max: return z3::ite(operand(0) > operand(1), operand(0), operand(1));
-      case K::Lt: return z3::ite(operand(0) < operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Le: return z3::ite(operand(0) <= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Gt: return z3::ite(operand(0) > operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Ge: return z3::ite(operand(0) >= operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Eq:
-        if (auto divisible = launchDivisibility(e, [&](const ir::LaunchExpr& o) { return std::optional<z3::expr>(value(o)); }))
-          return z3::ite(*divisible, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-        return z3::ite(operand(0) == operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Ne: return z3::ite(operand(0) != operand(1), ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::And: return z3::ite(operand(0) != 0 && operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Or: return z3::ite(operand(0) != 0 || operand(1) != 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-      case K::Not: return z3::ite(operand(0) == 0, ctx_.bv_val(1, 64), ctx_.bv_val(0, 64));
-    }
-    return ctx_.bv_val(0, 64);
+  auto sizeTerm = [&](int64_t index) {
+    std::string name = index >= 0 && static_cast<size_t>(index) < fn_.sizeNames.size() ? fn_.sizeNames[static_cast<size_t>(index)]
+                                                                                       : "size" + std::to_string(index);
+    return ctx_.bv_const(name.c_str(), 32);
   };
   for (const ir::Param& p : fn_.params)
     if (p.kind == ir::ParamKind::Size) {
@@ -196,9 +151,12 @@ void TagFlow::declareLaunch() {
     std::string a = std::to_string(axis);
     z3::expr pid = ctx_.bv_const(("program_id(" + a + ")").c_str(), 32);
     z3::expr num = ctx_.bv_const(("num_programs(" + a + ")").c_str(), 32);
-    launchConstraints_.push_back(pid >= 0 && num >= 1 && pid < num && z3::sext(num, 32) == value(fn_.grid[axis]));
+    z3::expr onGrid = pid >= 0 && num >= 1 && pid < num;
+    if (std::optional<z3::expr> extent = encodeLaunchInt(ctx_, fn_.grid[axis], sizeTerm)) onGrid = onGrid && z3::sext(num, 32) == *extent;
+    launchConstraints_.push_back(onGrid);
   }
-  for (const ir::Requirement& r : fn_.requirements) launchConstraints_.push_back(value(r.condition) != 0);
+  for (const ir::Requirement& r : fn_.requirements)
+    if (std::optional<z3::expr> holds = encodeLaunchCondition(ctx_, r.condition, sizeTerm)) launchConstraints_.push_back(*holds);
 }
 
 // A bool scalar the encoding understands: comparisons of i32 scalars, and/or/not
