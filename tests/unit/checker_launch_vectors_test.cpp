@@ -1,6 +1,8 @@
 // The shared launch-expression vectors (tests/data/launch_expr_vectors.json)
 // against ir::LaunchExpr::evaluate and the checker's encoding of requirements
-// (ScalarEncoder): the same cases run against the GPU runtime's SizeExpr
+// (through ScalarEncoder, which calls encodeLaunchCondition/encodeLaunchInt of
+// checker/scalar_semantics.h, the one launch encoding every checker analysis
+// uses: the race and bounds encoders, the separation check, the tag flow): the same cases run against the GPU runtime's SizeExpr
 // (runtime_gpu_launch_vectors_test.cpp) and the Python loader
 // (python/argus/test_meta_vectors.py), so the evaluators cannot drift apart.
 #include <gtest/gtest.h>
