@@ -74,7 +74,7 @@ class BankCheck {
               int dotOperand) {
     if (!isSharedView(fn_, view) || layout.isMma()) return;
     const ir::Op& viewOp = *fn_.values[view].def;
-    ir::ValueId buffer = viewOp.operands[0];
+    ir::ValueId buffer = ir::ViewOp(viewOp).base();
     const ir::Type& bufferType = fn_.values[buffer].type;
     const std::vector<int64_t>& viewShape = fn_.values[view].type.shape;
     ir::Distribution dist = ir::Distribution::of(layout, fn_.numWarps);

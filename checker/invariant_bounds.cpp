@@ -135,7 +135,7 @@ class BoundsCheck {
         scope.loops.pop_back();
       } else if (op->kind == OpKind::If && op->regions.size() == 2 && !op->operands.empty()) {
         for (int branch = 0; branch < 2; ++branch) {
-          scope.conditions.push_back({op->operands[0], branch == 0});
+          scope.conditions.push_back({ir::IfOp(*op).condition(), branch == 0});
           walk(op->regions[static_cast<size_t>(branch)], scope);
           scope.conditions.pop_back();
         }
@@ -155,7 +155,7 @@ class BoundsCheck {
 
   // Interval arithmetic settles most offsets (a stage index kt % S) without the solver.
   bool provedByRanges(const ir::Op& view, const ScalarScope& scope) const {
-    const std::vector<int64_t>& shape = fn_.typeOf(view.operands[0]).shape;
+    const std::vector<int64_t>& shape = fn_.typeOf(ir::ViewOp(view).base()).shape;
     const std::vector<int64_t>& viewShape = fn_.typeOf(view.results[0]).shape;
     size_t rank = shape.size(), k = viewShape.size();
     if (view.operands.size() != rank + 1 || k > rank) return false;
@@ -169,7 +169,8 @@ class BoundsCheck {
 
   void checkView(const ir::Op& view, const ScalarScope& scope) {
     if (view.operands.empty() || view.results.empty()) return;
-    const ir::Type& base = fn_.typeOf(view.operands[0]);
+    const ir::ViewOp viewOp(view);
+    const ir::Type& base = fn_.typeOf(viewOp.base());
     if (base.kind != ir::TypeKind::Shared || allConstant(fn_, view)) return;  // sema checks constant offsets
     if (provedByRanges(view, scope)) return;
     const std::vector<int64_t>& shape = base.shape;
@@ -178,7 +179,7 @@ class BoundsCheck {
     if (view.operands.size() != rank + 1 || k > rank) return;
     if (budget_.spent()) {  // never silence: what is left unasked is "cannot prove"
       diags_.report(DiagId::SharedBoundsUnproved, view.range,
-                    {shapeText(viewShape), sharedName(fn_, view.operands[0]), shapeText(shape), budget_.spentReason()});
+                    {shapeText(viewShape), sharedName(fn_, viewOp.base()), shapeText(shape), budget_.spentReason()});
       return;
     }
     try {
@@ -202,7 +203,7 @@ class BoundsCheck {
       solver.add(outside);
       z3::check_result result = budget_.check(solver);
       if (result == z3::unsat) return;
-      std::string name = sharedName(fn_, view.operands[0]);
+      std::string name = sharedName(fn_, viewOp.base());
       if (result == z3::unknown) {
         diags_.report(DiagId::SharedBoundsUnproved, view.range,
                       {shapeText(viewShape), name, shapeText(shape), "the solver gave up (" + budget_.unknownReason(solver) + ")"});
@@ -212,7 +213,7 @@ class BoundsCheck {
       report(view, enc, model, offsets, viewShape, shape, name);
     } catch (const z3::exception& e) {
       diags_.report(DiagId::SharedBoundsUnproved, view.range,
-                    {shapeText(viewShape), sharedName(fn_, view.operands[0]), shapeText(shape),
+                    {shapeText(viewShape), sharedName(fn_, viewOp.base()), shapeText(shape),
                      std::string("the solver failed: ") + e.msg()});
     }
   }
@@ -235,7 +236,7 @@ class BoundsCheck {
                          elementText(name, out.element) + ", outside the buffer";
     Diagnostic& d = diags_.report(DiagId::SharedViewOutOfBounds, view.range,
                                   {shapeText(viewShape), name, shapeText(shape), detail});
-    const ir::Op* alloc = fn_.values[view.operands[0]].def;
+    const ir::Op* alloc = fn_.values[ir::ViewOp(view).base()].def;
     if (alloc) d.labels.push_back(Label{alloc->range, "'" + name + "' has shape " + shapeText(shape)});
     if (use.op && use.op != &view) d.labels.push_back(Label{use.op->range, "the access that goes outside"});
     Counterexample cx;

@@ -79,7 +79,7 @@ class DeadAccessCheck {
       const ir::Op* view = fn_.values[op.operands[i]].def;
       if (!view || view->kind != OpKind::View || view->operands.empty()) return;
       for (const ir::Param& p : fn_.params)
-        if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor &&
+        if (p.value == ir::ViewOp(*view).base() && p.kind == ir::ParamKind::Tensor &&
             view->operands.size() == p.dims.size() + 1)
           out.push_back({&op, view, &p, writes});
     };

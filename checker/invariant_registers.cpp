@@ -16,6 +16,7 @@
 #include <map>
 
 #include "checker/invariant_check.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -151,8 +152,10 @@ bool isFusedTemporary(const ir::Function& fn, ir::ValueId id, const Uses& uses) 
 int64_t registersOf(const ir::Function& fn, ir::ValueId id) {
   // A broadcast reuses the registers of its operand, and a splat holds one value.
   if (const ir::Op* def = fn.values[id].def) {
-    if (def->kind == OpKind::Broadcast && !def->operands.empty() && fn.values[def->operands[0]].type.isTile())
-      return registersOf(fn, def->operands[0]);
+    if (def->kind == OpKind::Broadcast && !def->operands.empty()) {
+      const ir::ValueId x = ir::BroadcastOp(*def).x();
+      if (fn.values[x].type.isTile()) return registersOf(fn, x);
+    }
     if (def->kind == OpKind::Splat) return ir::dtypeBits(fn.values[id].type.dtype) > 32 ? 2 : 1;
   }
   const ir::Type& t = fn.values[id].type;

@@ -52,11 +52,12 @@ std::optional<ScalarRange> rangeOf(const ir::Function& fn, const ScalarScope& sc
     for (const ir::Op* loop : scope.loops) {
       if (loop->regions.empty() || loop->regions[0].args.empty() || loop->regions[0].args[0] != id) continue;
       if (loop->operands.size() < 3) return std::nullopt;
-      auto lb = rangeOf(fn, scope, loop->operands[0], depth + 1);
-      auto step = rangeOf(fn, scope, loop->operands[2], depth + 1);
+      const ir::ForOp forOp(*loop);  // scope.loops holds For ops
+      auto lb = rangeOf(fn, scope, forOp.lowerBound(), depth + 1);
+      auto step = rangeOf(fn, scope, forOp.step(), depth + 1);
       if (!lb || !step || step->lo <= 0) return std::nullopt;
       int64_t hi = kI32Max - 1;  // iv < ub <= 2^31 - 1
-      if (auto ub = rangeOf(fn, scope, loop->operands[1], depth + 1)) hi = std::min(hi, ub->hi - 1);
+      if (auto ub = rangeOf(fn, scope, forOp.upperBound(), depth + 1)) hi = std::min(hi, ub->hi - 1);
       return fits(lb->lo, std::max(lb->lo, hi));
     }
     for (const ir::Param& p : fn.params)
@@ -125,7 +126,8 @@ ScalarEncoder::ScalarEncoder(z3::context& ctx, const ir::Function& fn, const Sca
     z3::expr j = ctx_.bv_const(("j" + std::to_string(l)).c_str(), 32);
     iterations_.push_back(j);
     if (loop->operands.size() < 3 || loop->regions.empty() || loop->regions[0].args.empty()) continue;
-    z3::expr lb = scalar(loop->operands[0]), ub = scalar(loop->operands[1]), step = scalar(loop->operands[2]);
+    const ir::ForOp forOp(*loop);
+    z3::expr lb = scalar(forOp.lowerBound()), ub = scalar(forOp.upperBound()), step = scalar(forOp.step());
     z3::expr iv64 = z3::sext(lb, 32) + z3::sext(step, 32) * z3::zext(j, 32);
     constraints_.push_back(z3::ult(j, ctx_.bv_val(static_cast<uint64_t>(0xFFFFFFFFu), 32)));
     constraints_.push_back(step > 0 && iv64 < z3::sext(ub, 32));
@@ -208,17 +210,20 @@ std::optional<z3::expr> ScalarEncoder::conditionTerm(ir::ValueId id) {
   if (!def) return std::nullopt;
   switch (def->kind) {
     case OpKind::Const: return ctx_.bool_val(ir::ConstOp(*def).intValue() != 0);
-    case OpKind::Compare:
-      if (def->operands.size() == 2 && isI32(fn_.values[def->operands[0]].type))
-        return compare(def->attrs.cmp, scalar(def->operands[0]), scalar(def->operands[1]));
+    case OpKind::Compare: {
+      const ir::CompareOp cmp(*def);
+      if (def->operands.size() == 2 && isI32(fn_.values[cmp.lhs()].type))
+        return compare(def->attrs.cmp, scalar(cmp.lhs()), scalar(cmp.rhs()));
       return std::nullopt;
+    }
     case OpKind::Unary:
       if (def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1)
-        if (auto c = condition(def->operands[0])) return !*c;
+        if (auto c = condition(ir::UnaryOp(*def).x())) return !*c;
       return std::nullopt;
     case OpKind::Binary: {
       if (def->operands.size() != 2) return std::nullopt;
-      auto a = condition(def->operands[0]), b = condition(def->operands[1]);
+      const ir::BinaryOp bin(*def);
+      auto a = condition(bin.lhs()), b = condition(bin.rhs());
       if (!a || !b) return std::nullopt;
       if (def->attrs.binary == BinaryKind::And) return *a && *b;
       if (def->attrs.binary == BinaryKind::Or) return *a || *b;
@@ -290,7 +295,7 @@ z3::expr ScalarEncoder::scalarTerm(ir::ValueId id) {
         break;
       }
       case OpKind::Select: {
-        auto c = def->operands.size() == 3 ? condition(def->operands[0]) : std::nullopt;
+        auto c = def->operands.size() == 3 ? condition(ir::SelectOp(*def).condition()) : std::nullopt;
         result = c ? z3::ite(*c, operand(1), operand(2)) : opaque(id);
         break;
       }

@@ -45,7 +45,7 @@ constexpr int64_t kSmallSize = 256;
 constexpr uint64_t kLargeLaunchRlimit = 500'000;
 
 struct GlobalStore {
-  const ir::Op* store = nullptr;
+  const ir::Op* store = nullptr;  // a Store (SeparationCheck::addStore)
   const ir::Op* view = nullptr;
   const ir::Param* tensor = nullptr;
   ScalarScope scope;
@@ -75,15 +75,17 @@ bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth = 0) {
   if (!def) return false;
   switch (def->kind) {
     case OpKind::Const: return true;
-    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[def->operands[0]].type);
+    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);
     case OpKind::Unary:
       return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
-             conditionEncodable(fn, def->operands[0], depth + 1);
-    case OpKind::Binary:
+             conditionEncodable(fn, ir::UnaryOp(*def).x(), depth + 1);
+    case OpKind::Binary: {
+      const ir::BinaryOp bin(*def);
       return def->operands.size() == 2 &&
              (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
               def->attrs.binary == ir::BinaryKind::Xor) &&
-             conditionEncodable(fn, def->operands[0], depth + 1) && conditionEncodable(fn, def->operands[1], depth + 1);
+             conditionEncodable(fn, bin.lhs(), depth + 1) && conditionEncodable(fn, bin.rhs(), depth + 1);
+    }
     default: return false;
   }
 }
@@ -141,7 +143,7 @@ class SeparationCheck {
         scope.loops.pop_back();
       } else if (op->kind == OpKind::If && op->regions.size() == 2 && !op->operands.empty()) {
         for (int branch = 0; branch < 2; ++branch) {
-          scope.conditions.push_back({op->operands[0], branch == 0});
+          scope.conditions.push_back({ir::IfOp(*op).condition(), branch == 0});
           collect(op->regions[static_cast<size_t>(branch)], scope);
           scope.conditions.pop_back();
         }
@@ -151,14 +153,17 @@ class SeparationCheck {
     }
   }
 
+  // `store`: an op whose global write is StoredValueLayout, which only Store declares (ir/ops.def).
   void addStore(const ir::Op& store, const ScalarScope& scope) {
-    if (store.operands.size() < 2 || !fn_.typeOf(store.operands[1]).isTile()) return;
-    const ir::Op* view = fn_.values[store.operands[0]].def;
+    const ir::StoreOp storeOp(store);
+    if (store.operands.size() < 2 || !fn_.typeOf(storeOp.value()).isTile()) return;
+    const ir::Op* view = fn_.values[storeOp.view()].def;
     if (!view || view->kind != OpKind::View || view->operands.empty()) return;
-    if (fn_.typeOf(view->operands[0]).kind != ir::TypeKind::Tensor) return;
+    const ir::ValueId base = ir::ViewOp(*view).base();
+    if (fn_.typeOf(base).kind != ir::TypeKind::Tensor) return;
     const ir::Param* tensor = nullptr;
     for (const ir::Param& p : fn_.params)
-      if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) tensor = &p;
+      if (p.value == base && p.kind == ir::ParamKind::Tensor) tensor = &p;
     bool encodable = tensor && view->operands.size() == tensor->dims.size() + 1;
     for (const auto& [cond, taken] : scope.conditions)
       encodable = encodable && conditionEncodable(fn_, cond);  // where it runs is unknown: never a false alarm
@@ -243,7 +248,7 @@ class SeparationCheck {
   bool loaded(ir::ValueId tensor) const {
     bool found = false;
     forEachOpWithDepth(fn_.body, 0, [&](const ir::Op& op, int) {
-      if (op.kind != OpKind::View || op.operands.empty() || op.operands[0] != tensor) return;
+      if (op.kind != OpKind::View || op.operands.empty() || ir::ViewOp(op).base() != tensor) return;
       for (const auto& [user, index] : usesOf(op.results[0]))
         found = found || !(user->kind == OpKind::Store && index == 0);
     });
@@ -416,7 +421,7 @@ class SeparationCheck {
     d.counterexample = std::move(cx);
     bool product = false;
     for (const GlobalStore& s : stores_)
-      product = product || (s.tensor == &tensor && storesProduct(s.store->operands[1]));
+      product = product || (s.tensor == &tensor && storesProduct(ir::StoreOp(*s.store).value()));
     if (product)
       d.notes.push_back("'" + tensor.name + "' is only stored into, with values computed by dot(): it is the product's "
                         "output, and every element of it must be written; check the tile loop's bounds and the grid");
@@ -473,7 +478,7 @@ class SeparationCheck {
       side.constraints.push_back(pid >= 0 && z3::sext(pid, 32) < *grid && *grid <= ctx_->bv_val(maxBlocks, 64));
     }
     // Thread and value through the layout's mixed radix (ir/types.h), as sync_encode.cpp does.
-    const ir::Layout& layout = fn_.typeOf(s.store->operands[1]).layout;
+    const ir::Layout& layout = fn_.typeOf(ir::StoreOp(*s.store).value()).layout;
     const ir::Distribution dist = ir::Distribution::of(layout, fn_.numWarps);
     z3::expr t = ctx_->bv_const(("thread" + suffix).c_str(), 32);
     z3::expr v = ctx_->bv_const(("value" + suffix).c_str(), 32);
@@ -559,7 +564,8 @@ class SeparationCheck {
       if (!def) continue;
       if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
           (def->attrs.binary == ir::BinaryKind::Div || def->attrs.binary == ir::BinaryKind::Rem)) {
-        const ir::Op* divisor = def->operands[1] < fn_.values.size() ? fn_.values[def->operands[1]].def : nullptr;
+        const ir::ValueId rhs = ir::BinaryOp(*def).rhs();
+        const ir::Op* divisor = rhs < fn_.values.size() ? fn_.values[rhs].def : nullptr;
         if (!divisor || divisor->kind != OpKind::Const) return true;
       }
       work.insert(work.end(), def->operands.begin(), def->operands.end());

@@ -27,15 +27,17 @@ bool encodableCondition(const ir::Function& fn, ir::ValueId id, int depth = 0) {
   const Op* def = v.def;
   switch (def->kind) {
     case OpKind::Const: return true;
-    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[def->operands[0]].type);
+    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);
     case OpKind::Unary:
       return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
-             encodableCondition(fn, def->operands[0], depth + 1);
-    case OpKind::Binary:
+             encodableCondition(fn, ir::UnaryOp(*def).x(), depth + 1);
+    case OpKind::Binary: {
+      const ir::BinaryOp bin(*def);
       return def->operands.size() == 2 &&
              (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
               def->attrs.binary == ir::BinaryKind::Xor) &&
-             encodableCondition(fn, def->operands[0], depth + 1) && encodableCondition(fn, def->operands[1], depth + 1);
+             encodableCondition(fn, bin.lhs(), depth + 1) && encodableCondition(fn, bin.rhs(), depth + 1);
+    }
     default: return false;
   }
 }
@@ -49,7 +51,7 @@ class Collector {
     std::function<void(const Block&)> scan = [&](const Block& b) {
       for (const auto& op : b.ops) {
         if (op->kind == OpKind::CopyBulk && !op->operands.empty()) {
-          ir::ValueId buffer = bufferOf(op->operands[0]);
+          ir::ValueId buffer = bufferOf(ir::CopyBulkOp(*op).dst());
           if (buffer != ir::kNoValue) staged_.insert(buffer);
         }
         for (const Block& r : op->regions) scan(r);
@@ -106,19 +108,24 @@ class Collector {
       case MbEventKind::Init:
       case MbEventKind::ExpectTx:
       case MbEventKind::Arrive:
-      case MbEventKind::Wait:
-        e.bars = op.operands[0];
-        e.index = op.operands[1];
-        if (kind == MbEventKind::Wait) e.parity = op.operands[2];
+      case MbEventKind::Wait: {
+        // visit() derives these from the op's sync kind, each of which one mbarrier op has.
+        const MbarrierOperands mbarrier = mbarrierOperands(op);
+        e.bars = mbarrier.bars;
+        e.index = mbarrier.index;
+        if (kind == MbEventKind::Wait) e.parity = ir::MbarrierWaitOp(op).parity();
         if (kind == MbEventKind::ExpectTx) e.arrivals = 1;
         if (kind == MbEventKind::Arrive) e.arrivals = fn_.numThreads();
         break;
-      case MbEventKind::Copy:
-        e.view = op.operands[0];
-        e.buffer = bufferOf(op.operands[0]);
-        e.bars = op.operands[2];
-        e.index = op.operands[3];
+      }
+      case MbEventKind::Copy: {
+        const ir::CopyBulkOp copy(op);  // visit(): a copy_bulk with its mbarrier
+        e.view = copy.dst();
+        e.buffer = bufferOf(copy.dst());
+        e.bars = copy.bars();
+        e.index = copy.index();
         break;
+      }
       case MbEventKind::Barrier:
       case MbEventKind::Read:
       case MbEventKind::Write:
@@ -188,6 +195,17 @@ class Collector {
 };
 
 }  // namespace
+
+MbarrierOperands mbarrierOperands(const Op& op) {
+  auto of = [](const auto& mbarrierOp) { return MbarrierOperands{mbarrierOp.bars(), mbarrierOp.index()}; };
+  switch (op.kind) {
+    case OpKind::MbarrierInit: return of(ir::MbarrierInitOp(op));
+    case OpKind::MbarrierExpectTx: return of(ir::MbarrierExpectTxOp(op));
+    case OpKind::MbarrierArrive: return of(ir::MbarrierArriveOp(op));
+    case OpKind::MbarrierWait: return of(ir::MbarrierWaitOp(op));
+    default: return {};
+  }
+}
 
 std::optional<MbEvents> collectMbEvents(const ir::Function& fn) {
   MbEvents out;

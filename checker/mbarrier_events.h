@@ -54,6 +54,13 @@ struct MbEvents {
 // The events of `fn`, or nothing when it has no copy_bulk and no mbarrier op.
 std::optional<MbEvents> collectMbEvents(const ir::Function& fn);
 
+// The mbarrier (bars, index) that an op of an mbarrier sync kind (ir::isMbarrierSync) names;
+// kNoValue for both with any other op.
+struct MbarrierOperands {
+  ir::ValueId bars = ir::kNoValue, index = ir::kNoValue;
+};
+MbarrierOperands mbarrierOperands(const ir::Op& op);
+
 // One execution of an event, as Z3 terms over the launch and the iteration J.
 struct MbInstance {
   const MbEvent* event = nullptr;

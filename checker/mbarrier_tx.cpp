@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "checker/invariant_scalar.h"
+#include "checker/mbarrier_events.h"
 #include "checker/report_text.h"
 #include "checker/mbarrier_check.h"
 #include "checker/solver_budget.h"
@@ -24,7 +25,7 @@ using ir::OpKind;
 
 int64_t bulkCopyBytes(const ir::Function& fn, const Op& copy) {
   if (copy.operands.empty()) return 0;
-  const ir::Type& t = fn.typeOf(copy.operands[0]);
+  const ir::Type& t = fn.typeOf(ir::CopyBulkOp(copy).dst());
   int64_t n = 1;
   for (int64_t e : t.shape) n *= e;
   return n * std::max(1, ir::dtypeBits(t.dtype) / 8);
@@ -45,8 +46,7 @@ class TxCheck {
 
  private:
   bool isMbarrierOp(const Op& op, ir::ValueId bars) const {
-    // Every mbarrier op names its barriers as operand 0 (ir/ops.def).
-    return ir::isMbarrierSync(ir::opInfo(op.kind).sync) && op.operands[0] == bars;
+    return ir::isMbarrierSync(ir::opInfo(op.kind).sync) && mbarrierOperands(op).bars == bars;
   }
 
   // The index as the user would write it: a constant, a name, or `(kt + 2) % 3`.
@@ -65,7 +65,8 @@ class TxCheck {
         default: break;
       }
       if (sym) {
-        std::string text = indexText(def->operands[0], depth + 1) + sym + indexText(def->operands[1], depth + 1);
+        const ir::BinaryOp bin(*def);
+        std::string text = indexText(bin.lhs(), depth + 1) + sym + indexText(bin.rhs(), depth + 1);
         return depth == 0 ? text : "(" + text + ")";
       }
     }
@@ -82,11 +83,12 @@ class TxCheck {
     for (size_t i = 0; i < b.ops.size(); ++i) {
       const Op& op = *b.ops[i];
       if (op.kind == OpKind::MbarrierExpectTx && op.operands.size() == 2) {
+        const ir::ValueId bars = ir::MbarrierExpectTxOp(op).bars();
         std::vector<const Op*> copies;
         for (size_t k = i + 1; k < b.ops.size(); ++k) {
           const Op& next = *b.ops[k];
-          if (isMbarrierOp(next, op.operands[0])) break;
-          if (next.kind == OpKind::CopyBulk && next.operands.size() == 4 && next.operands[2] == op.operands[0]) {
+          if (isMbarrierOp(next, bars)) break;
+          if (next.kind == OpKind::CopyBulk && next.operands.size() == 4 && ir::CopyBulkOp(next).bars() == bars) {
             copies.push_back(&next);
             covered.push_back(&next);
           }
@@ -95,13 +97,14 @@ class TxCheck {
       }
       if (op.kind == OpKind::CopyBulk && op.operands.size() == 4 &&
           std::find(covered.begin(), covered.end(), &op) == covered.end()) {
+        const ir::CopyBulkOp copy(op);
         Diagnostic& d = diags_.report(
             DiagId::CopyBulkUnannounced, op.range,
-            {indexText(op.operands[3]), nameOf(fn_, op.operands[2], "mbarriers"),
+            {indexText(copy.index()), nameOf(fn_, copy.bars(), "mbarriers"),
              "no mbarrier_expect_tx on that mbarrier comes before it in this block, so the phase it completes "
              "expects no bytes from it"});
-        d.notes.push_back("issue mbarrier_expect_tx(" + nameOf(fn_, op.operands[2], "bars") + ", " +
-                          indexText(op.operands[3]) + ") bytes " + std::to_string(bulkCopyBytes(fn_, op)) +
+        d.notes.push_back("issue mbarrier_expect_tx(" + nameOf(fn_, copy.bars(), "bars") + ", " +
+                          indexText(copy.index()) + ") bytes " + std::to_string(bulkCopyBytes(fn_, op)) +
                           " right before this copy_bulk");
       }
       if (op.kind == OpKind::For) {
@@ -110,7 +113,7 @@ class TxCheck {
         scope_.loops.pop_back();
       } else if (op.kind == OpKind::If && !op.operands.empty()) {
         for (size_t r = 0; r < op.regions.size(); ++r) {
-          scope_.conditions.push_back({op.operands[0], r == 0});
+          scope_.conditions.push_back({ir::IfOp(op).condition(), r == 0});
           block(op.regions[r]);
           scope_.conditions.pop_back();
         }
@@ -120,26 +123,30 @@ class TxCheck {
     }
   }
 
+  // `expect`: an mbarrier_expect_tx; `copies`: the copy_bulk ops that follow it on its mbarrier.
   void checkPhase(const Op& expect, const std::vector<const Op*>& copies) {
-    ir::ValueId bars = expect.operands[0];
+    const ir::MbarrierExpectTxOp expectTx(expect);
+    ir::ValueId bars = expectTx.bars();
     int64_t total = 0;
     std::string parts;
     for (const Op* c : copies) {
       int64_t bytes = bulkCopyBytes(fn_, *c);
       total += bytes;
-      const Op* view = fn_.values[c->operands[0]].def;
-      std::string buffer = view && !view->operands.empty() ? nameOf(fn_, view->operands[0], "shared") : "shared";
+      const ir::CopyBulkOp copy(*c);
+      const Op* view = fn_.values[copy.dst()].def;
+      std::string buffer =
+          view && view->kind == ir::OpKind::View ? nameOf(fn_, ir::ViewOp(*view).base(), "shared") : "shared";
       parts += (parts.empty() ? "" : " and ") + ("'" + buffer + "' (" + std::to_string(bytes) + " bytes)");
-      if (c->operands[3] != expect.operands[1]) differentIndex(expect, *c);
+      if (copy.index() != expectTx.index()) differentIndex(expect, *c);
     }
-    const int64_t announced = ir::MbarrierExpectTxOp(expect).bytes();
+    const int64_t announced = expectTx.bytes();
     if (total == announced) return;
     std::string why = copies.empty() ? "no copy_bulk on that mbarrier follows it in this block, so the phase never completes"
                       : total < announced
                           ? "they write " + parts + "; the phase waits for bytes that never arrive, so its mbarrier_wait hangs"
                           : "they write " + parts + "; the surplus completes transactions of a phase that has not announced them";
     Diagnostic& d = diags_.report(DiagId::MbarrierTxCount, expect.range,
-                                  {std::to_string(announced), indexText(ir::MbarrierExpectTxOp(expect).index()),
+                                  {std::to_string(announced), indexText(expectTx.index()),
                                    nameOf(fn_, bars, "mbarriers"), std::to_string(total), why});
     for (const Op* c : copies)
       d.labels.push_back(Label{c->range, "this copy_bulk writes " + std::to_string(bulkCopyBytes(fn_, *c)) + " bytes"});
@@ -159,7 +166,7 @@ class TxCheck {
     try {
       if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
       ScalarEncoder enc(*ctx_, fn_, scope_);
-      z3::expr x = enc.scalar(expect.operands[1]), y = enc.scalar(copy.operands[3]);
+      z3::expr x = enc.scalar(ir::MbarrierExpectTxOp(expect).index()), y = enc.scalar(ir::CopyBulkOp(copy).index());
       z3::solver solver = bitVectorSolver(*ctx_);
       budget_.limit(solver);
       for (const z3::expr& c : enc.constraints()) solver.add(c);
@@ -180,7 +187,7 @@ class TxCheck {
       int64_t ex = ScalarEncoder::valueOf(*model, x), cy = ScalarEncoder::valueOf(*model, y);
       Diagnostic& d = diags_.report(
           DiagId::CopyBulkUnannounced, copy.range,
-          {std::to_string(cy), nameOf(fn_, copy.operands[2], "mbarriers"),
+          {std::to_string(cy), nameOf(fn_, ir::CopyBulkOp(copy).bars(), "mbarriers"),
            "the mbarrier_expect_tx" + at(expect.range) + " armed mbarrier " + std::to_string(ex) +
                ", so the bytes of this copy complete a phase that does not expect them"});
       d.labels.push_back(Label{expect.range, "arms mbarrier " + std::to_string(ex) + " here"});

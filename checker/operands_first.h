@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -46,7 +47,8 @@ inline std::vector<ir::ValueId> binaryOperands(const ir::Function& fn, ir::Value
   const ir::Value& v = fn.values[id];
   if (!v.def || v.def->kind != ir::OpKind::Binary || v.def->operands.size() != 2) return {};
   if (!v.type.isScalar() || v.type.dtype != ir::DType::I32) return {};
-  return {v.def->operands[0], v.def->operands[1]};
+  const ir::BinaryOp bin(*v.def);
+  return {bin.lhs(), bin.rhs()};
 }
 
 }  // namespace argus::checker

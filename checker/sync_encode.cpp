@@ -95,14 +95,18 @@ z3::expr PairEncoder::scalarTerm(Side& side, ir::ValueId id) {
         break;
       }
       case OpKind::Select: {
-        const ir::Op* cond = def->operands.size() == 3 && def->operands[0] < fn_.values.size()
-                                 ? fn_.values[def->operands[0]].def : nullptr;
+        const ir::Op* cond = nullptr;
+        if (def->operands.size() == 3) {
+          const ir::ValueId condition = ir::SelectOp(*def).condition();
+          if (condition < fn_.values.size()) cond = fn_.values[condition].def;
+        }
         if (!cond || cond->kind != OpKind::Compare || cond->operands.size() != 2 ||
-            !isI32(fn_.values[cond->operands[0]].type)) {
+            !isI32(fn_.values[ir::CompareOp(*cond).lhs()].type)) {
           result = opaque(side, id);
           break;
         }
-        z3::expr x = scalar(side, cond->operands[0]), y = scalar(side, cond->operands[1]);
+        const ir::CompareOp cmp(*cond);
+        z3::expr x = scalar(side, cmp.lhs()), y = scalar(side, cmp.rhs());
         z3::expr c = x == y;
         switch (cond->attrs.cmp) {
           case CmpKind::Eq: c = x == y; break;
@@ -139,8 +143,9 @@ z3::expr PairEncoder::iterationOf(Side& side, int loop) {
                                                              ? ir::kNoValue : op->regions[0].args[0]));
         return it->second;
       }
-      z3::expr lb = scalar(side, op->operands[0]), ub = scalar(side, op->operands[1]),
-               step = scalar(side, op->operands[2]);
+      const ir::ForOp forOp(*op);  // fa_.loops holds For ops (sync_walk.cpp)
+      z3::expr lb = scalar(side, forOp.lowerBound()), ub = scalar(side, forOp.upperBound()),
+               step = scalar(side, forOp.step());
       z3::expr iv64 = z3::sext(lb, 32) + z3::sext(step, 32) * z3::zext(j, 32);
       // Every iteration count fits in 32 bits, and j + 1 (the next iteration) never wraps.
       constraints_.push_back(z3::ult(j, ctx_.bv_val(static_cast<uint64_t>(0xFFFFFFFFu), 32)));
@@ -246,8 +251,9 @@ z3::expr PairEncoder::encode(const Pending& earlier, int later, Side& first, Sid
     const ir::Op* op = fa_.loops[static_cast<size_t>(loop)].op;
     auto j = first.iteration.find(loop);
     if (op->operands.size() < 3 || j == first.iteration.end()) continue;
-    z3::expr lb = z3::sext(scalar(first, op->operands[0]), 32), ub = z3::sext(scalar(first, op->operands[1]), 32),
-             step = z3::sext(scalar(first, op->operands[2]), 32);
+    const ir::ForOp forOp(*op);
+    z3::expr lb = z3::sext(scalar(first, forOp.lowerBound()), 32), ub = z3::sext(scalar(first, forOp.upperBound()), 32),
+             step = z3::sext(scalar(first, forOp.step()), 32);
     z3::expr last = lb + step * (z3::zext(j->second, 32) + ctx_.bv_val(k, 64));
     constraints_.push_back(last < ub && !(last + step < ub));
   }

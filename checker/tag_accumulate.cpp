@@ -41,12 +41,13 @@ std::string axisName(const ir::Function& fn, const TagMap& tags, int64_t d, int6
 
 void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op) {
   if (op.kind != ir::OpKind::Dot || op.operands.size() != 3 || op.results.empty()) return;
-  const ir::Op* earlier = producingDot(fn, op.operands[2]);
+  const ir::DotOp dot(op);
+  const ir::Op* earlier = producingDot(fn, dot.acc());
   if (!earlier || earlier == &op || !dotK(fn, op) || !dotK(fn, *earlier)) return;
-  const TagMap* acc = flow.tilesTags(op.operands[2]);
+  const TagMap* acc = flow.tilesTags(dot.acc());
   if (!acc) return;
   TagMap product = flow.dotTags(op);
-  const std::vector<int64_t>& shape = fn.values[op.operands[2]].type.shape;
+  const std::vector<int64_t>& shape = fn.values[dot.acc()].type.shape;
   if (shape.size() != 2) return;
   z3::context& ctx = flow.context();
   z3::expr m = ctx.bv_const("acc_m", 32), n = ctx.bv_const("acc_n", 32);
@@ -89,7 +90,7 @@ void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, Diagnostic
   const int64_t accValue = modelValue(model, pairs[static_cast<size_t>(side)].first);
   const int64_t productValue = modelValue(model, pairs[static_cast<size_t>(side)].second);
   // A named accumulator by its name (s[0, 0]); one written inline by its place.
-  std::string accName = flow.valueName(op.operands[2]);
+  std::string accName = flow.valueName(dot.acc());
   std::string element = accName.find('(') == std::string::npos
                             ? accName + "[" + std::to_string(mv) + ", " + std::to_string(nv) + "]"
                             : "element (" + std::to_string(mv) + ", " + std::to_string(nv) + ") of the accumulator";
@@ -103,7 +104,7 @@ void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, Diagnostic
                         ", and this dot adds to it products from " + axisName(fn, product, side, productValue) +
                         (iteration.empty() ? "" : " in iteration " + iteration);
   Diagnostic& d = diags.report(DiagId::DotAccumulatorElsewhere, op.range,
-                               {flow.valueName(op.operands[0]), flow.valueName(op.operands[1]),
+                               {flow.valueName(dot.a()), flow.valueName(dot.b()),
                                 side == 0 ? "rows of A" : "columns of B", summary});
   cx.facts.emplace_back("element", element);
   cx.facts.emplace_back("accumulator", axisName(fn, *acc, side, accValue));

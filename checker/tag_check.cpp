@@ -72,7 +72,7 @@ class AssertionChecker {
     if (op.kind == ir::OpKind::Load) {
       flow_.budget().setTraceLabel("tags:read-written");
       try {
-        readsWritten(op, op.operands[0]);
+        readsWritten(op, ir::LoadOp(op).view());
       } catch (const z3::exception& e) {
         diags_.report(DiagId::CheckerCannotProve, op.range,
                       {"this load reads only written elements", std::string("the solver failed: ") + e.msg()});
@@ -99,9 +99,9 @@ class AssertionChecker {
   bool readsWritten(const ir::Op& op, ir::ValueId view) {
     const ir::Op* def = view < fn_.values.size() ? fn_.values[view].def : nullptr;
     if (underIf_.count(&op) || !def || def->kind != ir::OpKind::View || def->operands.empty() ||
-        fn_.values[def->operands[0]].type.kind != ir::TypeKind::Shared || flow_.budget().spent())
+        fn_.values[ir::ViewOp(*def).base()].type.kind != ir::TypeKind::Shared || flow_.budget().spent())
       return false;
-    if (wholeBufferWrittenBefore(op, def->operands[0])) return false;  // no query needed
+    if (wholeBufferWrittenBefore(op, ir::ViewOp(*def).base())) return false;  // no query needed
     size_t before = diags_.diagnostics().size();
     checkSharedReadWritten(flow_, fn_, diags_, op, view);
     return diags_.diagnostics().size() > before;
@@ -117,9 +117,9 @@ class AssertionChecker {
     for (size_t i = 0; i < index; ++i) {
       const ir::Op& w = *block->ops[i];
       bool writes = ir::writesOperand(w.kind, 0);
-      const ir::Op* view = writes ? fn_.values[w.operands[0]].def : nullptr;
-      if (!view || view->kind != ir::OpKind::View || view->operands.empty() || view->operands[0] != buffer ||
-          fn_.values[w.operands[0]].type.shape != shape)
+      const ir::Op* view = writes ? fn_.values[writtenView(w)].def : nullptr;
+      if (!view || view->kind != ir::OpKind::View || view->operands.empty() || ir::ViewOp(*view).base() != buffer ||
+          fn_.values[writtenView(w)].type.shape != shape)
         continue;
       bool atZero = true;
       for (size_t d = 1; d < view->operands.size(); ++d) {
@@ -175,7 +175,7 @@ class AssertionChecker {
   bool pairedByDot(const ir::Op& op, ir::ValueId x, ir::ValueId y) const {
     auto storage = [&](ir::ValueId v) {
       const ir::Op* def = fn_.values[v].def;
-      return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : v;
+      return def && def->kind == ir::OpKind::View && !def->operands.empty() ? ir::ViewOp(*def).base() : v;
     };
     bool after = false;
     std::optional<bool> found;
@@ -184,7 +184,7 @@ class AssertionChecker {
         if (found) return;
         if (o.get() == &op) after = true;
         else if (after && o->kind == ir::OpKind::Dot && o->operands.size() == 3)
-          found = storage(o->operands[0]) == storage(x) && storage(o->operands[1]) == storage(y);
+          found = storage(ir::DotOp(*o).a()) == storage(x) && storage(ir::DotOp(*o).b()) == storage(y);
         for (const ir::Block& region : o->regions) scan(region);
       }
     };

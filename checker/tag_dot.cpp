@@ -33,7 +33,7 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
   switch (def->kind) {
     case ir::OpKind::View: {
       if (def->operands.empty()) return -1;
-      ir::ValueId base = def->operands[0];
+      ir::ValueId base = ir::ViewOp(*def).base();
       if (fn.values[base].type.kind == ir::TypeKind::Tensor) return traceOrigin(fn, base, depth + 1);
       if (fn.values[base].type.kind != ir::TypeKind::Shared) return -1;
       // Every write into the buffer must bring the same tensor's elements.
@@ -44,9 +44,10 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
         for (const auto& op : block.ops) {
           // What is written from operand 1 into operand 0: a store's tile, a copy's source.
           bool writes = ir::writesOperand(op->kind, 0) && op->operands.size() >= 2;
-          const ir::Op* target = writes ? fn.values[op->operands[0]].def : nullptr;
-          if (target && target->kind == ir::OpKind::View && !target->operands.empty() && target->operands[0] == base) {
-            int source = traceOrigin(fn, op->operands[1], depth + 1);
+          const ir::Op* target = writes ? fn.values[writtenView(*op)].def : nullptr;
+          if (target && target->kind == ir::OpKind::View && !target->operands.empty() &&
+              ir::ViewOp(*target).base() == base) {
+            int source = traceOrigin(fn, writtenSource(*op), depth + 1);
             // A bulk ring written by hand inside another loop (a persistent kernel) carries its
             // stages through a loop-carried count the induction cannot summarize in reasonable
             // time: not traced. (A pipelined loop's copies, as written, have no mbarrier.)
@@ -64,10 +65,13 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
       return any && !mixed ? found : -1;
     }
     case ir::OpKind::Load:
+      return def->operands.empty() ? -1 : traceOrigin(fn, ir::LoadOp(*def).view(), depth + 1);
     case ir::OpKind::Cast:
+      return def->operands.empty() ? -1 : traceOrigin(fn, ir::CastOp(*def).x(), depth + 1);
     case ir::OpKind::ConvertLayout:
+      return def->operands.empty() ? -1 : traceOrigin(fn, ir::ConvertLayoutOp(*def).x(), depth + 1);
     case ir::OpKind::TagSet:
-      return def->operands.empty() ? -1 : traceOrigin(fn, def->operands[0], depth + 1);
+      return def->operands.empty() ? -1 : traceOrigin(fn, ir::TagSetOp(*def).tile(), depth + 1);
     default:
       return -1;
   }
@@ -75,7 +79,7 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
 
 ir::ValueId storage(const ir::Function& fn, ir::ValueId v) {
   const ir::Op* def = fn.values[v].def;
-  return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : v;
+  return def && def->kind == ir::OpKind::View && !def->operands.empty() ? ir::ViewOp(*def).base() : v;
 }
 
 // An assertion of the user on the origins of this dot's two operands speaks
@@ -154,11 +158,11 @@ std::optional<OperandAxis> operandAxis(const ir::Function& fn, ir::ValueId value
     const int64_t axis = column ? rank - 1 : rank - 2;
     return OperandAxis{tensor, axis, axis, false};
   }
-  const ir::Op* dot = producingDot(fn, value);
-  if (!dot || dot->operands.size() != 3) return std::nullopt;
+  const ir::Op* producer = producingDot(fn, value);
+  if (!producer || producer->operands.size() != 3) return std::nullopt;
+  const ir::DotOp dot(*producer);
   std::optional<OperandAxis> from =
-      !column ? operandAxis(fn, dot->operands[0], false, depth + 1)
-              : operandAxis(fn, dot->operands[1], !ir::DotOp(*dot).transB(), depth + 1);
+      !column ? operandAxis(fn, dot.a(), false, depth + 1) : operandAxis(fn, dot.b(), !dot.transB(), depth + 1);
   if (!from) return std::nullopt;
   from->key = column ? 1 : 0;  // a dot result's origin: [0] the row of A, [1] the column of B
   from->fromDot = true;
@@ -167,8 +171,9 @@ std::optional<OperandAxis> operandAxis(const ir::Function& fn, ir::ValueId value
 
 std::optional<DotK> dotK(const ir::Function& fn, const ir::Op& op) {
   if (op.kind != ir::OpKind::Dot || op.operands.size() != 3) return std::nullopt;
-  std::optional<OperandAxis> a = operandAxis(fn, op.operands[0], true, 0);
-  std::optional<OperandAxis> b = operandAxis(fn, op.operands[1], ir::DotOp(op).transB(), 0);
+  const ir::DotOp dot(op);
+  std::optional<OperandAxis> a = operandAxis(fn, dot.a(), true, 0);
+  std::optional<OperandAxis> b = operandAxis(fn, dot.b(), dot.transB(), 0);
   if (!a || !b) return std::nullopt;
   if (!sameExtent(fn.params[static_cast<size_t>(a->tensor)].dims[static_cast<size_t>(a->axis)],
                   fn.params[static_cast<size_t>(b->tensor)].dims[static_cast<size_t>(b->axis)]))
@@ -236,8 +241,9 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
           if (!dotK(fn, *def)) break;
           // A's rows and B's columns against the destination's last two axes
           // (leading batch axes, a head or an expert, are fixed by the view).
-          std::optional<OperandAxis> rows = operandAxis(fn, def->operands[0], false, 0);
-          std::optional<OperandAxis> cols = operandAxis(fn, def->operands[1], !ir::DotOp(*def).transB(), 0);
+          const ir::DotOp dot(*def);
+          std::optional<OperandAxis> rows = operandAxis(fn, dot.a(), false, 0);
+          std::optional<OperandAxis> cols = operandAxis(fn, dot.b(), !dot.transB(), 0);
           const size_t r = to.dims.size();
           if (rows && cols && r >= 2 &&
               sameExtent(fn.params[static_cast<size_t>(rows->tensor)].dims[static_cast<size_t>(rows->axis)], to.dims[r - 2]) &&
@@ -265,11 +271,12 @@ bool storesDotResult(const ir::Function& fn, const ir::Block& block) {
   };
   for (const auto& op : block.ops) {
     if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
-      const ir::Op* view = fn.values[op->operands[0]].def;
+      const ir::StoreOp store(*op);
+      const ir::Op* view = fn.values[store.view()].def;
       if (view && view->kind == ir::OpKind::View && !view->operands.empty())
         for (const ir::Param& p : fn.params)
-          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor && p.dims.size() >= 2 &&
-              feedsFrom(op->operands[1], p))
+          if (p.value == ir::ViewOp(*view).base() && p.kind == ir::ParamKind::Tensor && p.dims.size() >= 2 &&
+              feedsFrom(store.value(), p))
             return true;
     }
     for (const ir::Block& region : op->regions)
@@ -282,7 +289,8 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
                               const ir::Op& op) {
   std::optional<DotK> ks = dotK(fn, op);
   if (!ks) return;
-  if (userAssertsOrigins(fn, fn.body, storage(fn, op.operands[0]), storage(fn, op.operands[1]))) return;
+  const ir::DotOp dot(op);
+  if (userAssertsOrigins(fn, fn.body, storage(fn, dot.a()), storage(fn, dot.b()))) return;
   z3::context& ctx = flow.context();
   auto operandTags = [&](ir::ValueId id) {
     if (fn.values[id].type.isTile()) {
@@ -291,15 +299,15 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
     }
     return flow.viewTags(id);
   };
-  TagMap a = operandTags(op.operands[0]), b = operandTags(op.operands[1]);
-  bool transB = ir::DotOp(op).transB();
+  TagMap a = operandTags(dot.a()), b = operandTags(dot.b());
+  bool transB = dot.transB();
   const ir::Param& pa = fn.params[static_cast<size_t>(ks->a.tensor)];
   const ir::Param& pb = fn.params[static_cast<size_t>(ks->b.tensor)];
   auto aIt = a.tags.find(originKey(ks->a.key));
   auto bIt = b.tags.find(originKey(ks->b.key));
   if (aIt == a.tags.end() || bIt == b.tags.end()) return;
-  const std::vector<int64_t>& aShape = fn.values[op.operands[0]].type.shape;
-  const std::vector<int64_t>& accShape = fn.values[op.operands[2]].type.shape;
+  const std::vector<int64_t>& aShape = fn.values[dot.a()].type.shape;
+  const std::vector<int64_t>& accShape = fn.values[dot.acc()].type.shape;
   if (aShape.size() != 2 || accShape.size() != 2) return;
   z3::expr m = ctx.bv_const("dot_m", 32), n = ctx.bv_const("dot_n", 32), k = ctx.bv_const("dot_k", 32);
   std::vector<z3::expr> coords{flow.coordVar(0), flow.coordVar(1)};
@@ -348,7 +356,7 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   z3::model model = solver.get_model();
   int64_t mv = modelValue(model, m), nv = modelValue(model, n), kv = modelValue(model, k);
   int64_t aK = modelValue(model, kA), bK = modelValue(model, kB);
-  std::string aName = flow.valueName(op.operands[0]), bName = flow.valueName(op.operands[1]);
+  std::string aName = flow.valueName(dot.a()), bName = flow.valueName(dot.b());
   const std::string& aTensor = pa.name;
   const std::string& bTensor = pb.name;
   std::string aElement = aName + "[" + std::to_string(mv) + ", " + std::to_string(kv) + "]";
@@ -356,7 +364,7 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
                                 : bName + "[" + std::to_string(kv) + ", " + std::to_string(nv) + "]";
   // The lowest thread that holds acc[m, n] computes this product.
   Counterexample cx;
-  const ir::Type& accType = fn.values[op.operands[2]].type;
+  const ir::Type& accType = fn.values[dot.acc()].type;
   ir::Distribution dist = ir::Distribution::of(accType.layout, fn.numWarps);
   for (int64_t t = 0; t < fn.numThreads(); ++t)
     if (int64_t v = dist.valueIndexOf(t, {mv, nv}); v >= 0) {
@@ -422,6 +430,7 @@ namespace argus::checker {
 void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op) {
   std::optional<DotK> ks = dotK(fn, op);
   if (!ks || flow.loops().empty() || op.results.empty()) return;
+  const ir::DotOp dot(op);  // dotK: a dot
   // The innermost loop carries the accumulator through this dot: straight, or
   // rescaled on the way (online softmax's acc * alpha).
   const LoopFrame& loop = flow.loops().back();
@@ -446,15 +455,15 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   bool carried = false;
   for (size_t i = 0; i + 1 < body.args.size() && i < yield.operands.size(); ++i)
     carried = carried || (yield.operands[i] == op.results[0] && i < loop.op->results.size() &&
-                          reaches(op.operands[2], body.args[i + 1]));
+                          reaches(dot.acc(), body.args[i + 1]));
   if (!carried) return;
   // ... and only a product stored where it belongs is required to be whole.
   if (!storesDotResult(fn, fn.body)) return;
   const ir::Param& pa = fn.params[static_cast<size_t>(ks->a.tensor)];
-  const TagMap* tile = fn.values[op.operands[0]].type.isTile() ? flow.tilesTags(op.operands[0]) : nullptr;
-  TagMap a = tile ? *tile : flow.viewTags(op.operands[0]);
+  const TagMap* tile = fn.values[dot.a()].type.isTile() ? flow.tilesTags(dot.a()) : nullptr;
+  TagMap a = tile ? *tile : flow.viewTags(dot.a());
   auto it = a.tags.find(originKey(ks->a.key));
-  const std::vector<int64_t>& aShape = fn.values[op.operands[0]].type.shape;
+  const std::vector<int64_t>& aShape = fn.values[dot.a()].type.shape;
   if (it == a.tags.end() || aShape.size() != 2) return;
   z3::context& ctx = flow.context();
   z3::expr m = ctx.bv_const("cover_m", 32), k = ctx.bv_const("cover_k", 32);

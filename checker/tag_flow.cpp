@@ -31,6 +31,24 @@ void mapTerms(TagMap& map, const std::function<z3::expr(const z3::expr&)>& f) {
   }
 }
 
+ir::ValueId writtenView(const ir::Op& op) {
+  switch (op.kind) {
+    case OpKind::Store: return ir::StoreOp(op).view();
+    case OpKind::CopyAsync: return ir::CopyAsyncOp(op).dst();
+    case OpKind::CopyBulk: return ir::CopyBulkOp(op).dst();
+    default: return ir::kNoValue;
+  }
+}
+
+ir::ValueId writtenSource(const ir::Op& op) {
+  switch (op.kind) {
+    case OpKind::Store: return ir::StoreOp(op).value();
+    case OpKind::CopyAsync: return ir::CopyAsyncOp(op).src();
+    case OpKind::CopyBulk: return ir::CopyBulkOp(op).src();
+    default: return ir::kNoValue;
+  }
+}
+
 z3::expr substitute(const z3::expr& e, const std::vector<z3::expr>& from, const std::vector<z3::expr>& to) {
   z3::expr_vector f(e.ctx()), t(e.ctx());
   for (size_t i = 0; i < from.size() && i < to.size(); ++i) {
@@ -135,7 +153,7 @@ TagMap TagFlow::viewTags(ir::ValueId view) {
   TagMap out;
   const ir::Op* viewOp = view < fn_.values.size() ? fn_.values[view].def : nullptr;
   if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty()) return out;
-  ir::ValueId base = viewOp->operands[0];
+  ir::ValueId base = ir::ViewOp(*viewOp).base();
   const ir::Type& baseType = fn_.values[base].type;
   size_t r = baseType.shape.size(), k = fn_.values[view].type.shape.size();
   if (k > r) return out;
@@ -168,8 +186,8 @@ TagMap TagFlow::loadTags(ir::ValueId view, const ir::Op& op) {
   TagMap out = viewTags(view);
   out.tags.erase(kWrittenKey);  // a property of the slot, not of the data
   const ir::Op* viewOp = fn_.values[view].def;
-  if (viewOp && !viewOp->operands.empty())
-    addLabels(out.trace, {Label{op.range, "loaded from '" + valueName(viewOp->operands[0]) + "' here"}}, 4);
+  if (viewOp && viewOp->kind == ir::OpKind::View)
+    addLabels(out.trace, {Label{op.range, "loaded from '" + valueName(ir::ViewOp(*viewOp).base()) + "' here"}}, 4);
   return out;
 }
 
@@ -177,7 +195,7 @@ TagMap TagFlow::loadTags(ir::ValueId view, const ir::Op& op) {
 void TagFlow::store(ir::ValueId view, const TagMap& tile, const ir::Op& op) {
   const ir::Op* viewOp = view < fn_.values.size() ? fn_.values[view].def : nullptr;
   if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty()) return;
-  ir::ValueId buffer = viewOp->operands[0];
+  ir::ValueId buffer = ir::ViewOp(*viewOp).base();
   if (fn_.values[buffer].type.kind != ir::TypeKind::Shared) return;
   const std::vector<int64_t>& shape = fn_.values[view].type.shape;
   size_t r = fn_.values[buffer].type.shape.size(), k = shape.size();
@@ -297,21 +315,22 @@ bool TagFlow::independent(const z3::expr& term, const z3::expr& k, int64_t exten
 TagMap TagFlow::dotTags(const ir::Op& op) {
   TagMap out;
   if (kOnly_) return out;  // nothing reads a dot's tags
-  if (const TagMap* acc = tilesTags(op.operands[2])) {
+  const ir::DotOp dot(op);
+  if (const TagMap* acc = tilesTags(dot.acc())) {
     out = *acc;
     for (auto it = out.tags.begin(); it != out.tags.end();)
       it = it->first.rfind("origin[", 0) == 0 ? out.tags.erase(it) : std::next(it);
   }
   out.originTensor = -1;
   out.originAxes.clear();
-  const std::vector<int64_t>& aShape = fn_.values[op.operands[0]].type.shape;
+  const std::vector<int64_t>& aShape = fn_.values[dot.a()].type.shape;
   if (aShape.size() != 2) return out;
   // origin[0] indexes A's rows, origin[1] B's columns: of an operand whose origin has r
   // components (a rank-r tensor; leading batch axes, an expert's weights, are fixed by the
   // view), components r - 2 and r - 1 are the tile's rows and columns.
   std::vector<OriginAxis> axes;
   z3::expr k = ctx_.bv_const("k", 32), m = coordVar(0), n = coordVar(1);
-  std::vector<z3::expr> bounds{z3::ult(m, bv(aShape[0])), z3::ult(n, bv(fn_.values[op.operands[2]].type.shape[1]))};
+  std::vector<z3::expr> bounds{z3::ult(m, bv(aShape[0])), z3::ult(n, bv(fn_.values[dot.acc()].type.shape[1]))};
   const char* names[] = {"row", "col"};
   for (int side = 0; side < 2; ++side) {
     ir::ValueId operandId = op.operands[static_cast<size_t>(side)];
@@ -361,7 +380,7 @@ void TagFlow::run(const AssertHook& hook) {
 bool TagFlow::readsShared(ir::ValueId view) const {
   const ir::Op* def = view < fn_.values.size() ? fn_.values[view].def : nullptr;
   return def && def->kind == OpKind::View && !def->operands.empty() &&
-         fn_.values[def->operands[0]].type.kind == ir::TypeKind::Shared;
+         fn_.values[ir::ViewOp(*def).base()].type.kind == ir::TypeKind::Shared;
 }
 
 void TagFlow::walk(const ir::Block& block) {
@@ -371,23 +390,26 @@ void TagFlow::walk(const ir::Block& block) {
 void TagFlow::step(const ir::Op& op) {
   auto resultIsTile = [&] { return !op.results.empty() && fn_.values[op.results[0]].type.isTile(); };
   switch (op.kind) {
-    case OpKind::Load:
-      if (!op.operands.empty() && recording_ && hook_ && readsShared(op.operands[0])) hook_(op);  // "reads written slots"
-      if (resultIsTile()) tiles_[op.results[0]] = loadTags(op.operands[0], op);
+    case OpKind::Load: {
+      const ir::LoadOp load(op);
+      if (!op.operands.empty() && recording_ && hook_ && readsShared(load.view())) hook_(op);  // "reads written slots"
+      if (resultIsTile()) tiles_[op.results[0]] = loadTags(load.view(), op);
       return;
+    }
     case OpKind::Store:
       if (op.operands.size() == 2) {
-        const TagMap* t = tilesTags(op.operands[1]);
-        const ir::Op* view = fn_.values[op.operands[0]].def;
+        const ir::StoreOp storeOp(op);
+        const TagMap* t = tilesTags(storeOp.value());
+        const ir::Op* view = fn_.values[storeOp.view()].def;
         bool global = view && view->kind == OpKind::View && !view->operands.empty() &&
-                      fn_.values[view->operands[0]].type.kind == ir::TypeKind::Tensor;
+                      fn_.values[ir::ViewOp(*view).base()].type.kind == ir::TypeKind::Tensor;
         if (global && recording_ && hook_) hook_(op);  // "lands where its origin says"
-        store(op.operands[0], t ? *t : TagMap{}, op);
+        store(storeOp.view(), t ? *t : TagMap{}, op);
       }
       return;
     case OpKind::CopyAsync:
     case OpKind::CopyBulk:  // (dst, src[, bars, index]): the tags the slot holds once the copy lands
-      if (op.operands.size() >= 2) store(op.operands[0], loadTags(op.operands[1], op), op);
+      if (op.operands.size() >= 2) store(writtenView(op), loadTags(writtenSource(op), op), op);
       return;
     case OpKind::AllocShared:
       buffers_[op.results[0]] = TagMap{};
@@ -397,13 +419,14 @@ void TagFlow::step(const ir::Op& op) {
       if (resultIsTile()) tiles_[op.results[0]] = elementwise(op);
       return;
     case OpKind::ConvertLayout:
-      if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = *t;
+      if (const TagMap* t = tilesTags(ir::ConvertLayoutOp(op).x())) tiles_[op.results[0]] = *t;
       return;
     case OpKind::Reshape: {
       // Result element c' is operand element c with the same row-major index.
-      const TagMap* t = tilesTags(op.operands[0]);
+      const ir::ValueId x = ir::ReshapeOp(op).x();
+      const TagMap* t = tilesTags(x);
       if (!t) return;
-      const std::vector<int64_t>& from = fn_.values[op.operands[0]].type.shape;
+      const std::vector<int64_t>& from = fn_.values[x].type.shape;
       const std::vector<int64_t>& to = fn_.values[op.results[0]].type.shape;
       z3::expr linear = bv(0);
       for (size_t d = 0; d < to.size(); ++d) linear = linear * bv(to[d]) + coordVar(d);
@@ -420,10 +443,11 @@ void TagFlow::step(const ir::Op& op) {
       return;
     }
     case OpKind::Broadcast: {
-      const TagMap* t = tilesTags(op.operands[0]);
+      const ir::ValueId x = ir::BroadcastOp(op).x();
+      const TagMap* t = tilesTags(x);
       if (!t) return;
       TagMap out = *t;
-      const std::vector<int64_t>& from = fn_.values[op.operands[0]].type.shape;
+      const std::vector<int64_t>& from = fn_.values[x].type.shape;
       const std::vector<int64_t>& to = fn_.values[op.results[0]].type.shape;
       for (size_t d = 0; d < from.size() && d < to.size(); ++d) {
         if (from[d] != 1 || to[d] == 1) continue;
@@ -432,19 +456,22 @@ void TagFlow::step(const ir::Op& op) {
       tiles_[op.results[0]] = std::move(out);
       return;
     }
-    case OpKind::Reduce:
-      if (const TagMap* t = tilesTags(op.operands[0])) tiles_[op.results[0]] = reduceTags(*t, ir::ReduceOp(op).axis(), op);
+    case OpKind::Reduce: {
+      const ir::ReduceOp reduce(op);
+      if (const TagMap* t = tilesTags(reduce.x())) tiles_[op.results[0]] = reduceTags(*t, reduce.axis(), op);
       return;
+    }
     case OpKind::Dot:
       if (recording_ && hook_) hook_(op);  // "the operands agree in K"
       if (op.operands.size() == 3) tiles_[op.results[0]] = dotTags(op);
       return;
     case OpKind::TagSet: {
+      const ir::TagSetOp tag(op);
       TagMap out;
-      if (const TagMap* t = tilesTags(op.operands[0])) out = *t;
+      if (const TagMap* t = tilesTags(tag.tile())) out = *t;
       if (!op.attrs.names.empty())
         out.tags.insert_or_assign(op.attrs.names[0],
-                                  TagTerm{scalar(op.operands[1]), ctx_.bool_val(true), ctx_.bool_val(true), {}});
+                                  TagTerm{scalar(tag.tagValue()), ctx_.bool_val(true), ctx_.bool_val(true), {}});
       addLabels(out.trace, {Label{op.range, "tagged here"}}, 4);
       tiles_[op.results[0]] = std::move(out);
       return;
@@ -485,7 +512,7 @@ void TagFlow::walkIf(const ir::Op& op) {
   walk(op.regions[1]);
   std::vector<TagMap> elseYields = yields(op.regions[1]);
   // Per element: carried on both paths and equal, or on neither; else unknown.
-  std::optional<z3::expr> condition = op.operands.empty() ? std::nullopt : truth(op.operands[0]);
+  std::optional<z3::expr> condition = op.operands.empty() ? std::nullopt : truth(ir::IfOp(op).condition());
   auto merge = [&](const TagMap& a, const TagMap& b) {
     TagMap out = a;
     z3::expr no = ctx_.bool_val(false);

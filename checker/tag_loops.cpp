@@ -7,6 +7,7 @@
 //   then the tags that still fail are given up (unknown for j > 0).
 // Every claim is a Z3 query; an undecided one counts as failed (sound).
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -167,7 +168,8 @@ void TagFlow::walkFor(const ir::Op& op) {
   if (op.operands.size() < 3 || op.regions.size() != 1 || op.regions[0].args.empty()) return;
   const ir::Block& body = op.regions[0];
   z3::expr j = loopJ_.at(&op);
-  z3::expr lb = scalar(op.operands[0]), ub = scalar(op.operands[1]), stride = scalar(op.operands[2]);
+  const ir::ForOp forOp(op);
+  z3::expr lb = scalar(forOp.lowerBound()), ub = scalar(forOp.upperBound()), stride = scalar(forOp.step());
   z3::expr lb64 = z3::sext(lb, 32), ub64 = z3::sext(ub, 32), step64 = z3::sext(stride, 32);
   z3::expr iv64 = lb64 + step64 * z3::zext(j, 32);
   z3::expr valid = z3::ult(j, ctx_.bv_val(static_cast<uint64_t>(0x7FFFFFFFu), 32)) && stride > 0 && iv64 < ub64;

@@ -29,13 +29,14 @@ int TagFlow::ringDepth(const ir::Op& loopOp) const {
   std::function<void(const ir::Block&)> scan = [&](const ir::Block& block) {
     for (const auto& op : block.ops) {
       bool writes = ir::writesOperand(op->kind, 0);
-      const ir::Op* view = writes && !op->operands.empty() ? fn_.values[op->operands[0]].def : nullptr;
+      const ir::Op* view = writes && !op->operands.empty() ? fn_.values[writtenView(*op)].def : nullptr;
       if (view && view->kind == ir::OpKind::View && view->operands.size() >= 2) {
-        const ir::Type& buffer = fn_.values[view->operands[0]].type;
-        const ir::Op* stage = fn_.values[view->operands[1]].def;
+        const ir::ViewOp viewOp(*view);
+        const ir::Type& buffer = fn_.values[viewOp.base()].type;
+        const ir::Op* stage = fn_.values[viewOp.offsets()[0]].def;
         bool constant = stage && stage->kind == ir::OpKind::Const;
-        if (buffer.kind == ir::TypeKind::Shared && buffer.shape.size() > fn_.values[op->operands[0]].type.shape.size() &&
-            !constant)
+        if (buffer.kind == ir::TypeKind::Shared &&
+            buffer.shape.size() > fn_.values[writtenView(*op)].type.shape.size() && !constant)
           depth = std::max(depth, buffer.shape[0]);
       }
       for (const ir::Block& region : op->regions) scan(region);

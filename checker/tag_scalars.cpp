@@ -48,13 +48,16 @@ std::vector<ir::ValueId> TagFlow::scalarInputs(ir::ValueId id) const {
   const ir::Value* value = id < fn_.values.size() ? &fn_.values[id] : nullptr;
   if (!value || !value->type.isScalar() || value->type.dtype != ir::DType::I32) return {};
   if (const ir::Op* def = value->def) {
-    if (def->kind == OpKind::Binary) return {def->operands[0], def->operands[1]};
+    if (def->kind == OpKind::Binary) {
+      const ir::BinaryOp bin(*def);
+      return {bin.lhs(), bin.rhs()};
+    }
     return {};
   }
   std::vector<ir::ValueId> inputs;
-  for (const auto& [loop, j] : loopJ_)
+  for (const auto& [loop, j] : loopJ_)  // For ops (prepass)
     if (!loop->regions[0].args.empty() && loop->regions[0].args[0] == id && loop->operands.size() >= 3)
-      inputs.insert(inputs.end(), {loop->operands[0], loop->operands[2]});
+      inputs.insert(inputs.end(), {ir::ForOp(*loop).lowerBound(), ir::ForOp(*loop).step()});
   return inputs;
 }
 
@@ -93,7 +96,8 @@ z3::expr TagFlow::scalarTerm(ir::ValueId id) {
     bool found = false;
     for (const auto& [loop, j] : loopJ_) {
       if (loop->regions[0].args.empty() || loop->regions[0].args[0] != id || loop->operands.size() < 3) continue;
-      z3::expr lb = scalar(loop->operands[0]), stepValue = scalar(loop->operands[2]);
+      const ir::ForOp forOp(*loop);
+      z3::expr lb = scalar(forOp.lowerBound()), stepValue = scalar(forOp.step());
       result = lb + stepValue * j;
       found = true;
     }
@@ -166,9 +170,10 @@ std::optional<z3::expr> TagFlow::truth(ir::ValueId id) {
   if (!def || !fn_.values[id].type.isScalar() || fn_.values[id].type.dtype != ir::DType::Bool) return std::nullopt;
   if (def->kind == OpKind::Const) return ctx_.bool_val(ir::ConstOp(*def).intValue() != 0);
   if (def->kind == OpKind::Compare && def->operands.size() == 2) {
-    const ir::Type& t = fn_.values[def->operands[0]].type;
+    const ir::CompareOp cmp(*def);
+    const ir::Type& t = fn_.values[cmp.lhs()].type;
     if (!t.isScalar() || t.dtype != ir::DType::I32) return std::nullopt;
-    z3::expr x = scalar(def->operands[0]), y = scalar(def->operands[1]);
+    z3::expr x = scalar(cmp.lhs()), y = scalar(cmp.rhs());
     switch (def->attrs.cmp) {
       case ir::CmpKind::Eq: return x == y;
       case ir::CmpKind::Ne: return x != y;
@@ -180,12 +185,13 @@ std::optional<z3::expr> TagFlow::truth(ir::ValueId id) {
   }
   if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
       (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or)) {
-    std::optional<z3::expr> x = truth(def->operands[0]), y = truth(def->operands[1]);
+    const ir::BinaryOp bin(*def);
+    std::optional<z3::expr> x = truth(bin.lhs()), y = truth(bin.rhs());
     if (!x || !y) return std::nullopt;
     return def->attrs.binary == ir::BinaryKind::And ? (*x && *y) : (*x || *y);
   }
   if (def->kind == OpKind::Unary && def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1) {
-    std::optional<z3::expr> x = truth(def->operands[0]);
+    std::optional<z3::expr> x = truth(ir::UnaryOp(*def).x());
     if (x) return !*x;
   }
   return std::nullopt;

@@ -65,6 +65,11 @@ z3::expr substitute(const z3::expr& e, const std::vector<z3::expr>& from, const 
 void mapTerms(TagMap& map, const std::function<z3::expr(const z3::expr&)>& f);
 // Appends the labels not already there, up to `cap` in all.
 void addLabels(std::vector<Label>& into, const std::vector<Label>& from, size_t cap);
+// Of an op that writes the view it takes as operand 0 (ir::writesOperand(kind, 0)): that view
+// (a store's view, a copy's destination) and what it writes there (a store's tile, a copy's
+// source). kNoValue for any other op: every op ir/ops.def declares such a write of is listed.
+ir::ValueId writtenView(const ir::Op& op);
+ir::ValueId writtenSource(const ir::Op& op);
 
 // Per tag of two maps (either may lack it), combined by `f`; the owner
 // ("c<i>" or "b<id>") prefixes the component key passed to `f`.

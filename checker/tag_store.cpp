@@ -1,6 +1,7 @@
 // The built-in "a stored element lands where its origin says", the choice of
 // kernels the tag flow walks at all, and helpers for reading models.
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -64,15 +65,17 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
 // Built-in: a tile stored into a tensor of the same shape as the one its
 // origin indexes lands at the coordinates its origin says. Only a definite
 // violation is reported; unknown origins and undecided queries stay silent.
+// `op`: a Store whose view a View op defines (TagFlow::step calls the hook only for those).
 void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, DiagnosticSink& diags_, const Options& /*options*/,
                              const ir::Op& op) {
   z3::context& ctx_ = flow_.context();
-  const TagMap* tile = flow_.tilesTags(op.operands[1]);
-  const ir::Op* view = fn_.values[op.operands[0]].def;
+  const ir::StoreOp store(op);
+  const TagMap* tile = flow_.tilesTags(store.value());
+  const ir::Op* view = fn_.values[store.view()].def;
   if (!tile || tile->originAxes.empty() || !view || view->operands.empty()) return;
   const ir::Param* to = nullptr;
   for (const ir::Param& p : fn_.params)
-    if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor) to = &p;
+    if (p.value == ir::ViewOp(*view).base() && p.kind == ir::ParamKind::Tensor) to = &p;
   if (!to || tile->originAxes.size() != to->dims.size()) return;
   // Each component of the origin must index an axis as long as the destination's.
   bool oneTensor = true;
@@ -85,7 +88,7 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
     oneTensor = oneTensor && axis.tensor == tile->originAxes[0].tensor && axis.axis == static_cast<int64_t>(d);
   }
   const ir::Param& from = fn_.params[static_cast<size_t>(tile->originAxes[0].tensor)];
-  const ir::Type& tileType = fn_.values[op.operands[1]].type;
+  const ir::Type& tileType = fn_.values[store.value()].type;
   size_t r = to->dims.size(), k = tileType.shape.size();
   if (k > r) return;
   std::vector<z3::expr> coords, from0, dest;
@@ -194,10 +197,10 @@ static bool mayCarrySameShapedOrigin(const ir::Function& fn, ir::ValueId value, 
   if (!def || depth > 64) return false;
   switch (def->kind) {
     case ir::OpKind::Load: {
-      const ir::Op* view = fn.values[def->operands[0]].def;
-      if (!view || view->operands.empty()) return false;
+      const ir::Op* view = fn.values[ir::LoadOp(*def).view()].def;
+      if (!view || view->kind != ir::OpKind::View) return false;
       for (const ir::Param& p : fn.params)
-        if (p.value == view->operands[0] && p.dims.size() == dims.size()) {
+        if (p.value == ir::ViewOp(*view).base() && p.dims.size() == dims.size()) {
           bool same = true;
           for (size_t d = 0; d < dims.size(); ++d)
             same = same && p.dims[d].constant == dims[d].constant && p.dims[d].sizeIndex == dims[d].sizeIndex;
@@ -221,11 +224,12 @@ bool tagFlowNeeded(const ir::Function& fn, const ir::Block& block, bool countDot
   for (const auto& op : block.ops) {
     if (op->kind == ir::OpKind::Assert || (countDots && dotK(fn, *op))) return true;
     if (op->kind == ir::OpKind::Store && op->operands.size() == 2) {
-      const ir::Op* view = fn.values[op->operands[0]].def;
+      const ir::StoreOp store(*op);
+      const ir::Op* view = fn.values[store.view()].def;
       if (view && view->kind == ir::OpKind::View && !view->operands.empty())
         for (const ir::Param& p : fn.params)
-          if (p.value == view->operands[0] && p.kind == ir::ParamKind::Tensor &&
-              mayCarrySameShapedOrigin(fn, op->operands[1], p.dims, 0))
+          if (p.value == ir::ViewOp(*view).base() && p.kind == ir::ParamKind::Tensor &&
+              mayCarrySameShapedOrigin(fn, store.value(), p.dims, 0))
             return true;
     }
     for (const ir::Block& region : op->regions)

@@ -8,6 +8,7 @@
 // never claim a tag absent that may be present (tag_loops.cpp: a component
 // the induction gives up on is "present, unknown").
 #include "checker/tag_state.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -15,7 +16,7 @@ void checkSharedReadWritten(TagFlow& flow, const ir::Function& fn, DiagnosticSin
                             ir::ValueId view) {
   const ir::Op* viewOp = view < fn.values.size() ? fn.values[view].def : nullptr;
   if (!viewOp || viewOp->kind != ir::OpKind::View || viewOp->operands.empty()) return;
-  const ir::ValueId buffer = viewOp->operands[0];
+  const ir::ValueId buffer = ir::ViewOp(*viewOp).base();
   const std::vector<int64_t>& shape = fn.values[view].type.shape;
   const std::vector<int64_t>& bufferShape = fn.values[buffer].type.shape;
   if (shape.size() > bufferShape.size()) return;

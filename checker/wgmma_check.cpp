@@ -45,7 +45,7 @@ std::optional<ir::WgmmaDescriptor> operandDescriptor(const ir::Function& fn, con
                                                      bool* derived) {
   const ir::Type& t = fn.typeOf(dot.operands[which]);
   const Op* view = viewOpOf(fn, dot.operands[which]);
-  const ir::Type* buffer = view ? &fn.typeOf(view->operands[0]) : nullptr;
+  const ir::Type* buffer = view ? &fn.typeOf(ir::ViewOp(*view).base()) : nullptr;
   ir::WgmmaDescriptor d;
   if (ir::wgmmaOperandProblem(t, buffer, which == 0 ? "a" : "b", &d).empty()) {
     *derived = true;
@@ -69,9 +69,10 @@ std::optional<ir::WgmmaDescriptor> operandDescriptor(const ir::Function& fn, con
 // N elements. Codegen's descriptor when those rows are one swizzle span of the buffer's
 // own pattern (or panels of one), else the one they would need.
 std::optional<ir::WgmmaDescriptor> mnMajorDescriptor(const ir::Function& fn, const Op& dot, bool* derived) {
-  const ir::Type& t = fn.typeOf(dot.operands[1]);
-  const Op* view = viewOpOf(fn, dot.operands[1]);
-  const ir::Type* buffer = view ? &fn.typeOf(view->operands[0]) : nullptr;
+  const ir::ValueId b = ir::DotOp(dot).b();  // derivedWgmmaDescriptors: a dot
+  const ir::Type& t = fn.typeOf(b);
+  const Op* view = viewOpOf(fn, b);
+  const ir::Type* buffer = view ? &fn.typeOf(ir::ViewOp(*view).base()) : nullptr;
   if (t.kind != ir::TypeKind::View || t.space != ir::MemSpace::Shared || !buffer || !isSixteenBit(t.dtype) ||
       buffer->shape.size() < 2 || t.shape.size() != 2)
     return std::nullopt;
@@ -91,9 +92,10 @@ std::optional<ir::WgmmaDescriptor> mnMajorDescriptor(const ir::Function& fn, con
 
 std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& fn, const Op& dot) {
   if (dot.kind != OpKind::Dot || dot.operands.size() != 3) return std::nullopt;
-  if (!fn.typeOf(dot.operands[2]).layout.wgmma) return std::nullopt;
-  if (fn.typeOf(dot.operands[0]).isTile()) {
-    if (ir::DotOp(dot).transB()) return std::nullopt;  // codegen reads p @ v's B only as stored (K, N)
+  const ir::DotOp dotOp(dot);
+  if (!fn.typeOf(dotOp.acc()).layout.wgmma) return std::nullopt;
+  if (fn.typeOf(dotOp.a()).isTile()) {
+    if (dotOp.transB()) return std::nullopt;  // codegen reads p @ v's B only as stored (K, N)
     WgmmaDotDescriptors out;
     std::optional<ir::WgmmaDescriptor> b = mnMajorDescriptor(fn, dot, &out.bDerived);
     if (!b) return std::nullopt;
@@ -103,7 +105,7 @@ std::optional<WgmmaDotDescriptors> derivedWgmmaDescriptors(const ir::Function& f
     return out;
   }
   WgmmaDotDescriptors out;
-  out.bMnMajor = !ir::DotOp(dot).transB();  // B stored (K, N)
+  out.bMnMajor = !dotOp.transB();  // B stored (K, N)
   std::optional<ir::WgmmaDescriptor> a = operandDescriptor(fn, dot, 0, &out.aDerived);
   std::optional<ir::WgmmaDescriptor> b =
       out.bMnMajor ? mnMajorDescriptor(fn, dot, &out.bDerived) : operandDescriptor(fn, dot, 1, &out.bDerived);
@@ -139,7 +141,7 @@ class OperandCheck {
   bool prepare() {
     view_ = viewOpOf(fn_, dot_.operands[which_]);
     if (!view_) return false;
-    buffer_ = view_->operands[0];
+    buffer_ = ir::ViewOp(*view_).base();
     const ir::Type& t = fn_.typeOf(dot_.operands[which_]);
     const ir::Type& bt = fn_.typeOf(buffer_);
     const size_t rank = bt.shape.size();

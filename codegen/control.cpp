@@ -107,7 +107,7 @@ bool KernelLowering::lowerIf(const ir::Op& op) {
   if (skipProducerIfs_ && ir::IfOp(op).producer()) return true;  // the producer warp's (hopper_specialize.cpp)
   for (ir::ValueId id : op.results)
     if (!isCarriable(fn_.typeOf(id))) return unsupported(op, "if results that are views, tensors or shared buffers");
-  llvm::Value* cond = values_[op.operands[0]].values[0];
+  llvm::Value* cond = values_[ir::IfOp(op).condition()].values[0];
   llvm::BasicBlock* thenBlock = llvm::BasicBlock::Create(ctx_, "if.then", kernel_);
   llvm::BasicBlock* elseBlock = llvm::BasicBlock::Create(ctx_, "if.else", kernel_);
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "if.end", kernel_);

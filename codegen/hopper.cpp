@@ -30,6 +30,16 @@ namespace {
 
 bool isSm90a(const std::string& arch) { return arch == "sm_90a"; }
 
+// The mbarrier (bars, index) that an MbarrierInit, MbarrierExpectTx, MbarrierArrive or
+// MbarrierWait op names.
+std::pair<ir::ValueId, ir::ValueId> mbarrierOperands(const ir::Op& op) {
+  if (auto init = ir::as<ir::MbarrierInitOp>(op)) return {init->bars(), init->index()};
+  if (auto expectTx = ir::as<ir::MbarrierExpectTxOp>(op)) return {expectTx->bars(), expectTx->index()};
+  if (auto arrive = ir::as<ir::MbarrierArriveOp>(op)) return {arrive->bars(), arrive->index()};
+  const ir::MbarrierWaitOp wait(op);
+  return {wait.bars(), wait.index()};
+}
+
 }  // namespace
 
 llvm::Value* KernelLowering::inlinePtx(llvm::Type* result, const std::string& text, const std::string& constraints,
@@ -69,14 +79,16 @@ bool KernelLowering::requireSm90a(const ir::Op& op, const char* what) {
 
 bool KernelLowering::lowerMbarrier(const ir::Op& op) {
   if (!requireSm90a(op, op.kind == ir::OpKind::MbarrierWait ? "mbarrier waits" : "mbarriers")) return false;
-  llvm::Value* bar = mbarrierAddress(op.operands[0], op.operands[1]);
+  const auto [bars, index] = mbarrierOperands(op);
+  llvm::Value* bar = mbarrierAddress(bars, index);
   llvm::Type* voidTy = b_.getVoidTy();
   switch (op.kind) {
     case ir::OpKind::MbarrierInit: {
       // A barrier that every thread arrives on (MbarrierArrive) counts warps instead: each warp
       // arrives once, after all its lanes (see below).
-      int64_t count = ir::MbarrierInitOp(op).arrivals();
-      const bool perWarp = arrivesPerWarp(op.operands[0], count);
+      const ir::MbarrierInitOp init(op);
+      int64_t count = init.arrivals();
+      const bool perWarp = arrivesPerWarp(init.bars(), count);
       if (perWarp) count /= 32;
       if (clusterRelease(op)) {  // every block's warps arrive on it, one arrival per warp each
         if (!perWarp) return internalError(op.range, "a cluster-wide free-stage barrier not released by whole warps");
@@ -122,7 +134,7 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
                 "{\n.reg .pred p;\nwait_${:uid}:\n"
                 "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
                 "@!p bra wait_${:uid};\n}",
-                "r,r,~{memory}", {bar, values_[op.operands[2]].values[0]}, true);
+                "r,r,~{memory}", {bar, values_[ir::MbarrierWaitOp(op).parity()].values[0]}, true);
       return true;
     default: return internalError(op.range, "not an mbarrier op");
   }
@@ -140,11 +152,13 @@ bool KernelLowering::arrivesPerWarp(ir::ValueId bars, int64_t count) const {
   bool arrived = false, other = false;
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
     for (const auto& op : block.ops) {
-      if (!op->operands.empty() && op->operands[0] == bars) {
-        if (op->kind == ir::OpKind::MbarrierArrive) arrived = true;
-        else if (op->kind == ir::OpKind::MbarrierExpectTx) other = true;
+      if (!op->operands.empty()) {
+        if (auto arrive = ir::as<ir::MbarrierArriveOp>(*op); arrive && arrive->bars() == bars) arrived = true;
+        else if (auto expectTx = ir::as<ir::MbarrierExpectTxOp>(*op); expectTx && expectTx->bars() == bars)
+          other = true;
       }
-      if (op->kind == ir::OpKind::CopyBulk && op->operands.size() == 4 && op->operands[2] == bars) other = true;
+      if (op->kind == ir::OpKind::CopyBulk && op->operands.size() == 4 && ir::CopyBulkOp(*op).bars() == bars)
+        other = true;
       for (const ir::Block& region : op->regions) walk(region);
     }
   };
@@ -162,16 +176,20 @@ bool KernelLowering::needsAsyncProxyFence() const {
   std::set<ir::ValueId> wgmmaBuffers, genericWrites;
   auto bufferOf = [&](ir::ValueId view) {
     const ir::Op* def = fn_.values[view].def;
-    return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : ir::kNoValue;
+    return def && def->kind == ir::OpKind::View && !def->operands.empty() ? ir::ViewOp(*def).base() : ir::kNoValue;
   };
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& block) {
     for (const auto& op : block.ops) {
-      if (op->kind == ir::OpKind::Dot && op->operands.size() == 3 && fn_.typeOf(op->operands[2]).layout.wgmma) {
-        wgmmaBuffers.insert(bufferOf(op->operands[0]));
-        wgmmaBuffers.insert(bufferOf(op->operands[1]));
+      if (op->kind == ir::OpKind::Dot && op->operands.size() == 3) {
+        const ir::DotOp dot(*op);
+        if (fn_.typeOf(dot.acc()).layout.wgmma) {
+          wgmmaBuffers.insert(bufferOf(dot.a()));
+          wgmmaBuffers.insert(bufferOf(dot.b()));
+        }
       }
       if ((op->kind == ir::OpKind::Store || op->kind == ir::OpKind::CopyAsync) && !op->operands.empty())
-        genericWrites.insert(bufferOf(op->operands[0]));
+        genericWrites.insert(
+            bufferOf(op->kind == ir::OpKind::Store ? ir::StoreOp(*op).view() : ir::CopyAsyncOp(*op).dst()));
       for (const ir::Block& region : op->regions) walk(region);
     }
   };
@@ -284,11 +302,13 @@ static std::string wgmmaAsm(int64_t n, ir::DType dtype, size_t numValues, const 
 // swizzle span (or several in panels); K-major, or for B without trans_b, MN-major.
 std::string KernelLowering::wgmmaOperandProblem(const ir::Op& op, size_t which, ir::WgmmaDescriptor* descriptor) const {
   const ir::Op* view = fn_.values[op.operands[which]].def;
-  const ir::Type* buffer =
-      view && view->kind == ir::OpKind::View && !view->operands.empty() ? &fn_.typeOf(view->operands[0]) : nullptr;
+  const ir::Type* buffer = view && view->kind == ir::OpKind::View && !view->operands.empty()
+                               ? &fn_.typeOf(ir::ViewOp(*view).base())
+                               : nullptr;
   const ir::Type& operand = fn_.typeOf(op.operands[which]);
-  if (which == 1 && !ir::DotOp(op).transB()) {
-    const ir::Type& acc = fn_.typeOf(op.operands[2]);
+  const ir::DotOp dot(op);
+  if (which == 1 && !dot.transB()) {
+    const ir::Type& acc = fn_.typeOf(dot.acc());
     return ir::wgmmaMnMajorOperandProblem(operand, buffer, acc.shape.size() == 2 ? acc.shape[1] : -1, descriptor);
   }
   return ir::wgmmaOperandProblem(operand, buffer, which == 0 ? "a" : "b", descriptor);
@@ -380,7 +400,7 @@ std::string KernelLowering::registerAWgmmaProblem(const ir::Op& op, int* swizzle
   if (bType.kind != ir::TypeKind::View || bType.space != ir::MemSpace::Shared || !view ||
       view->kind != ir::OpKind::View)
     return "b is not a shared-memory view";
-  const ir::Type& buffer = fn_.typeOf(view->operands[0]);
+  const ir::Type& buffer = fn_.typeOf(ir::ViewOp(*view).base());
   const int bytes = ir::tmaSwizzleBytes(bType.swizzle, bType.dtype);
   if (bytes <= 0 || buffer.shape.back() * 2 != bytes || bType.shape.back() != buffer.shape.back() ||
       bType.shape[0] != aType.shape[1] || bType.shape.back() != accType.shape[1])
@@ -504,9 +524,11 @@ void KernelLowering::retireWgmmaThrough(int64_t group) {
 }
 
 bool KernelLowering::lowersToWgmma(const ir::Op& dot) const {
-  if (dot.operands.size() != 3 || !fn_.typeOf(dot.operands[2]).layout.wgmma || arch_ != "sm_90a") return false;
+  if (dot.operands.size() != 3) return false;
+  const ir::DotOp dotOp(dot);
+  if (!fn_.typeOf(dotOp.acc()).layout.wgmma || arch_ != "sm_90a") return false;
   int swizzleBytes = 0;
-  return !fn_.typeOf(dot.operands[0]).isTile() || registerAWgmmaProblem(dot, &swizzleBytes).empty();
+  return !fn_.typeOf(dotOp.a()).isTile() || registerAWgmmaProblem(dot, &swizzleBytes).empty();
 }
 
 // wgmma.wait_group `pending`, naming the accumulators as read and written so that

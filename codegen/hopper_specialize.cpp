@@ -79,9 +79,10 @@ bool KernelLowering::producerComputes(const ir::Op& op) const {
     case ir::OpKind::View: case ir::OpKind::AllocShared:
       return true;
     case ir::OpKind::Load:
-      return fn_.typeOf(op.operands[0]).space == ir::MemSpace::Global && fn_.typeOf(op.results[0]).numElements() == 1;
+      return fn_.typeOf(ir::LoadOp(op).view()).space == ir::MemSpace::Global &&
+             fn_.typeOf(op.results[0]).numElements() == 1;
     case ir::OpKind::ReduceAll:
-      return fn_.typeOf(op.operands[0]).numElements() == 1;
+      return fn_.typeOf(ir::ReduceAllOp(op).x()).numElements() == 1;
     default:
       return false;
   }
@@ -105,9 +106,10 @@ bool KernelLowering::lowerProducerFor(const ir::Op& op) {
   const ir::Block& body = op.regions[0];
   const ir::Op* yield = body.ops.empty() ? nullptr : body.ops.back().get();
   if (!yield || yield->kind != ir::OpKind::Yield) return internalError(op.range, "malformed for region");
-  llvm::Value* lb = values_[op.operands[0]].values[0];
-  llvm::Value* ub = values_[op.operands[1]].values[0];
-  llvm::Value* step = values_[op.operands[2]].values[0];
+  const ir::ForOp loopOp(op);
+  llvm::Value* lb = values_[loopOp.lowerBound()].values[0];
+  llvm::Value* ub = values_[loopOp.upperBound()].values[0];
+  llvm::Value* step = values_[loopOp.step()].values[0];
   llvm::BasicBlock* preheader = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "producer.header", kernel_);
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "producer.body", kernel_);

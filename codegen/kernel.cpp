@@ -63,13 +63,16 @@ std::set<ir::ValueId> addressSwizzledBuffers(const ir::Function& fn) {
   std::set<ir::ValueId> out;
   auto bufferOf = [&](ir::ValueId view) {
     const ir::Op* def = fn.values[view].def;
-    if (def && def->kind == OpKind::View && !def->operands.empty()) out.insert(def->operands[0]);
+    if (def && def->kind == OpKind::View && !def->operands.empty()) out.insert(ir::ViewOp(*def).base());
   };
   forEachOp(fn.body, [&](const ir::Op& op) {
-    if (op.kind == OpKind::CopyBulk && !op.operands.empty()) bufferOf(op.operands[0]);
-    if (op.kind == OpKind::Dot && op.operands.size() == 3 && fn.typeOf(op.operands[2]).layout.wgmma) {
-      bufferOf(op.operands[0]);
-      bufferOf(op.operands[1]);
+    if (op.kind == OpKind::CopyBulk && !op.operands.empty()) bufferOf(ir::CopyBulkOp(op).dst());
+    if (op.kind == OpKind::Dot && op.operands.size() == 3) {
+      const ir::DotOp dot(op);
+      if (fn.typeOf(dot.acc()).layout.wgmma) {
+        bufferOf(dot.a());
+        bufferOf(dot.b());
+      }
     }
   });
   return out;
@@ -86,7 +89,20 @@ int64_t sharedBufferAlignment(const ir::Function& fn, const ir::Op& alloc) {
 
 int64_t scratchBytesFor(const ir::Function& fn, const ir::Op& op) {
   if (op.operands.empty() || op.results.empty()) return 0;
-  const ir::Type& in = fn.typeOf(op.operands[0]);
+  // The tile that goes through scratch: the one operand of the kinds below (every other
+  // kind needs none).
+  auto scratchOperand = [&]() -> std::optional<ir::ValueId> {
+    switch (op.kind) {
+      case OpKind::Reduce: return ir::ReduceOp(op).x();
+      case OpKind::ReduceAll: return ir::ReduceAllOp(op).x();
+      case OpKind::ConvertLayout: return ir::ConvertLayoutOp(op).x();
+      case OpKind::Reshape: return ir::ReshapeOp(op).x();
+      default: return std::nullopt;
+    }
+  };
+  const std::optional<ir::ValueId> x = scratchOperand();
+  if (!x) return 0;
+  const ir::Type& in = fn.typeOf(*x);
   if (!in.isTile()) return 0;
   ir::Distribution dist = ir::Distribution::of(in.layout, fn.numWarps);
   int64_t bytes = dtypeBytes(in.dtype);
@@ -540,7 +556,7 @@ bool KernelLowering::lowerOp(const ir::Op& op) {
     case OpKind::If: return lowerIf(op);
     case OpKind::Yield: return true;  // consumed by the enclosing For / If
     // Tags are the checker's: a tagged tile is its operand, an assertion emits nothing.
-    case OpKind::TagSet: values_[op.results[0]] = values_[op.operands[0]]; return true;
+    case OpKind::TagSet: values_[op.results[0]] = values_[ir::TagSetOp(op).tile()]; return true;
     case OpKind::Assert: return true;
   }
   return internalError(op.range, "unknown op");

@@ -30,7 +30,7 @@ bool KernelLowering::lowerSplat(const ir::Op& op) {
   const ir::Type& t = fn_.typeOf(op.results[0]);
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
-  r.values = elementsOf(op.operands[0], valueCount(t));
+  r.values = elementsOf(ir::SplatOp(op).scalar(), valueCount(t));
   return true;
 }
 
@@ -73,7 +73,7 @@ bool KernelLowering::lowerBroadcast(const ir::Op& op) {
 }
 
 bool KernelLowering::lowerView(const ir::Op& op) {
-  const Lowered& base = values_[op.operands[0]];
+  const Lowered& base = values_[ir::ViewOp(op).base()];
   if (base.kind != Lowered::Kind::Tensor && base.kind != Lowered::Kind::Shared)
     return internalError(op.range, "view of something that is not a tensor or a shared buffer");
   const ir::Type& t = fn_.typeOf(op.results[0]);

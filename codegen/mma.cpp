@@ -33,12 +33,14 @@ bool knownMultipleOf(const ir::Function& fn, ir::ValueId id, int64_t m, int dept
   if (!def) return false;
   switch (def->kind) {
     case ir::OpKind::Const: return ir::ConstOp(*def).intValue() % m == 0;
-    case ir::OpKind::Binary:
-      if (def->attrs.binary == ir::BinaryKind::Mul)
-        return knownMultipleOf(fn, def->operands[0], m, depth + 1) || knownMultipleOf(fn, def->operands[1], m, depth + 1);
-      if (def->attrs.binary == ir::BinaryKind::Add || def->attrs.binary == ir::BinaryKind::Sub)
-        return knownMultipleOf(fn, def->operands[0], m, depth + 1) && knownMultipleOf(fn, def->operands[1], m, depth + 1);
+    case ir::OpKind::Binary: {
+      const ir::BinaryOp binary(*def);
+      if (binary.binaryKind() == ir::BinaryKind::Mul)
+        return knownMultipleOf(fn, binary.lhs(), m, depth + 1) || knownMultipleOf(fn, binary.rhs(), m, depth + 1);
+      if (binary.binaryKind() == ir::BinaryKind::Add || binary.binaryKind() == ir::BinaryKind::Sub)
+        return knownMultipleOf(fn, binary.lhs(), m, depth + 1) && knownMultipleOf(fn, binary.rhs(), m, depth + 1);
       return false;
+    }
     default: return false;
   }
 }
@@ -48,7 +50,7 @@ bool knownMultipleOf(const ir::Function& fn, ir::ValueId id, int64_t m, int dept
 bool rowsAreChunkAligned(const ir::Function& fn, ir::ValueId view) {
   const ir::Op* def = fn.values[view].def;
   if (!def || def->kind != ir::OpKind::View || def->operands.size() < 2) return false;
-  const ir::Type& base = fn.typeOf(def->operands[0]);
+  const ir::Type& base = fn.typeOf(ir::ViewOp(*def).base());
   if (base.kind != ir::TypeKind::Shared || base.shape.empty() || base.shape.back() % 8 != 0) return false;
   return knownMultipleOf(fn, def->operands.back(), 8);
 }
@@ -149,7 +151,7 @@ std::vector<llvm::Value*> KernelLowering::mmaSync(DType operandType, const std::
 // swizzled alone (in 32 bits) and hoisted out of the loop.
 std::optional<std::vector<int64_t>> KernelLowering::wholePeriodStrides(const Lowered& view, ir::ValueId viewId) const {
   const ir::Op* def = fn_.values[viewId].def;
-  const ir::Type* buffer = def && def->kind == ir::OpKind::View ? &fn_.typeOf(def->operands[0]) : nullptr;
+  const ir::Type* buffer = def && def->kind == ir::OpKind::View ? &fn_.typeOf(ir::ViewOp(*def).base()) : nullptr;
   if (!buffer || buffer->kind != ir::TypeKind::Shared || buffer->shape.size() < 2 ||
       view.offsets.size() != buffer->shape.size())
     return std::nullopt;

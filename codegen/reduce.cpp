@@ -180,9 +180,11 @@ bool sameDistribution(const ThreadLayout& a, const ThreadLayout& b) {
 }
 
 bool KernelLowering::lowerConvertLayout(const ir::Op& op) {
-  const ir::Type& in = fn_.typeOf(op.operands[0]);
+  // A convert_layout or a reshape (lowered alike): the tile it moves.
+  const ir::ValueId x = op.kind == ir::OpKind::Reshape ? ir::ReshapeOp(op).x() : ir::ConvertLayoutOp(op).x();
+  const ir::Type& in = fn_.typeOf(x);
   const ir::Type& out = fn_.typeOf(op.results[0]);
-  const Lowered& src = values_[op.operands[0]];
+  const Lowered& src = values_[x];
   Lowered& r = values_[op.results[0]];
   r.kind = Lowered::Kind::Tile;
   if (in.layout == out.layout && in.shape == out.shape) {

@@ -34,10 +34,11 @@ int KernelLowering::useCountOf(ir::ValueId id) {
 
 bool KernelLowering::fusesIntoSharedCopy(const ir::Op& load, const ir::Op& store) {
   if (load.kind != ir::OpKind::Load || load.operands.size() != 1 || load.results.size() != 1) return false;
-  if (store.kind != ir::OpKind::Store || store.operands.size() != 2 || store.operands[1] != load.results[0])
-    return false;
-  const ir::Type& src = fn_.typeOf(load.operands[0]);
-  const ir::Type& dst = fn_.typeOf(store.operands[0]);
+  if (store.kind != ir::OpKind::Store || store.operands.size() != 2) return false;
+  const ir::StoreOp storeOp(store);
+  if (storeOp.value() != load.results[0]) return false;
+  const ir::Type& src = fn_.typeOf(ir::LoadOp(load).view());
+  const ir::Type& dst = fn_.typeOf(storeOp.view());
   const ir::Type& tile = fn_.typeOf(load.results[0]);
   if (src.space != ir::MemSpace::Global || dst.space != ir::MemSpace::Shared || src.shape != dst.shape) return false;
   if (tile.layout.kind != ir::LayoutKind::Blocked || tile.layout.reducedMask != 0 || !dtypeSupported(tile.dtype))
@@ -48,14 +49,16 @@ bool KernelLowering::fusesIntoSharedCopy(const ir::Op& load, const ir::Op& store
 }
 
 bool KernelLowering::lowerSharedCopy(const ir::Op& load, const ir::Op& store) {
-  for (ir::ValueId id : {load.operands[0], store.operands[0]})
+  // `load` and `store` passed fusesIntoSharedCopy: a Load and the Store of its tile.
+  const ir::ValueId from = ir::LoadOp(load).view(), to = ir::StoreOp(store).view();
+  for (ir::ValueId id : {from, to})
     if (id >= values_.size() || values_[id].kind != Lowered::Kind::View)
       return internalError(store.range, "copy between values that are not views");
   retireWgmmaBefore(store);  // it writes shared memory
-  const Lowered& src = values_[load.operands[0]];
-  const Lowered& dst = values_[store.operands[0]];
+  const Lowered& src = values_[from];
+  const Lowered& dst = values_[to];
   const ir::DType t = fn_.typeOf(load.results[0]).dtype;
-  const std::vector<int64_t>& shape = fn_.typeOf(load.operands[0]).shape;
+  const std::vector<int64_t>& shape = fn_.typeOf(from).shape;
   const int64_t vec = ir::asyncCopyVectorElements(t, shape);
   const EmittedLayout* chunks = layoutFor(ir::asyncCopyChunkLayout(t, shape), store.range);
   if (!chunks) return false;

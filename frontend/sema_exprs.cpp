@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "frontend/sema_internal.h"
+#include "ir/ops.h"
 
 namespace argus::sema::detail {
 
@@ -345,12 +346,12 @@ Val Analyzer::makeView(const Val& base, std::vector<Val> offsets, std::vector<in
   std::vector<Val> full = std::move(offsets);
   const ir::Type* bt = typeOf(base);
   if (bt->kind == ir::TypeKind::View) {
-    const ir::Op* def = fn_->values[base.id].def;
-    underlying = def->operands[0];
-    size_t r = def->operands.size() - 1, kv = bt->shape.size();
+    const ir::ViewOp baseView(*fn_->values[base.id].def);  // a view is defined by a View op
+    underlying = baseView.base();
+    size_t r = baseView.offsets().size(), kv = bt->shape.size();
     std::vector<Val> composed;
     for (size_t u = 0; u < r; ++u) {
-      Val o = valOf(def->operands[1 + u]);
+      Val o = valOf(baseView.offsets()[u]);
       if (u >= r - kv) o = indexArith(ast::BinaryOp::Add, o, full[u - (r - kv)], range);
       composed.push_back(o);
     }

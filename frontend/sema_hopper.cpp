@@ -7,6 +7,7 @@
 
 #include "frontend/sema_internal.h"
 #include "ir/bulk.h"
+#include "ir/ops.h"
 
 namespace argus::sema::detail {
 
@@ -74,7 +75,7 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
 // the GPU refuses.
 bool Analyzer::requireTmaRows(const Val& src, const ast::Expr& where) {
   const ir::Op* view = fn_->values[src.id].def;
-  const ir::ValueId root = view && view->kind == ir::OpKind::View && !view->operands.empty() ? view->operands[0] : src.id;
+  const ir::ValueId root = view && view->kind == ir::OpKind::View ? ir::ViewOp(*view).base() : src.id;
   const ir::Param* tensor = nullptr;
   for (const ir::Param& p : fn_->params)
     if (p.kind == ir::ParamKind::Tensor && p.value == root) tensor = &p;
@@ -106,7 +107,7 @@ bool Analyzer::requireTmaRows(const Val& src, const ast::Expr& where) {
 // The shared buffer a copy_bulk destination views (its View op's base).
 static ir::ValueId bufferOfView(const ir::Function& fn, ir::ValueId view) {
   const ir::Op* def = fn.values[view].def;
-  return def && def->kind == ir::OpKind::View && !def->operands.empty() ? def->operands[0] : view;
+  return def && def->kind == ir::OpKind::View ? ir::ViewOp(*def).base() : view;
 }
 
 // A TMA destination whose rows are several swizzle spans: TMA writes boxes one span wide,
@@ -134,7 +135,7 @@ void Analyzer::storeInPanels(const Val& dst, int64_t panelCols) {
   swizzle.cols = shape.back();
   fn_->values[buffer].type.swizzle = swizzle;
   for (ir::Value& v : fn_->values)
-    if (v.def && v.def->kind == ir::OpKind::View && !v.def->operands.empty() && v.def->operands[0] == buffer)
+    if (v.def && v.def->kind == ir::OpKind::View && ir::ViewOp(*v.def).base() == buffer)
       v.type.swizzle = swizzle;
 }
 

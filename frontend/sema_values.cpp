@@ -165,7 +165,7 @@ ir::ValueId Analyzer::convertLayout(ir::ValueId v, const ir::Layout& target, Sou
       fn_->values[v].type = ir::Type::tile(t.dtype, target);
       return v;
     }
-    return b().make(ir::OpKind::Reshape, {def->operands[0]}, ir::Type::tile(t.dtype, target), range);
+    return b().make(ir::OpKind::Reshape, {ir::ReshapeOp(*def).x()}, ir::Type::tile(t.dtype, target), range);
   }
   return b().make(ir::OpKind::ConvertLayout, {v}, ir::Type::tile(t.dtype, target), range);
 }

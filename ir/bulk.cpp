@@ -25,23 +25,24 @@ size_t viewedTensorParam(const Function& fn, ValueId viewValue) {
   const Op* view = fn.values[viewValue].def;
   if (!view || view->kind != OpKind::View || view->operands.empty()) return fn.params.size();
   for (size_t i = 0; i < fn.params.size(); ++i)
-    if (fn.params[i].kind == ParamKind::Tensor && fn.params[i].value == view->operands[0]) return i;
+    if (fn.params[i].kind == ParamKind::Tensor && fn.params[i].value == ViewOp(*view).base()) return i;
   return fn.params.size();
 }
 }  // namespace
 
 bool storesThroughSlices(const Function& fn, const Op& store) {
   if (store.kind != OpKind::Store || store.operands.size() < 2) return false;
-  const Type& tile = fn.typeOf(store.operands[1]);
-  const Type& view = fn.typeOf(store.operands[0]);
-  const Op* viewOp = fn.value(store.operands[0]).def;
+  const StoreOp storeOp(store);
+  const Type& tile = fn.typeOf(storeOp.value());
+  const Type& view = fn.typeOf(storeOp.view());
+  const Op* viewOp = fn.value(storeOp.view()).def;
   if (!tile.isTile() || !tile.layout.isMma() || tile.layout.reducedMask != 0 || tile.shape.size() != 2) return false;
   if (tile.dtype != DType::BF16 && tile.dtype != DType::F16) return false;
   if (view.kind != TypeKind::View || view.space != MemSpace::Global) return false;
   // The tile spans the tensor's last two axes; leading axes (an attention output's batch
   // and head) are one element each. TMA addresses at most five axes.
   if (!viewOp || viewOp->kind != OpKind::View || viewOp->operands.empty()) return false;
-  const size_t rank = fn.typeOf(viewOp->operands[0]).shape.size();
+  const size_t rank = fn.typeOf(ViewOp(*viewOp).base()).shape.size();
   if (rank < 2 || rank > 5) return false;
   const Layout& layout = tile.layout;
   // Every warp holds a part of its own (no replicated values), in whole slices.
@@ -60,7 +61,8 @@ bool tensorOnlyStoredTo(const Function& fn, size_t param) {
         const ValueId operand = op->operands[i];
         if (operand == tensor && op->kind != OpKind::View) onlyStored = false;
         const Op* def = operand < fn.values.size() ? fn.values[operand].def : nullptr;
-        const bool viewOfTensor = def && def->kind == OpKind::View && !def->operands.empty() && def->operands[0] == tensor;
+        const bool viewOfTensor =
+            def && def->kind == OpKind::View && !def->operands.empty() && ViewOp(*def).base() == tensor;
         if (viewOfTensor && !(op->kind == OpKind::Store && i == 0)) onlyStored = false;
       }
       for (const Block& region : op->regions) walk(region);
@@ -72,7 +74,7 @@ bool tensorOnlyStoredTo(const Function& fn, size_t param) {
 
 TensorMapUse storeTensorMapUse(const Function& fn, const Op& store) {
   TensorMapUse use;
-  use.param = store.operands.empty() ? fn.params.size() : viewedTensorParam(fn, store.operands[0]);
+  use.param = store.operands.empty() ? fn.params.size() : viewedTensorParam(fn, StoreOp(store).view());
   const size_t rank = use.param < fn.params.size() ? fn.params[use.param].dims.size() : 2;
   use.box.assign(rank < 2 ? 2 : rank, 1);
   use.box[use.box.size() - 2] = kStoreSliceRows;
@@ -86,18 +88,18 @@ TensorMapUse tensorMapUseOf(const Function& fn, const Op& copy) {
   TensorMapUse use;
   use.param = fn.params.size();
   if (copy.operands.size() < 2) return use;
-  use.param = viewedTensorParam(fn, copy.operands[1]);
+  const CopyBulkOp bulk(copy);
+  use.param = viewedTensorParam(fn, bulk.src());
   if (use.param == fn.params.size()) return use;
-  const Type& viewType = fn.typeOf(copy.operands[1]);
+  const Type& viewType = fn.typeOf(bulk.src());
   const size_t rank = fn.params[use.param].dims.size();
   use.box.assign(rank, 1);
   for (size_t d = 0; d < viewType.shape.size() && d < rank; ++d)
     use.box[rank - viewType.shape.size() + d] = viewType.shape[d];
   // A multicast copy: each block of the cluster copies its slice of the leading axis.
-  if (auto bulk = as<CopyBulkOp>(copy); bulk && bulk->multicast() && fn.clusterSize > 1 && !viewType.shape.empty() &&
-      viewType.shape.size() <= rank)
+  if (bulk.multicast() && fn.clusterSize > 1 && !viewType.shape.empty() && viewType.shape.size() <= rank)
     use.box[rank - viewType.shape.size()] /= fn.clusterSize;
-  const Type& dst = fn.typeOf(copy.operands[0]);
+  const Type& dst = fn.typeOf(bulk.dst());
   use.swizzleBytes = tmaSwizzleBytes(dst.swizzle, dst.dtype);
   // A destination in column panels takes one box per panel, a span of columns wide.
   if (dst.swizzle.hasPanels() && rank > 0) use.box[rank - 1] = dst.swizzle.panelCols;

@@ -41,8 +41,9 @@ class Uniformity {
   }
 
   void walkFor(const Op& loop, const Op* control) {
+    const ForOp forOp(loop);
     const Op* inner = control;
-    if (!inner && (varying(loop.operands[0]) || varying(loop.operands[1]) || varying(loop.operands[2])))
+    if (!inner && (varying(forOp.lowerBound()) || varying(forOp.upperBound()) || varying(forOp.step())))
       inner = &loop;
     const Block& body = loop.regions[0];
     if (inner) mark(body.args[0], inner);
@@ -60,7 +61,7 @@ class Uniformity {
   }
 
   void walkIf(const Op& branch, const Op* control) {
-    const Op* inner = control ? control : varying(branch.operands[0]) ? &branch : nullptr;
+    const Op* inner = control ? control : varying(IfOp(branch).condition()) ? &branch : nullptr;
     for (const Block& region : branch.regions) {
       walk(region, inner);
       const Op* yield = region.ops.empty() ? nullptr : region.ops.back().get();
@@ -102,10 +103,11 @@ class Uniformity {
     for (const auto& op : block.ops) {
       if (auto copy = as<CopyBulkOp>(*op); copy && copy->multicast()) check(*op, control);
       const Op* inner = control;
-      if (!inner && op->kind == OpKind::For &&
-          (varying(op->operands[0]) || varying(op->operands[1]) || varying(op->operands[2])))
-        inner = op.get();
-      if (!inner && op->kind == OpKind::If && varying(op->operands[0])) inner = op.get();
+      if (!inner && op->kind == OpKind::For) {
+        const ForOp forOp(*op);
+        if (varying(forOp.lowerBound()) || varying(forOp.upperBound()) || varying(forOp.step())) inner = op.get();
+      }
+      if (!inner && op->kind == OpKind::If && varying(IfOp(*op).condition())) inner = op.get();
       for (const Block& region : op->regions) collect(region, inner);
     }
   }
@@ -113,19 +115,23 @@ class Uniformity {
   void check(const Op& copy, const Op* control) {
     if (control) {
       const bool loop = control->kind == OpKind::For;
+      // `control` is a For or an If (collect sets nothing else).
+      const std::vector<ValueId> from = loop ? control->operands : std::vector<ValueId>{IfOp(*control).condition()};
       problems_.push_back({copy.range, control->range,
                            std::string(loop ? "the loop around it may run a different number of iterations"
                                             : "the branch around it may go another way") +
                                " in each block of the cluster, as its " + (loop ? "bounds depend" : "condition depends") +
-                               " on " + origin(loop ? control->operands : std::vector<ValueId>{control->operands[0]})});
+                               " on " + origin(from)});
       return;
     }
-    if (copy.operands.size() < 2 || !varying(copy.operands[1])) return;
-    std::string named = namedVarying(copy.operands[1]);
-    SourceRange where = rootRange(copy.operands[1]);
+    if (copy.operands.size() < 2) return;
+    const ValueId src = CopyBulkOp(copy).src();
+    if (!varying(src)) return;
+    std::string named = namedVarying(src);
+    SourceRange where = rootRange(src);
     problems_.push_back({copy.range, where,
                          "the source tile" + (named.empty() ? std::string() : " depends on '" + named + "', which") +
-                             " is computed from " + origin({copy.operands[1]})});
+                             " is computed from " + origin({src})});
   }
 
   // Visits the varying values `v` is computed from (itself first), depth first, until

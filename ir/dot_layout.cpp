@@ -17,17 +17,18 @@ bool isSixteenBit(DType t) { return t == DType::BF16 || t == DType::F16; }
 
 const Type* bufferOf(const Function& fn, ValueId view) {
   const Op* def = fn.values[view].def;
-  return def && def->kind == OpKind::View && !def->operands.empty() ? &fn.typeOf(def->operands[0]) : nullptr;
+  return def && def->kind == OpKind::View && !def->operands.empty() ? &fn.typeOf(ViewOp(*def).base()) : nullptr;
 }
 
 // Whether wgmma reads both operands through descriptors (codegen's own test).
 bool wgmmaReadsOperands(const Function& fn, const Op& dot, int64_t n) {
+  const DotOp dotOp(dot);
   WgmmaDescriptor d;
-  const Type& a = fn.typeOf(dot.operands[0]);
-  const Type& b = fn.typeOf(dot.operands[1]);
-  if (!wgmmaOperandProblem(a, bufferOf(fn, dot.operands[0]), "a", &d).empty()) return false;
-  if (DotOp(dot).transB()) return wgmmaOperandProblem(b, bufferOf(fn, dot.operands[1]), "b", &d).empty();
-  return wgmmaMnMajorOperandProblem(b, bufferOf(fn, dot.operands[1]), n, &d).empty();
+  const Type& a = fn.typeOf(dotOp.a());
+  const Type& b = fn.typeOf(dotOp.b());
+  if (!wgmmaOperandProblem(a, bufferOf(fn, dotOp.a()), "a", &d).empty()) return false;
+  if (dotOp.transB()) return wgmmaOperandProblem(b, bufferOf(fn, dotOp.b()), "b", &d).empty();
+  return wgmmaMnMajorOperandProblem(b, bufferOf(fn, dotOp.b()), n, &d).empty();
 }
 
 // mma.sync's ldmatrix addressing takes unswizzled buffers and swizzles that move whole
@@ -58,9 +59,10 @@ std::optional<Layout> mmaLayoutFor(int64_t m, int64_t n, int64_t warps) {
 
 std::optional<Layout> tensorCoreLayoutFor(const Function& fn, const Op& dot, const std::string& arch) {
   if (dot.kind != OpKind::Dot || dot.operands.size() != 3) return std::nullopt;
-  const Type& a = fn.typeOf(dot.operands[0]);
-  const Type& b = fn.typeOf(dot.operands[1]);
-  const Type& acc = fn.typeOf(dot.operands[2]);
+  const DotOp dotOp(dot);
+  const Type& a = fn.typeOf(dotOp.a());
+  const Type& b = fn.typeOf(dotOp.b());
+  const Type& acc = fn.typeOf(dotOp.acc());
   if (!acc.isTile() || acc.dtype != DType::F32 || acc.shape.size() != 2 || acc.layout.kind != LayoutKind::Blocked ||
       acc.layout.reducedMask != 0)
     return std::nullopt;
@@ -160,7 +162,7 @@ class Family {
     const size_t result = fn_.values[v].resultIndex;
     switch (def->kind) {
       case OpKind::Splat: return;
-      case OpKind::Dot: add(def->operands[2]); return;
+      case OpKind::Dot: add(DotOp(*def).acc()); return;
       case OpKind::For: carried(*def, result); return;
       case OpKind::If: branchResult(*def, result); return;
       default:
@@ -220,7 +222,7 @@ void chooseForFunction(Function& fn, const std::string& arch) {
   Family family(fn);
   for (const Op* dot : dots) {
     std::optional<Layout> layout = tensorCoreLayoutFor(fn, *dot, arch);
-    if (!layout || !family.gather(dot->operands[2])) continue;
+    if (!layout || !family.gather(DotOp(*dot).acc())) continue;
     // Every dot of the family takes the layout, so each must be one it fits.
     bool fits = true;
     for (const Op* other : family.dots()) fits = fits && tensorCoreLayoutFor(fn, *other, arch) == layout;

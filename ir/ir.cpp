@@ -13,7 +13,7 @@ ValueId sharedBufferOf(const Function& fn, ValueId view) {
   if (view >= fn.values.size()) return kNoValue;
   const Op* def = fn.values[view].def;
   if (!def || def->kind != OpKind::View || def->operands.empty()) return kNoValue;
-  const ValueId base = def->operands[0];
+  const ValueId base = ViewOp(*def).base();
   return base < fn.values.size() && fn.values[base].type.kind == TypeKind::Shared ? base : kNoValue;
 }
 

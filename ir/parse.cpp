@@ -700,7 +700,7 @@ class Parser {
     std::vector<Type> types;
     resultTypesInArrow(in, types);
     Block& region = op->regions[0];
-    region.args.push_back(define(in, iv, fn_->typeOf(op->operands[0]), nullptr, 0));
+    region.args.push_back(define(in, iv, fn_->typeOf(ForOp(*op).lowerBound()), nullptr, 0));
     for (size_t i = 0; i < iterArgs.size(); ++i)
       region.args.push_back(define(in, iterArgs[i], fn_->typeOf(op->operands[3 + i]), nullptr, 0));
     finishHeader(in, std::move(op), results, types);

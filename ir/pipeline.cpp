@@ -116,8 +116,10 @@ class Rewriter {
     std::unordered_map<ValueId, int> uses;
     countUses(body, uses);
     for (auto& op : body.ops) {
-      if (op->kind != OpKind::Dot || op->operands.size() != 3 || !fn_.typeOf(op->operands[2]).layout.wgmma) continue;
-      ValueId acc = op->operands[2], result = op->results[0];
+      if (op->kind != OpKind::Dot || op->operands.size() != 3) continue;
+      const DotOp dot(*op);
+      if (!fn_.typeOf(dot.acc()).layout.wgmma) continue;
+      ValueId acc = dot.acc(), result = op->results[0];
       auto arg = std::find(body.args.begin() + 1, body.args.end(), acc);
       if (arg == body.args.end() || uses[acc] != 1 || uses[result] != 1) continue;
       size_t index = static_cast<size_t>(arg - body.args.begin() - 1);
@@ -146,8 +148,8 @@ class Rewriter {
       fn_.producerWarps = 4;
     }
     b.create(OpKind::Barrier, {}, {}, range_, intAttrs(kBarrierAfterMbarrierInit));
-    for (const Op* copy : plan_.copies) {
-      const Type& t = fn_.typeOf(copy->operands[0]);
+    for (const Op* copy : plan_.copies) {  // copy_bulk ops: a bulk plan has no other kind
+      const Type& t = fn_.typeOf(CopyBulkOp(*copy).dst());
       bytesPerStage_ += t.numElements() * std::max(1, dtypeBits(t.dtype) / 8);
     }
     for (auto& op : setup.ops) out.push_back(std::move(op));
@@ -221,9 +223,9 @@ class Rewriter {
       case OpKind::AllocShared: case OpKind::View: case OpKind::TagSet: case OpKind::Assert:
         return true;
       case OpKind::Load:  // a scalar only from a tensor (one element)
-        return !(fn_.typeOf(op.operands[0]).space != MemSpace::Global && fn_.typeOf(op.results[0]).isScalar());
+        return !(fn_.typeOf(LoadOp(op).view()).space != MemSpace::Global && fn_.typeOf(op.results[0]).isScalar());
       case OpKind::ReduceAll:  // a scalar only from one element, no scratch
-        return fn_.typeOf(op.operands[0]).numElements() == 1;
+        return fn_.typeOf(ReduceAllOp(op).x()).numElements() == 1;
       case OpKind::If:
         return isScalarIf(fn_, op);
       default:
@@ -257,7 +259,7 @@ class Rewriter {
     // The yield passes base + n on: built before it, at the end of the outer body.
     std::unique_ptr<Op> yield = std::move(outerBody.ops.back());
     outerBody.ops.pop_back();
-    ValueId next = inner.make(OpKind::Binary, {base_, loop_.operands[1]}, Type::scalar(DType::I32), range_,
+    ValueId next = inner.make(OpKind::Binary, {base_, ForOp(loop_).upperBound()}, Type::scalar(DType::I32), range_,
                               binaryAttrs(BinaryKind::Add));
     yield->operands.push_back(next);
     outerBody.ops.push_back(std::move(yield));
@@ -272,7 +274,7 @@ class Rewriter {
   // After a loop whose last wgmma group stayed in flight: its stage is released once the
   // loop's end has retired the group (codegen waits there), so a later run can refill it.
   void releaseLastStage(Builder& b) {
-    ValueId n = loop_.operands[1];
+    ValueId n = ForOp(loop_).upperBound();
     Attrs ge;
     ge.cmp = CmpKind::Ge;
     ValueId ran = b.make(OpKind::Compare, {n, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
@@ -353,7 +355,7 @@ class Rewriter {
   void buildPrologue(std::vector<std::unique_ptr<Op>>& out) {
     Block prologue;
     Builder b(fn_, &prologue);
-    ValueId n = loop_.operands[1];
+    ValueId n = ForOp(loop_).upperBound();
     const std::optional<int64_t> nConstant = constantInt(fn_, n);
     const bool nKnown = nConstant.has_value();
     for (int64_t p = 0; p < ahead_; ++p) {
@@ -370,7 +372,7 @@ class Rewriter {
   // Views of a staged buffer in the body read stage `stage`.
   void addStage(Block& block, ValueId stage) {
     for (auto& op : block.ops) {
-      if (op->kind == OpKind::View && !op->operands.empty() && staged_.count(op->operands[0]))
+      if (op->kind == OpKind::View && !op->operands.empty() && staged_.count(ViewOp(*op).base()))
         op->operands.insert(op->operands.begin() + 1, stage);
       for (Block& region : op->regions) addStage(region, stage);
     }
@@ -393,7 +395,7 @@ class Rewriter {
     if (!specialize_) b.create(OpKind::Barrier, {}, {}, range_);
     ValueId ahead = b.make(OpKind::Binary, {j, i32(b, ahead_)}, Type::scalar(DType::I32), range_,
                            binaryAttrs(BinaryKind::Add));
-    emitGuardedCopies(b, less(b, ahead, loop_.operands[1]), ahead, true, kNoValue);
+    emitGuardedCopies(b, less(b, ahead, ForOp(loop_).upperBound()), ahead, true, kNoValue);
     if (!plan_.bulk) b.create(OpKind::CommitGroup, {}, {}, range_);
     ValueId global = globalIndex(b, j);
     ValueId stage = binary(b, BinaryKind::Rem, global, stages_);

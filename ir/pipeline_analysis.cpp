@@ -127,9 +127,13 @@ class Analysis {
   void checkDestination(const Op& copy, LoopPlan& plan) {
     ValueId buffer = kNoValue;
     bool whole = false;
-    const Op* view = copy.operands.empty() ? nullptr : fn_.values[copy.operands[0]].def;
+    const Op* view = nullptr;
+    if (!copy.operands.empty()) {  // a copy_async or a copy_bulk (isCopy)
+      const ValueId dst = copy.kind == OpKind::CopyBulk ? CopyBulkOp(copy).dst() : CopyAsyncOp(copy).dst();
+      view = fn_.values[dst].def;
+    }
     if (view && view->kind == OpKind::View && !view->operands.empty()) {
-      buffer = view->operands[0];
+      buffer = ViewOp(*view).base();
       const Op* alloc = fn_.values[buffer].def;
       const Type& bufferType = fn_.typeOf(buffer);
       whole = alloc && alloc->kind == OpKind::AllocShared &&

@@ -1,6 +1,7 @@
 // User-facing diagnostics for the problems of pipelined loops (ir/pipeline.h).
 #include <string>
 
+#include "ir/ops.h"
 #include "ir/pipeline.h"
 
 namespace argus::ir {
@@ -48,7 +49,7 @@ PipelineMessage describe(const Function& fn, const PipelineProblem& p, const Sou
       for (ValueId v = 0; v < fn.values.size() && p.value != kNoValue; ++v) {
         const Op* def = fn.values[v].def;
         if (def && def->kind == OpKind::View && def->range == p.related && !def->operands.empty() &&
-            def->operands[0] == p.value)
+            ViewOp(*def).base() == p.value)
           view = def;
       }
       std::string what = quoted(p.related, "the destination");

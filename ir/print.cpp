@@ -137,17 +137,20 @@ class Printer {
     switch (op.kind) {
       case OpKind::Const: {
         DType t = op.results.empty() ? a.dtype : fn_.values[op.results[0]].type.dtype;
-        if (t == DType::Bool) return std::string("const ") + (a.i ? "true" : "false");
+        const ConstOp constant(op);
+        if (t == DType::Bool) return std::string("const ") + (constant.intValue() ? "true" : "false");
         if (isFloat(t)) return "const " + formatFloat(a.f, t);
-        return "const " + std::to_string(a.i);
+        return "const " + std::to_string(constant.intValue());
       }
       case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Iota:
-        return std::string(opKindName(op.kind)) + " " + std::to_string(a.i);
+        return std::string(opKindName(op.kind)) + " " +
+               std::to_string(op.kind == OpKind::Iota ? IotaOp(op).axis() : gridAxisOf(op));
       case OpKind::Binary: return std::string(binaryKindName(a.binary)) + " " + operands;
       case OpKind::Compare: return std::string("cmp ") + cmpKindName(a.cmp) + " " + operands;
       case OpKind::Unary: return std::string(unaryKindName(a.unary)) + " " + operands;
       case OpKind::Reduce:
-        return std::string("reduce ") + reduceKindName(a.reduce) + " " + operands + ", axis " + std::to_string(a.i);
+        return std::string("reduce ") + reduceKindName(a.reduce) + " " + operands + ", axis " +
+               std::to_string(ReduceOp(op).axis());
       case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(a.reduce) + " " + operands;
       case OpKind::AllocShared: case OpKind::CommitGroup: return opKindName(op.kind);
       case OpKind::Barrier: return BarrierOp(op).afterMbarrierInit() ? "barrier after_mbarrier_init" : "barrier";
@@ -161,10 +164,12 @@ class Printer {
         return "mbarrier_expect_tx " + operands + ", bytes " + std::to_string(MbarrierExpectTxOp(op).bytes());
       case OpKind::CopyBulk: return "copy_bulk " + operands + (CopyBulkOp(op).multicast() ? ", multicast" : "");
       case OpKind::View:
-        return "view " + (op.operands.empty() ? std::string("?") : name(op.operands[0])) + "[" + list(op.operands, 1) + "]";
-      case OpKind::Load:
-        if (op.operands.size() == 2) return "load " + name(op.operands[0]) + ", other " + name(op.operands[1]);
+        return "view " + (op.operands.empty() ? std::string("?") : name(ViewOp(op).base())) + "[" + list(op.operands, 1) + "]";
+      case OpKind::Load: {
+        const LoadOp load(op);
+        if (op.operands.size() == 2) return "load " + name(load.view()) + ", other " + name(load.other());
         return "load " + operands;
+      }
       case OpKind::TagSet:
         return "tag " + (a.names.empty() ? std::string("?") : a.names[0]) + " " + operands;
       case OpKind::Assert: return "assert [" + operands + "] " + assertCondition(op);
@@ -244,11 +249,12 @@ class Printer {
   void printFor(const Op& op, int depth) {
     const Block* region = op.regions.empty() ? nullptr : &op.regions[0];
     std::string iv = region && !region->args.empty() ? name(region->args[0]) : "%?";
-    out_ += "for " + iv + " = " + (op.operands.size() > 0 ? name(op.operands[0]) : "?") + " to " +
-            (op.operands.size() > 1 ? name(op.operands[1]) : "?") + " step " +
-            (op.operands.size() > 2 ? name(op.operands[2]) : "?");
-    if (const int64_t stages = ForOp(op).stages()) out_ += " stages " + std::to_string(stages);
-    if (ForOp(op).specialize()) out_ += " specialize";
+    const ForOp loop(op);
+    out_ += "for " + iv + " = " + (op.operands.size() > 0 ? name(loop.lowerBound()) : "?") + " to " +
+            (op.operands.size() > 1 ? name(loop.upperBound()) : "?") + " step " +
+            (op.operands.size() > 2 ? name(loop.step()) : "?");
+    if (const int64_t stages = loop.stages()) out_ += " stages " + std::to_string(stages);
+    if (loop.specialize()) out_ += " specialize";
     if (op.operands.size() > 3) {
       out_ += " iter_args(";
       for (size_t i = 3; i < op.operands.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "ir/ops.h"
 #include "ir/value_uses.h"
 
 namespace argus::ir {
@@ -122,9 +123,10 @@ class Family {
       case OpKind::Splat: case OpKind::Iota: return;                    // rebuilt in any layout
       case OpKind::Reshape: case OpKind::ConvertLayout: return;         // give any layout
       case OpKind::Load:
-        if (fn_.typeOf(def->operands[0]).space != MemSpace::Global) fail("its family loads from shared memory", true);
+        if (fn_.typeOf(LoadOp(*def).view()).space != MemSpace::Global) fail("its family loads from shared memory", true);
         return;
-      case OpKind::Broadcast: case OpKind::Reduce: add(def->operands[0]); return;
+      case OpKind::Broadcast: add(BroadcastOp(*def).x()); return;
+      case OpKind::Reduce: add(ReduceOp(*def).x()); return;
       case OpKind::For: carried(*def, result); return;
       case OpKind::If: branchResult(*def, result); return;
       case OpKind::Dot: fail("its family holds the accumulator of a dot", true); return;
@@ -140,7 +142,7 @@ class Family {
   void usedBy(const Op& user, size_t operand) {
     switch (user.kind) {
       case OpKind::Store:
-        if (operand == 1 && fn_.typeOf(user.operands[0]).space != MemSpace::Global)
+        if (operand == 1 && fn_.typeOf(StoreOp(user).view()).space != MemSpace::Global)
           fail("its family is stored to shared memory", true);
         return;
       case OpKind::Assert: case OpKind::ConvertLayout: case OpKind::Reshape: case OpKind::ReduceAll:
@@ -186,12 +188,15 @@ struct Access {
 void collectAccesses(const Function& fn, const Block& block, std::vector<Access>& out) {
   for (const auto& op : block.ops) {
     if (op->kind == OpKind::Load && !op->operands.empty() && op->results.size() == 1 &&
-        fn.typeOf(op->operands[0]).space == MemSpace::Global && fn.typeOf(op->results[0]).isTile() &&
+        fn.typeOf(LoadOp(*op).view()).space == MemSpace::Global && fn.typeOf(op->results[0]).isTile() &&
         isSixteenBitFloat(fn.typeOf(op->results[0]).dtype))
       out.push_back({op.get(), op->results[0]});
-    if (op->kind == OpKind::Store && op->operands.size() == 2 && fn.typeOf(op->operands[0]).space == MemSpace::Global &&
-        fn.typeOf(op->operands[1]).isTile() && isSixteenBitFloat(fn.typeOf(op->operands[1]).dtype))
-      out.push_back({op.get(), op->operands[1]});
+    if (op->kind == OpKind::Store && op->operands.size() == 2) {
+      const StoreOp store(*op);
+      if (fn.typeOf(store.view()).space == MemSpace::Global && fn.typeOf(store.value()).isTile() &&
+          isSixteenBitFloat(fn.typeOf(store.value()).dtype))
+        out.push_back({op.get(), store.value()});
+    }
     for (const Block& region : op->regions) collectAccesses(fn, region, out);
   }
 }

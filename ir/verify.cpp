@@ -218,9 +218,10 @@ class Verifier {
       case OpKind::NumPrograms: return checkGridAxis(op, NumProgramsOp(op).axis());
       case OpKind::Binary: return checkBinary(op);
       case OpKind::Compare: {
-        const Type& x = type(op.operands[0]);
+        const CompareOp cmp(op);
+        const Type& x = type(cmp.lhs());
         if (!isValueType(x)) { error("operands must be scalars or tiles, got " + x.str()); return; }
-        expectSameType(op.operands[1], x, "operand");
+        expectSameType(cmp.rhs(), x, "operand");
         Type want = x;
         want.dtype = DType::Bool;
         expectSameType(op.results[0], want, "result");
@@ -238,13 +239,14 @@ class Verifier {
         if (!isValueType(t)) error("result must be a scalar or a tile, got " + t.str());
         Type cond = t;
         cond.dtype = DType::Bool;
-        expectSameType(op.operands[0], cond, "condition");
-        expectSameType(op.operands[1], t, "operand");
-        expectSameType(op.operands[2], t, "operand");
+        const SelectOp select(op);
+        expectSameType(select.condition(), cond, "condition");
+        expectSameType(select.ifTrue(), t, "operand");
+        expectSameType(select.ifFalse(), t, "operand");
         return;
       }
       case OpKind::Cast: {
-        const Type& x = type(op.operands[0]);
+        const Type& x = type(CastOp(op).x());
         if (!isValueType(x)) { error("operand must be a scalar or a tile, got " + x.str()); return; }
         Type want = x;
         want.dtype = op.attrs.dtype;
@@ -252,7 +254,7 @@ class Verifier {
         return;
       }
       case OpKind::Splat: {
-        const Type& x = type(op.operands[0]);
+        const Type& x = type(SplatOp(op).scalar());
         const Type& t = type(op.results[0]);
         if (!x.isScalar()) error("operand must be a scalar, got " + x.str());
         if (!t.isTile()) error("result must be a tile, got " + t.str());
@@ -267,7 +269,7 @@ class Verifier {
         return;
       }
       case OpKind::Broadcast: {
-        const Type& x = type(op.operands[0]);
+        const Type& x = type(BroadcastOp(op).x());
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
         if (x.dtype != t.dtype) error("changes the dtype: " + x.str() + " -> " + t.str());
@@ -278,14 +280,14 @@ class Verifier {
         return;
       }
       case OpKind::ConvertLayout: {
-        const Type& x = type(op.operands[0]);
+        const Type& x = type(ConvertLayoutOp(op).x());
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
         if (x.dtype != t.dtype || x.shape != t.shape) error("must keep dtype and shape: " + x.str() + " -> " + t.str());
         return;
       }
       case OpKind::Reshape: {
-        const Type& x = type(op.operands[0]);
+        const Type& x = type(ReshapeOp(op).x());
         const Type& t = type(op.results[0]);
         if (!x.isTile() || !t.isTile()) { error("operand and result must be tiles, got " + x.str() + " -> " + t.str()); return; }
         if (x.dtype != t.dtype || x.numElements() != t.numElements())
@@ -293,10 +295,11 @@ class Verifier {
         return;
       }
       case OpKind::Reduce: {
-        const Type& x = type(op.operands[0]);
+        const ReduceOp reduce(op);
+        const Type& x = type(reduce.x());
         const Type& t = type(op.results[0]);
         if (!x.isTile()) { error("operand must be a tile, got " + x.str()); return; }
-        const int64_t axis = ReduceOp(op).axis();
+        const int64_t axis = reduce.axis();
         if (axis < 0 || axis >= 32 || static_cast<size_t>(axis) >= x.shape.size()) {
           error("axis " + std::to_string(axis) + " is out of range for " + x.str());
           return;
@@ -308,7 +311,7 @@ class Verifier {
         return;
       }
       case OpKind::ReduceAll: {
-        const Type& x = type(op.operands[0]);
+        const Type& x = type(ReduceAllOp(op).x());
         if (!x.isTile()) { error("operand must be a tile, got " + x.str()); return; }
         expectSameType(op.results[0], Type::scalar(x.dtype), "result");
         return;
@@ -318,17 +321,19 @@ class Verifier {
         return;
       case OpKind::View: return checkView(op);
       case OpKind::Load: {
-        const Type& v = type(op.operands[0]);
+        const LoadOp load(op);
+        const Type& v = type(load.view());
         if (v.kind != TypeKind::View) { error("operand must be a view, got " + v.str()); return; }
-        if (op.operands.size() == 2) expectSameType(op.operands[1], Type::scalar(v.dtype), "'other'");
+        if (op.operands.size() == 2) expectSameType(load.other(), Type::scalar(v.dtype), "'other'");
         // The canonical layout, or its vectorized form (ir/vector_layout.h).
         expectSameType(op.results[0], Type::tile(v.dtype, Layout::vectorized(v.shape, type(op.results[0]).layout.vec)),
                        "result");
         return;
       }
       case OpKind::Store: {
-        const Type& v = type(op.operands[0]);
-        const Type& t = type(op.operands[1]);
+        const StoreOp store(op);
+        const Type& v = type(store.view());
+        const Type& t = type(store.value());
         if (v.kind != TypeKind::View) { error("first operand must be a view, got " + v.str()); return; }
         if (!t.isTile()) { error("second operand must be a tile, got " + t.str()); return; }
         if (v.dtype != t.dtype || v.shape != t.shape) error("stores " + t.str() + " into " + v.str() + ": dtype and shape must agree");
@@ -343,37 +348,47 @@ class Verifier {
           error("wait_group count must be non-negative, got " + std::to_string(pending));
         return;
       case OpKind::CopyAsync: {
-        const Type& dst = type(op.operands[0]);
-        const Type& src = type(op.operands[1]);
+        const CopyAsyncOp copy(op);
+        const Type& dst = type(copy.dst());
+        const Type& src = type(copy.src());
         if (dst.kind != TypeKind::View) { error("destination must be a shared view, got " + dst.str()); return; }
         if (src.kind != TypeKind::View) { error("source must be a global view, got " + src.str()); return; }
         if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
         return;
       }
-      case OpKind::MbarrierInit:
-        checkMbarrier(op, 0);
-        checkPositive(op, MbarrierInitOp(op).arrivals());
+      case OpKind::MbarrierInit: {
+        const MbarrierInitOp init(op);
+        checkMbarrier(init.bars(), init.index());
+        checkPositive(op, init.arrivals());
         return;
-      case OpKind::MbarrierExpectTx:
-        checkMbarrier(op, 0);
-        checkPositive(op, MbarrierExpectTxOp(op).bytes());
+      }
+      case OpKind::MbarrierExpectTx: {
+        const MbarrierExpectTxOp expectTx(op);
+        checkMbarrier(expectTx.bars(), expectTx.index());
+        checkPositive(op, expectTx.bytes());
         return;
-      case OpKind::MbarrierArrive:
-        checkMbarrier(op, 0);
+      }
+      case OpKind::MbarrierArrive: {
+        const MbarrierArriveOp arrive(op);
+        checkMbarrier(arrive.bars(), arrive.index());
         return;
-      case OpKind::MbarrierWait:
-        checkMbarrier(op, 0);
-        expectSameType(op.operands[2], Type::scalar(DType::I32), "parity");
+      }
+      case OpKind::MbarrierWait: {
+        const MbarrierWaitOp wait(op);
+        checkMbarrier(wait.bars(), wait.index());
+        expectSameType(wait.parity(), Type::scalar(DType::I32), "parity");
         return;
+      }
       case OpKind::CopyBulk: {
         if (op.operands.size() != 2 && op.operands.size() != 4) { error("expects (dst, src) or (dst, src, bars, index)"); return; }
         if (!op.results.empty()) { error("copy_bulk has no results"); return; }
-        const Type& dst = type(op.operands[0]);
-        const Type& src = type(op.operands[1]);
+        const CopyBulkOp copy(op);
+        const Type& dst = type(copy.dst());
+        const Type& src = type(copy.src());
         if (dst.kind != TypeKind::View) { error("destination must be a shared view, got " + dst.str()); return; }
         if (src.kind != TypeKind::View) { error("source must be a global view, got " + src.str()); return; }
         if (dst.dtype != src.dtype || dst.shape != src.shape) error("copies " + src.str() + " into " + dst.str() + ": dtype and shape must agree");
-        if (op.operands.size() == 4) checkMbarrier(op, 2);
+        if (op.operands.size() == 4) checkMbarrier(copy.bars(), copy.index());
         return;
       }
       case OpKind::For: return checkFor(op);
@@ -382,9 +397,10 @@ class Verifier {
         if (!op.results.empty()) error("yield has no results");
         return;
       case OpKind::TagSet: {
-        const Type& t = type(op.operands[0]);
+        const TagSetOp tag(op);
+        const Type& t = type(tag.tile());
         if (!t.isTile()) { error("tags attach to tiles, got " + t.str()); return; }
-        expectSameType(op.operands[1], Type::scalar(DType::I32), "tag value");
+        expectSameType(tag.tagValue(), Type::scalar(DType::I32), "tag value");
         expectSameType(op.results[0], t, "result");
         if (op.attrs.names.size() != 1 || op.attrs.names[0].empty()) error("expects one tag name in attrs.names");
         return;
@@ -403,12 +419,12 @@ class Verifier {
     if (count < 1) error(std::string(opKindName(op.kind)) + " needs a positive count, got " + std::to_string(count));
   }
 
-  // Operands first, first + 1 name an mbarrier: a shared u64 buffer of rank 1 and an i32 index.
-  void checkMbarrier(const Op& op, size_t first) {
-    const Type& bars = type(op.operands[first]);
+  // An mbarrier operand pair (bars, index): a shared u64 buffer of rank 1 and an i32 index.
+  void checkMbarrier(ValueId barsValue, ValueId index) {
+    const Type& bars = type(barsValue);
     if (bars.kind != TypeKind::Shared || bars.dtype != DType::U64 || bars.shape.size() != 1)
       error("mbarriers must be a shared buffer of u64 with rank 1, got " + bars.str());
-    expectSameType(op.operands[first + 1], Type::scalar(DType::I32), "mbarrier index");
+    expectSameType(index, Type::scalar(DType::I32), "mbarrier index");
   }
 
   // The postfix condition of an Assert (ir.h, AssertCode): well-formed, one truth left.
@@ -478,8 +494,9 @@ class Verifier {
   void checkBinary(const Op& op) {
     const Type& t = type(op.results[0]);
     if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
-    expectSameType(op.operands[0], t, "operand");
-    expectSameType(op.operands[1], t, "operand");
+    const BinaryOp binary(op);
+    expectSameType(binary.lhs(), t, "operand");
+    expectSameType(binary.rhs(), t, "operand");
     DType d = t.dtype;
     const char* kind = binaryKindName(op.attrs.binary);
     switch (op.attrs.binary) {
@@ -501,7 +518,7 @@ class Verifier {
   void checkUnary(const Op& op) {
     const Type& t = type(op.results[0]);
     if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
-    expectSameType(op.operands[0], t, "operand");
+    expectSameType(UnaryOp(op).x(), t, "operand");
     DType d = t.dtype;
     switch (op.attrs.unary) {
       case UnaryKind::Neg: case UnaryKind::Abs:
@@ -519,7 +536,7 @@ class Verifier {
   void checkView(const Op& op) {
     if (op.operands.empty()) { error("expects a base and offsets"); return; }
     if (op.results.size() != 1 || !valid(op.results[0])) { error("expects 1 result"); return; }
-    const Type& base = type(op.operands[0]);
+    const Type& base = type(ViewOp(op).base());
     const Type& t = type(op.results[0]);
     if (base.kind != TypeKind::Tensor && base.kind != TypeKind::Shared) {
       error("base must be a tensor or a shared buffer, got " + base.str());
@@ -538,9 +555,10 @@ class Verifier {
   }
 
   void checkDot(const Op& op) {
-    const Type& a = type(op.operands[0]);
-    const Type& b = type(op.operands[1]);
-    const Type& acc = type(op.operands[2]);
+    const DotOp dot(op);
+    const Type& a = type(dot.a());
+    const Type& b = type(dot.b());
+    const Type& acc = type(dot.acc());
     auto sharedView2 = [](const Type& t) { return t.kind == TypeKind::View && t.space == MemSpace::Shared && t.shape.size() == 2; };
     bool registerA = a.isTile() && a.shape.size() == 2 && a.layout.isMma();
     if ((!registerA && !sharedView2(a)) || !sharedView2(b)) { error("a and b must be rank-2 shared views (a may be an mma-layout tile), got " + a.str() + " and " + b.str()); return; }
@@ -549,7 +567,7 @@ class Verifier {
     if (registerA && (!acc.layout.isMma() || acc.layout.warpsN != 1 || a.layout.warpsN != 1 || a.layout.warpsM != acc.layout.warpsM))
       error("a register operand a needs mma layouts with warps (WM, 1) on a and acc, got " + a.str() + " and " + acc.str());
     if (a.dtype != b.dtype) error("a and b have different dtypes: " + a.str() + " and " + b.str());
-    const bool transB = DotOp(op).transB();
+    const bool transB = dot.transB();
     const int64_t bK = transB ? b.shape[1] : b.shape[0], bN = transB ? b.shape[0] : b.shape[1];
     if (a.shape[1] != bK || a.shape[0] != acc.shape[0] || bN != acc.shape[1])
       error("shapes do not compose: " + a.str() + " x " + b.str() + " -> " + acc.str() + " (want (M,K) x (K,N) -> (M,N))");
@@ -570,10 +588,11 @@ class Verifier {
 
   void checkFor(const Op& op) {
     size_t numIters = op.operands.size() - 3;
-    const Type& lb = type(op.operands[0]);
+    const ForOp loop(op);
+    const Type& lb = type(loop.lowerBound());
     if (!lb.isScalar() || !isInteger(lb.dtype)) error("bounds must be integer scalars, got " + lb.str());
-    expectSameType(op.operands[1], lb, "upper bound");
-    expectSameType(op.operands[2], lb, "step");
+    expectSameType(loop.upperBound(), lb, "upper bound");
+    expectSameType(loop.step(), lb, "step");
     if (op.results.size() != numIters) {
       error("has " + std::to_string(op.results.size()) + " results for " + std::to_string(numIters) + " iteration values");
       return;
@@ -594,7 +613,7 @@ class Verifier {
   }
 
   void checkIf(const Op& op) {
-    expectSameType(op.operands[0], Type::scalar(DType::Bool), "condition");
+    expectSameType(IfOp(op).condition(), Type::scalar(DType::Bool), "condition");
     if (op.regions.size() != 2) { error("must have a then and an else region"); return; }
     for (size_t r = 0; r < 2; ++r) {
       if (!op.regions[r].args.empty()) error(std::string(r ? "else" : "then") + " region must have no arguments");

@@ -163,7 +163,7 @@ void BlockExecutor::execMbarrierWait(const Op& op) {
   Mbarrier& bar = mbarrierOf(op, 0, true);
   const std::string name = mbarrierName(op, 0);
   requireVisibleInit(*this, op, bar, epoch_, name);
-  int64_t parity = value(op.operands[2]).scalar.i;
+  int64_t parity = value(ir::MbarrierWaitOp(op).parity()).scalar.i;
   if (parity != 0 && parity != 1)
     fail(DiagId::RunTimeFault, op, "mbarrier_wait on " + name + " with parity " + std::to_string(parity) +
                                        "; the parity of a phase is 0 or 1");

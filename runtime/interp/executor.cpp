@@ -87,7 +87,8 @@ void BlockExecutor::exec(const Op& op) {
     case OpKind::Const: {
       RtValue& r = values_[op.results[0]];
       r.kind = ir::TypeKind::Scalar;
-      r.scalar = num::constant(typeOf(op.results[0]).dtype, op.attrs);
+      const ir::ConstOp constant(op);
+      r.scalar = num::constant(typeOf(op.results[0]).dtype, constant.intValue(), constant.floatValue());
       return;
     }
     case OpKind::ProgramId:
@@ -103,9 +104,11 @@ void BlockExecutor::exec(const Op& op) {
       return execElementwise(op);
     case OpKind::Broadcast: return execBroadcast(op);
     case OpKind::ConvertLayout:
-    case OpKind::Reshape:  // row-major order is the same in both shapes
-      values_[op.results[0]] = scatter(gather(value(op.operands[0]), typeOf(op.operands[0])), typeOf(op.results[0]));
+    case OpKind::Reshape: {  // row-major order is the same in both shapes
+      const ValueId x = op.kind == OpKind::Reshape ? ir::ReshapeOp(op).x() : ir::ConvertLayoutOp(op).x();
+      values_[op.results[0]] = scatter(gather(value(x), typeOf(x)), typeOf(op.results[0]));
       return;
+    }
     case OpKind::Reduce: case OpKind::ReduceAll: return execReduce(op);
     case OpKind::AllocShared: return execAllocShared(op);
     case OpKind::View: return execView(op);
@@ -128,7 +131,7 @@ void BlockExecutor::exec(const Op& op) {
       for (ValueId v : op.operands) yielded_.push_back(values_[v]);
       return;
     // Tags are the checker's: a tagged tile is its operand, an assertion does nothing.
-    case OpKind::TagSet: values_[op.results[0]] = values_[op.operands[0]]; return;
+    case OpKind::TagSet: values_[op.results[0]] = values_[ir::TagSetOp(op).tile()]; return;
     case OpKind::Assert: return;
   }
 }
@@ -163,7 +166,7 @@ void BlockExecutor::execFor(const Op& op) {
 }
 
 void BlockExecutor::execIf(const Op& op) {
-  bool cond = value(op.operands[0]).scalar.i != 0;
+  bool cond = value(ir::IfOp(op).condition()).scalar.i != 0;
   execBlock(op.regions[cond ? 0 : 1]);
   std::vector<RtValue> results = std::move(yielded_);
   yielded_.clear();
@@ -208,13 +211,13 @@ void BlockExecutor::execElementwise(const Op& op) {
         break;
       case OpKind::Compare:
         out = Elem{};
-        out.i = num::compare(op.attrs.cmp, typeOf(op.operands[0]).dtype, operand(0, i), operand(1, i));
+        out.i = num::compare(op.attrs.cmp, typeOf(ir::CompareOp(op).lhs()).dtype, operand(0, i), operand(1, i));
         break;
       case OpKind::Unary: out = num::unary(op.attrs.unary, rt.dtype, operand(0, i)); break;
       case OpKind::Fma: out = num::fma(rt.dtype, operand(0, i), operand(1, i), operand(2, i)); break;
       case OpKind::Select: out = operand(0, i).i ? operand(1, i) : operand(2, i); break;
       case OpKind::Cast: out = num::cast(opType, rt.dtype, operand(0, i)); break;
-      case OpKind::Splat: out = values_[op.operands[0]].scalar; break;
+      case OpKind::Splat: out = values_[ir::SplatOp(op).scalar()].scalar; break;
       case OpKind::Iota:
         out = Elem{};
         out.i = map->coords[i * map->rank() + static_cast<size_t>(ir::IotaOp(op).axis())];
@@ -276,8 +279,9 @@ RtValue BlockExecutor::scatter(const std::vector<Elem>& logical, const Type& t) 
 // Reductions are computed on the logical tile in ascending index order (the GPU
 // combines in another order; floating-point sums may differ in the last bits).
 void BlockExecutor::execReduce(const Op& op) {
-  const Type& xt = typeOf(op.operands[0]);
-  std::vector<Elem> x = gather(value(op.operands[0]), xt);
+  const ValueId input = op.kind == OpKind::ReduceAll ? ir::ReduceAllOp(op).x() : ir::ReduceOp(op).x();
+  const Type& xt = typeOf(input);
+  std::vector<Elem> x = gather(value(input), xt);
   ir::DType dt = xt.dtype;
   if (op.kind == OpKind::ReduceAll) {
     RtValue r;

@@ -362,10 +362,10 @@ Elem cast(DType from, DType to, const Elem& a) {
   return out;
 }
 
-Elem constant(DType t, const ir::Attrs& attrs) {
+Elem constant(DType t, int64_t intValue, double floatValue) {
   Elem e;
-  if (ir::isFloat(t)) e.f = roundToFloat(t, attrs.f);
-  else e.i = normalizeInt(t, attrs.i);
+  if (ir::isFloat(t)) e.f = roundToFloat(t, floatValue);
+  else e.i = normalizeInt(t, intValue);
   return e;
 }
 

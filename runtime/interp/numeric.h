@@ -41,7 +41,8 @@ bool compare(ir::CmpKind k, ir::DType t, const Elem& a, const Elem& b);
 Elem unary(ir::UnaryKind k, ir::DType t, const Elem& a);
 Elem fma(ir::DType t, const Elem& a, const Elem& b, const Elem& c);
 Elem cast(ir::DType from, ir::DType to, const Elem& a);
-Elem constant(ir::DType t, const ir::Attrs& attrs);
+// A Const op's value (its integer or float attribute, whichever the dtype uses).
+Elem constant(ir::DType t, int64_t intValue, double floatValue);
 // One step of a reduction: acc (op) x, with the dtype's arithmetic.
 Elem reduceStep(ir::ReduceKind k, ir::DType t, const Elem& acc, const Elem& x);
 bool isTruthy(ir::DType t, const Elem& e);

@@ -120,23 +120,6 @@ def pick(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)], i: i32):
   EXPECT_TRUE(withCode(c->diags, "AG2034").empty()) << describe(c->diags);
 }
 
-TEST(CheckerBounds, TheFirstFailingIterationIsReported) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def deep(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
-    s = shared(f32, (5, 128))
-    for i in range(8):
-        for j in range(8):
-            s[i + j] = load(x.tile((128,))[i * 8 + j, 0])
-            barrier()
-)");
-  auto found = withCode(c->diags, "AG2030");
-  ASSERT_EQ(found.size(), 1u) << describe(c->diags);
-  ASSERT_TRUE(found[0]->counterexample);
-  // Lexicographically first: i = 0, then the first j that reaches row 5.
-  std::vector<std::pair<std::string, int64_t>> want = {{"i", 0}, {"j", 5}};
-  EXPECT_EQ(found[0]->counterexample->iteration, want);
-}
-
 TEST(CheckerBounds, AnUndecidedQueryIsNeverSilence) {
   checker::Options options;
   options.queryRlimit = 1;

@@ -88,48 +88,6 @@ void expectReplayedConflicts(const std::string& source, size_t count) {
   }
 }
 
-TEST(CheckerSeparation, TwoBlocksWriteOneGemmTile) {
-  expectReplayedConflicts(R"(@kernel(grid=(cdiv(M, BM), cdiv(N, BN)), warps=4)
-def gemm(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)],
-         BM: const = 64, BN: const = 64, BK: const = 16):
-    a_s = shared(f32, (BM, BK))
-    b_s = shared(f32, (BK, BN))
-    acc = zeros(f32, (BM, BN))
-    for kt in range(cdiv(K, BK)):
-        copy(a_s, A.tile((BM, BK))[program_id(0), kt])
-        copy(b_s, B.tile((BK, BN))[kt, program_id(1)])
-        barrier()
-        acc = dot(a_s, b_s, acc)
-        barrier()
-    C.tile((BM, BN))[program_id(0), 0] = acc
-)", 1);
-}
-
-TEST(CheckerSeparation, TwoStoresOfOneBlockOverlap) {
-  expectReplayedConflicts(R"(@kernel(grid=(cdiv(N, 128),), warps=4)
-def halves(y: Tensor[f32, (N,)]):
-    y.tile((128,))[program_id(0)] = zeros(f32, (128,))
-    y.tile((64,))[2 * program_id(0) + 1] = zeros(f32, (64,))
-)", 1);
-}
-
-TEST(CheckerSeparation, SlidingTileAcrossIterationsMeetsTheNextBlock) {
-  expectReplayedConflicts(R"(@kernel(grid=(cdiv(N, 128),), warps=4)
-def sliding(y: Tensor[f32, (N,)]):
-    for i in range(2):
-        y.tile((128,))[program_id(0) + i] = zeros(f32, (128,))
-)", 1);
-}
-
-TEST(CheckerSeparation, SubTileStoredByOtherLanesOverlaps) {
-  expectReplayedConflicts(R"(@kernel(grid=(cdiv(M, 32),), warps=4)
-def rows(y: Tensor[f32, (M, 64)]):
-    y.tile((32, 64))[program_id(0), 0] = zeros(f32, (32, 64))
-    y.tile((16, 16))[2 * program_id(0) + 1, 1] = zeros(f32, (16, 16))
-    y.tile((16, 64))[2 * program_id(0), 0] = zeros(f32, (16, 64))
-)", 1);
-}
-
 TEST(CheckerSeparation, CorpusConflictsReplay) {
   size_t files = 0;
   for (const auto& path : corpus::corpusFiles()) {
@@ -156,41 +114,12 @@ def separate(y: Tensor[f32, (N,)], z: Tensor[f32, (N, 64)]):
   EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
 }
 
-// Grouped ("rasterized") block order: the i32 index arithmetic would wrap only
-// for grids past CUDA's limits (2^31 - 1 blocks on x), which never launch; the
-// grid is evaluated in 64 bits, so no false alarm at huge M and N. (Proven
-// for small launches; past them the solver does not settle the divisions
-// within the check's limit: silent, docs/checker.md.)
-TEST(CheckerSeparation, GroupedBlockOrderIsNoFalseAlarm) {
-  auto c = checkOnly(R"(@kernel(grid=(cdiv(M, 64) * cdiv(N, 64),), warps=4)
-def grouped(C: Tensor[f32, (M, N)], GROUP_M: const = 8):
-    pid = program_id(0)
-    group = GROUP_M * cdiv(N, 64)
-    first_m = pid // group * GROUP_M
-    rows = minimum(cdiv(M, 64) - first_m, GROUP_M)
-    pm = first_m + pid % group % rows
-    pn = pid % group // rows
-    C.tile((64, 64))[pm, pn] = zeros(f32, (64, 64))
-)");
-  EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
-}
-
 TEST(CheckerSeparation, OneThreadRewritingItsTileIsProgramOrder) {
   auto c = checkOnly(R"(@kernel(grid=(cdiv(N, 128),), warps=4)
 def rewrite(y: Tensor[f32, (N,)]):
     for i in range(4):
         y.tile((128,))[program_id(0)] = zeros(f32, (128,))
     y.tile((128,))[program_id(0)] = zeros(f32, (128,))
-)");
-  EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
-}
-
-TEST(CheckerSeparation, MaskedElementsDoNotCount) {
-  // The second store sits past the end of 'y' (16 rows of 8): always masked out.
-  auto c = checkOnly(R"(@kernel(grid=(2,), warps=1)
-def masked(y: Tensor[f32, (16, 8)]):
-    y.tile((8, 8))[program_id(0), 0] = zeros(f32, (8, 8))
-    y.tile((8, 8))[2, 0] = zeros(f32, (8, 8))
 )");
   EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
 }

@@ -202,60 +202,6 @@ def gemm2(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)]
   EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
 }
 
-TEST(CheckerSync, SingleBufferWithOneBarrierRaces) {
-  auto c = check(R"(@kernel(grid=(cdiv(M, 64), cdiv(N, 64)), warps=4)
-def gemm1(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)]):
-    a_s = shared(f32, (2, 64, 16))
-    b_s = shared(f32, (16, 64))
-    acc = zeros(f32, (64, 64))
-    for kt in range(cdiv(K, 16)):
-        copy(a_s[kt % 2], A.tile((64, 16))[program_id(0), kt])
-        copy(b_s, B.tile((16, 64))[kt, program_id(1)])
-        barrier()
-        acc = dot(a_s[kt % 2], b_s, acc)
-    C.tile((64, 64))[program_id(0), program_id(1)] = acc
-)");
-  const auto& diags = c->diags.diagnostics();
-  ASSERT_EQ(diags.size(), 1u) << describe(c->diags);
-  EXPECT_STREQ(diags[0].code(), "AG2002");
-  EXPECT_NE(diags[0].message.find("'b_s'"), std::string::npos);
-}
-
-TEST(CheckerSync, LoopWithoutBarrierSharesOnePhase) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def acc(x: Tensor[f32, (M,)], y: Tensor[f32, (64,)], N: const = 8):
-    s = shared(f32, (128,))
-    total = zeros(f32, (64,))
-    for i in range(N):
-        copy(s, x.tile((128,))[i])
-        total = total + load(s.tile((64,))[1])
-    y.tile((64,))[0] = total
-)");
-  const auto& diags = c->diags.diagnostics();
-  ASSERT_FALSE(diags.empty());
-  EXPECT_STREQ(diags[0].code(), "AG2001");
-}
-
-TEST(CheckerSync, TwoLayoutsWritingOneBufferRace) {
-  // A (2, 128) tile and a (128,) tile spread one row over different threads.
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def ww(x: Tensor[f32, (2, 128)], y: Tensor[f32, (128,)]):
-    s = shared(f32, (2, 128))
-    copy(s, x)
-    s[1] = load(y)
-)");
-  const auto& diags = c->diags.diagnostics();
-  ASSERT_EQ(diags.size(), 1u) << describe(c->diags);
-  const Diagnostic& d = diags[0];
-  EXPECT_STREQ(d.code(), "AG2003");
-  EXPECT_EQ(lineCol(*c->compilation, d.range), "5:5");
-  std::vector<int64_t> element = parseElement(fact(d, "element"));
-  ASSERT_EQ(element.size(), 2u);
-  EXPECT_EQ(element[0], 1);
-  EXPECT_TRUE(writes(Layout::canonical({128}), *d.counterexample->thread, {element[1]}));
-  EXPECT_TRUE(writes(Layout::canonical({2, 128}), parseThread(d.labels[0].message), element));
-}
-
 TEST(CheckerSync, BarrierInOnlyOneBranchIsNotEnough) {
   auto c = check(R"(@kernel(grid=(1,), warps=4)
 def branch(x: Tensor[f32, (2, 128)], y: Tensor[f32, (128,)], flag: i32):

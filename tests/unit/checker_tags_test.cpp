@@ -174,65 +174,6 @@ TEST(CheckerTags, StaleStageCounterexampleReplaysInTheInterpreter) {
   EXPECT_NE(rowRead, i);  // the assertion t.stage == i really fails there
 }
 
-TEST(CheckerTags, LaterIterationsAreCovered) {
-  auto c = check(doubleBuffer("t.stage == 0"));  // true at i = 1 only
-  auto errors = withCode(c->diags, "AG2010");
-  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
-  EXPECT_GE(errors[0]->counterexample->iteration.at(0).second, 2);
-}
-
-TEST(CheckerTags, UnknownTagsAreCannotProveNeverHolds) {
-  auto c = check(R"(@kernel(grid=(cdiv(M, 16),), warps=4)
-def k(x: Tensor[f32, (M, K)], y: Tensor[f32, (M, 64)]):
-    acc = zeros(f32, (16, 64))
-    for kt in range(cdiv(K, 64)):
-        acc = acc + load(x.tile((16, 64))[program_id(0), kt])
-        assert acc.origin.row // 16 == program_id(0)
-        assert acc.origin.col // 64 == kt
-    assert acc.origin.row // 16 == program_id(0)
-    s = sum(acc, axis=1)
-    assert s.origin.col == 0
-    y.tile((16, 64))[program_id(0), 0] = acc
-)");
-  // Rows agree in every iteration: proven. Columns of different iterations are
-  // mixed, a loop that runs zero times leaves no origin, a row sum has no column.
-  auto warnings = withCode(c->diags, "AG2004");
-  EXPECT_TRUE(withCode(c->diags, "AG2010").empty()) << describe(c->diags);
-  ASSERT_EQ(warnings.size(), 3u) << describe(c->diags);
-  EXPECT_EQ(slice(*c, *warnings[0]), "acc.origin.col // 64 == kt");
-  EXPECT_EQ(slice(*c, *warnings[1]), "acc.origin.row // 16 == program_id(0)");
-  EXPECT_NE(warnings[1]->message.find("carries no tag"), std::string::npos) << warnings[1]->message;
-  EXPECT_EQ(slice(*c, *warnings[2]), "s.origin.col == 0");
-  for (const Diagnostic* w : warnings) EXPECT_EQ(w->severity, argus::Severity::Warning);
-}
-
-TEST(CheckerTags, BranchesMergeExactlyOrDisagree) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)], n: i32, f: f32):
-    t = tag(load(x), stage=1)
-    if n > 0:
-        t = tag(t * 2.0, stage=1)
-    else:
-        t = tag(t, stage=2)
-    assert t.stage >= 1 and t.stage <= 2 and t.origin[0] < 64
-    assert t.stage == 1
-    u = tag(load(x), stage=3)
-    if f > 0.0:
-        u = tag(u, stage=4)
-    assert u.stage >= 3
-    y.tile((64,))[0] = t + u
-)");
-  // An integer condition merges exactly: the first assertion holds, the second
-  // fails on the else path. A float condition is not understood: disagreement.
-  auto errors = withCode(c->diags, "AG2010");
-  auto warnings = withCode(c->diags, "AG2004");
-  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
-  EXPECT_EQ(slice(*c, *errors[0]), "t.stage == 1");
-  EXPECT_NE(facts(*errors[0], "tags found").at(0).find("t.stage = 2"), std::string::npos);
-  ASSERT_EQ(warnings.size(), 1u) << describe(c->diags);
-  EXPECT_EQ(slice(*c, *warnings[0]), "u.stage >= 3");
-}
-
 TEST(CheckerTags, TagsReachNeitherTheIrRunNorTheCode) {
   const char* source = R"(@kernel(grid=(1,), warps=4)
 def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)]):
