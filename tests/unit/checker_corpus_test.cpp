@@ -9,6 +9,7 @@
 // pairs joined by ','), and any fact of the counterexample by name (element,
 // offset, launch, bank, replay, total, registers); a value with spaces outside
 // brackets is written in double quotes (launch="K = 17, program_id(0) = 0").
+// A correct kernel says `# expect-no-diagnostics` instead: it must get none at all.
 // `# replay: N=64 M=32` sets the runtime sizes the interpreter replay uses
 // where the counterexample does not name them.
 //
@@ -34,7 +35,14 @@ TEST_P(CheckerCorpus, DiagnosticsAndCounterexamplesMatch) {
   }
   SourceFile file(path.filename().string(), text);
   std::vector<Expectation> expected = parseExpectations(text);
-  ASSERT_FALSE(expected.empty()) << path.filename() << " announces no diagnostic";
+  if (expectsNoDiagnostics(text)) {
+    ASSERT_TRUE(expected.empty()) << path.filename() << " says expect-no-diagnostics but also expects some";
+    for (const Diagnostic& d : diags)
+      ADD_FAILURE() << path.filename() << ": a correct kernel got " << fromDiagnostic(d, file).str();
+    return;
+  }
+  ASSERT_FALSE(expected.empty()) << path.filename()
+                                 << " announces no diagnostic (a correct kernel says '# expect-no-diagnostics')";
   std::vector<bool> matched(expected.size(), false);
   for (const Diagnostic& d : diags) {
     Expectation actual = fromDiagnostic(d, file);

@@ -14,6 +14,7 @@ namespace argus::corpus {
 namespace {
 
 const std::regex kCounterexampleRe(R"(#\s*expect-counterexample:\s*(.*)$)");
+const std::regex kNoDiagnosticsRe(R"(^\s*#\s*expect-no-diagnostics\s*$)");
 const std::regex kReplayRe(R"(#\s*replay:\s*(.*)$)");
 
 // "key=value key2="quoted value" key3=a[1, 2]": values end at a space outside brackets and quotes.
@@ -191,8 +192,15 @@ void rewriteExpectations(const fs::path& path, const std::string& text, const st
   for (size_t i = 0; i < lines.size(); ++i) {
     newIndex[i + 1] = static_cast<int>(kept.size());
     std::smatch m;
-    if (argus::testing::parseExpectationLine(lines[i], 1) || std::regex_search(lines[i], m, kCounterexampleRe)) continue;
+    if (argus::testing::parseExpectationLine(lines[i], 1) || std::regex_search(lines[i], m, kCounterexampleRe) ||
+        std::regex_search(lines[i], kNoDiagnosticsRe))
+      continue;
     kept.push_back(lines[i]);
+  }
+  if (diags.empty()) {  // a clean kernel says so after its leading comment
+    size_t at = 0;
+    while (at < kept.size() && kept[at].rfind("#", 0) == 0) ++at;
+    kept.insert(kept.begin() + static_cast<std::ptrdiff_t>(at), "# expect-no-diagnostics");
   }
   SourceFile file(path.filename().string(), text);
   std::map<int, std::vector<const Diagnostic*>> byLine;
@@ -231,6 +239,14 @@ void rewriteExpectations(const fs::path& path, const std::string& text, const st
     if (i < static_cast<int>(kept.size())) out += kept[static_cast<size_t>(i)] + "\n";
   }
   std::ofstream(path, std::ios::binary) << out;
+}
+
+bool expectsNoDiagnostics(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (std::regex_search(line, kNoDiagnosticsRe)) return true;
+  return false;
 }
 
 std::map<std::string, int64_t> replaySizes(const std::string& text) {

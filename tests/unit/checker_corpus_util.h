@@ -31,6 +31,9 @@ std::string caseName(const ::testing::TestParamInfo<fs::path>& info);
 std::vector<Diagnostic> compileToPtx(const fs::path& path, const std::string& text);
 
 std::vector<Expectation> parseExpectations(const std::string& text);
+// Whether the file says `# expect-no-diagnostics`: a correct kernel the checker must pass
+// silently (no error, no warning, no "cannot prove").
+bool expectsNoDiagnostics(const std::string& text);
 Expectation fromDiagnostic(const Diagnostic& d, const SourceFile& file);
 bool sameDiagnostic(const Expectation& expected, const Expectation& actual);
 // Empty when every announced counterexample field matches the diagnostic's.
