@@ -45,46 +45,6 @@ std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const std::
 
 // ---- bounds
 
-TEST(CheckerBounds, GuardedPrefetchIsClean) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def prefetch(x: Tensor[f32, (4, 128)], y: Tensor[f32, (4, 128)]):
-    s = shared(f32, (4, 128))
-    s[0] = load(x.tile((128,))[0, 0])
-    for kt in range(4):
-        if kt + 1 < 4:
-            s[kt + 1] = load(x.tile((128,))[kt + 1, 0])
-        barrier()
-        y.tile((128,))[kt, 0] = load(s[kt])
-        barrier()
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerBounds, RingIndexModuloStagesIsClean) {
-  // One block walks every tile (grid 1: more blocks would all store every tile of y, AG2036).
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def ring(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)]):
-    s = shared(f32, (3, 128))
-    for kt in range(cdiv(N, 128)):
-        s[(kt + 2) % 3] = load(x.tile((128,))[kt])
-        barrier()
-        y.tile((128,))[kt] = load(s[(kt + 2) % 3])
-        barrier()
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerBounds, ConstantGridBoundsTheProgramId) {
-  auto c = check(R"(@kernel(grid=(4,), warps=4)
-def slots(x: Tensor[f32, (512,)], y: Tensor[f32, (512,)]):
-    s = shared(f32, (4, 128))
-    s[program_id(0)] = load(x.tile((128,))[program_id(0)])
-    barrier()
-    y.tile((128,))[program_id(0)] = load(s[program_id(0)])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
 TEST(CheckerBounds, RequirementsAreAssumed) {
   const char* kernel = R"(@kernel(grid=(1,), warps=4)
 def tail(x: Tensor[f32, (N,)], y: Tensor[f32, (64,)]):
@@ -105,19 +65,6 @@ def tail(x: Tensor[f32, (N,)], y: Tensor[f32, (64,)]):
   auto u = check(unsafe);
   ASSERT_EQ(withCode(u->diags, "AG2030").size(), 1u) << describe(u->diags);
   EXPECT_NE(withCode(u->diags, "AG2030")[0]->message.find("when N = 192"), std::string::npos);
-}
-
-TEST(CheckerBounds, OffsetsFromScalarArgumentsAreLeftToTheInterpreter) {
-  // Documented limit: launch data the encoding does not model is not reported either way.
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def pick(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)], i: i32):
-    s = shared(f32, (4, 128))
-    s[i] = load(x)
-    barrier()
-    y.tile((128,))[0] = load(s[i])
-)");
-  EXPECT_TRUE(withCode(c->diags, "AG2030").empty()) << describe(c->diags);
-  EXPECT_TRUE(withCode(c->diags, "AG2034").empty()) << describe(c->diags);
 }
 
 TEST(CheckerBounds, AnUndecidedQueryIsNeverSilence) {
@@ -142,19 +89,6 @@ def hard(x: Tensor[f32, (M, N, K)], y: Tensor[f32, (128,)]):
 
 // ---- shared-memory budget
 
-TEST(CheckerBudget, Exactly227KibFits) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def fits(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)]):
-    a = shared(f32, (256, 128))
-    b = shared(f32, (198, 128))
-    a[0] = load(x)
-    b[0] = load(x)
-    barrier()
-    y.tile((128,))[0] = load(a[0]) + load(b[0])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
 TEST(CheckerBudget, OneBufferTooManyIsReportedOnceAndStopsCodegen) {
   std::string source = R"(@kernel(grid=(1,), warps=4)
 def over(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)]):
@@ -178,54 +112,6 @@ def over(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)]):
 }
 
 // ---- bank conflicts
-
-TEST(CheckerBanks, PaddingRemovesTheColumnConflict) {
-  auto c = check(R"(@kernel(grid=(1,), warps=1)
-def columns(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 32)]):
-    s = shared(f32, (32, 33))
-    copy(s.tile((32, 32))[0, 0], x)
-    barrier()
-    for j in range(32):
-        y.tile((32, 1))[0, j] = load(s.tile((32, 1))[0, j])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerBanks, ASwizzleRemovesTheColumnConflict) {
-  auto c = check(R"(@kernel(grid=(1,), warps=1)
-def columns(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 32)]):
-    s = shared(f32, (32, 32), swizzle=(5, 0, 5))
-    copy(s, x)
-    barrier()
-    for j in range(32):
-        y.tile((32, 1))[0, j] = load(s.tile((32, 1))[0, j])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerBanks, OutsideLoopsNothingIsReported) {
-  auto c = check(R"(@kernel(grid=(1,), warps=1)
-def column(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 1)]):
-    s = shared(f32, (32, 32))
-    copy(s, x)
-    barrier()
-    y.tile((32, 1))[0, 0] = load(s.tile((32, 1))[0, 0])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerBanks, BroadcastReadsDoNotConflict) {
-  // Every lane reads the same row of a (1, 32) view: distinct words, distinct banks.
-  auto c = check(R"(@kernel(grid=(1,), warps=1)
-def rows(x: Tensor[f32, (32, 32)], y: Tensor[f32, (32, 32)]):
-    s = shared(f32, (32, 32))
-    copy(s, x)
-    barrier()
-    for i in range(32):
-        y.tile((1, 32))[i, 0] = load(s.tile((1, 32))[i, 0])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
 
 // Recomputes every AG2032 of the corpus from the IR with ir::Distribution: the
 // named bank receives exactly `replay` distinct words from the lanes of warp 0.
@@ -283,15 +169,6 @@ TEST(CheckerBanks, CorpusReplayFactorsAreRecomputed) {
 
 // ---- register budget
 
-TEST(CheckerRegisters, EightWarpsBringTheAccumulatorUnderTheLimit) {
-  auto c = check(R"(@kernel(grid=(1,), warps=8)
-def acc(x: Tensor[f32, (128, 128)], y: Tensor[f32, (128, 128)]):
-    t = load(x)
-    y.tile((128, 128))[0, 0] = t * 2.0
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
 // Found on the mma.sync attention at BM = 128: p, a (128, 64) bf16 tile in the mma layout,
 // was counted as 64 registers where its packed pairs take 32, so a kernel that ptxas fits
 // drew a warning.
@@ -309,37 +186,6 @@ def packed(y: Tensor[f32, (128, 128)]):
   for (const auto& label : found[0]->labels)
     sawPacked |= label.message.find("'p', a (128, 128) bf16 tile, takes 64 registers") != std::string::npos;
   EXPECT_TRUE(sawPacked) << describe(c->diags);
-}
-
-// Found on the mma.sync attention at BM = 128: the column index of its edge mask,
-// j * BN + iota(...), was counted as a whole live tile next to s and acc.
-TEST(CheckerRegisters, ElementwiseTemporariesTakeNoRegistersOfTheirOwn) {
-  auto c = check(R"(@kernel(grid=(1,), warps=8)
-def masked(y: Tensor[f32, (128, 128)]):
-    a = zeros(f32, (128, 128), layout=mma(warps=(8, 1))) + 1.0
-    b = a * 2.0
-    c = a * 3.0
-    d = where(iota((128, 128), 1) * 2 < 5, b, c)
-    y.tile((128, 128))[0, 0] = a + d
-)");
-  // a, b and c take 64 registers each; the iota, its product and the comparison none.
-  EXPECT_TRUE(withCode(c->diags, "AG2033").empty()) << describe(c->diags);
-}
-
-// Found on the same kernel: s, masked in the then branch and passed on unchanged by the
-// else branch, was counted live beside the masked s, as if both branches ran.
-TEST(CheckerRegisters, ATileTheElseBranchPassesOnIsNotLiveAcrossTheThenBranch) {
-  auto c = check(R"(@kernel(grid=(1,), warps=8)
-def masked(y: Tensor[f32, (128, 128)], n: i32):
-    a = zeros(f32, (128, 128), layout=mma(warps=(8, 1))) + 1.0
-    b = a * 2.0
-    s = a * 3.0
-    if n > 0:
-        s = where(iota((128, 128), 1) < n, s, 0.0)
-    y.tile((128, 128))[0, 0] = a + b * b + s
-)");
-  // a, b and one s: 192 registers wherever the branches go.
-  EXPECT_TRUE(withCode(c->diags, "AG2033").empty()) << describe(c->diags);
 }
 
 TEST(CheckerRegisters, TheLargestLiveTilesAreLabelled) {

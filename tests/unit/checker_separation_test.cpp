@@ -102,37 +102,6 @@ TEST(CheckerSeparation, CorpusConflictsReplay) {
   EXPECT_GE(files, 2u) << "the corpus plants at least two separation bugs";
 }
 
-TEST(CheckerSeparation, SeparateStoresAreProven) {
-  auto c = checkOnly(R"(@kernel(grid=(cdiv(N, 128), 1), warps=4)
-def separate(y: Tensor[f32, (N,)], z: Tensor[f32, (N, 64)]):
-    y.tile((64,))[2 * program_id(0)] = zeros(f32, (64,))
-    y.tile((64,))[2 * program_id(0) + 1] = zeros(f32, (64,))
-    for i in range(2):
-        z.tile((64, 32))[program_id(0) * 2 + i, program_id(1)] = zeros(f32, (64, 32))
-        z.tile((64, 32))[program_id(0) * 2 + i, 1] = zeros(f32, (64, 32))
-)");
-  EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
-}
-
-TEST(CheckerSeparation, OneThreadRewritingItsTileIsProgramOrder) {
-  auto c = checkOnly(R"(@kernel(grid=(cdiv(N, 128),), warps=4)
-def rewrite(y: Tensor[f32, (N,)]):
-    for i in range(4):
-        y.tile((128,))[program_id(0)] = zeros(f32, (128,))
-    y.tile((128,))[program_id(0)] = zeros(f32, (128,))
-)");
-  EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
-}
-
-TEST(CheckerSeparation, OffsetsFromDataStaySilent) {
-  // Where a block stores depends on a scalar argument: nothing is proven, nothing reported.
-  auto c = checkOnly(R"(@kernel(grid=(4,), warps=4)
-def data(y: Tensor[f32, (N,)], row: i32):
-    y.tile((128,))[row] = zeros(f32, (128,))
-)");
-  EXPECT_TRUE(withCode(c->diags, "AG2036").empty()) << describe(c->diags);
-}
-
 // The persistent GEMM of examples/gemm_persistent.ag with its tile loop
 // stepping by 1 instead of num_programs(0): every block computes every tile
 // from its program id on, so blocks 0 and 1 both store tile 1. The solver's

@@ -162,46 +162,6 @@ TEST(CheckerSync, GemmWithoutFirstBarrierRacesInOneIteration) {
   }
 }
 
-TEST(CheckerSync, OwnElementsNeedNoBarrier) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def own(x: Tensor[f32, (64, 64)], y: Tensor[f32, (64, 64)]):
-    s = shared(f32, (64, 64))
-    copy(s, x)
-    t = load(s)
-    y.tile((64, 64))[0, 0] = t * 2.0
-    copy(s, y)
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerSync, ReductionWithoutSharedMemoryIsClean) {
-  auto c = check(R"(@kernel(grid=(cdiv(M, 16),), warps=4)
-def rows(x: Tensor[f32, (M, K)], out: Tensor[f32, (M, 1)]):
-    acc = zeros(f32, (16, 1))
-    for kt in range(cdiv(K, 64)):
-        acc = acc + sum(load(x.tile((16, 64))[program_id(0), kt]), axis=1)
-    out.tile((16, 1))[program_id(0), 0] = acc
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
-TEST(CheckerSync, DoubleBufferingWithOneBarrierIsClean) {
-  // Iteration kt writes stage kt % 2 while iteration kt - 1's reads were of the other stage.
-  auto c = check(R"(@kernel(grid=(cdiv(M, 64), cdiv(N, 64)), warps=4)
-def gemm2(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)]):
-    a_s = shared(f32, (2, 64, 16))
-    b_s = shared(f32, (2, 16, 64))
-    acc = zeros(f32, (64, 64))
-    for kt in range(cdiv(K, 16)):
-        copy(a_s[kt % 2], A.tile((64, 16))[program_id(0), kt])
-        copy(b_s[kt % 2], B.tile((16, 64))[kt, program_id(1)])
-        barrier()
-        acc = dot(a_s[kt % 2], b_s[kt % 2], acc)
-    C.tile((64, 64))[program_id(0), program_id(1)] = acc
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
 TEST(CheckerSync, BarrierInOnlyOneBranchIsNotEnough) {
   auto c = check(R"(@kernel(grid=(1,), warps=4)
 def branch(x: Tensor[f32, (2, 128)], y: Tensor[f32, (128,)], flag: i32):
@@ -240,11 +200,6 @@ def hard(x: Tensor[f32, (4096,)], y: Tensor[f32, (128,)], P: i32, Q: i32, R: i32
     copy(s.tile((128,))[(P * Q * R) % 32], x.tile((128,))[0])
     y.tile((128,))[0] = load(s.tile((128,))[(Q * R * P + P) % 32])
 )";
-
-TEST(CheckerSync, NonlinearOffsetsAreProved) {
-  auto c = check(kNonlinearOffsets);
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
 
 TEST(CheckerSync, UndecidedQueryIsAWarningNeverSilence) {
   argus::checker::Options options;
@@ -288,23 +243,6 @@ TEST(CheckerSync, InterpreterConfirmsTheSameIterationRace) {
   expectInterpreterRace(withoutLine(gemmSource(), "barrier()", 0));
 }
 
-TEST(CheckerSync, ABarrierInTheFirstIterationSeparatesLaterIterationsFromThePrologue) {
-  // Iteration 0 writes stage 0 (not the stage read before the loop); iteration 1
-  // writes stage 1, but iteration 0's barriers separate it from that read.
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def pro(x: Tensor[f32, (M,)], y: Tensor[f32, (128,)]):
-    s = shared(f32, (2, 128))
-    early = load(s[1].tile((64,))[1])
-    for kt in range(cdiv(M, 128)):
-        copy(s[kt % 2], x.tile((128,))[kt])
-        barrier()
-        y.tile((128,))[0] = load(s[kt % 2])
-        barrier()
-    y.tile((64,))[0] = early
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
-
 TEST(CheckerSync, OnlyTheLastIterationMeetsTheEpilogue) {
   const char* source = R"(@kernel(grid=(1,), warps=4)
 def epi(x: Tensor[f32, (1024,)], y: Tensor[f32, (64,)]):
@@ -323,23 +261,6 @@ def epi(x: Tensor[f32, (1024,)], y: Tensor[f32, (64,)]):
   const Diagnostic& d = odd->diags.diagnostics()[0];
   EXPECT_STREQ(d.code(), "AG2001");
   EXPECT_NE(d.labels[0].message.find("in iteration kt = 2"), std::string::npos) << d.labels[0].message;
-}
-
-TEST(CheckerSync, BarriersInBothBranchesSeparateIterations) {
-  // Every iteration crosses a barrier (in one branch or the other), so only
-  // consecutive iterations share a phase, and they use different stages.
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def both(x: Tensor[f32, (M,)], y: Tensor[f32, (64,)], flag: i32):
-    s = shared(f32, (2, 128))
-    for kt in range(cdiv(M, 128)):
-        copy(s[kt % 2], x.tile((128,))[kt])
-        if flag > kt:
-            barrier()
-        else:
-            barrier()
-        y.tile((64,))[0] = load(s[kt % 2].tile((64,))[1])
-)");
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
 }
 
 TEST(CheckerSync, ASpentBudgetIsAWarningNeverSilence) {
@@ -366,11 +287,6 @@ def nested(x: Tensor[f32, (M,)], y: Tensor[f32, (64,)]):
         TAIL
     y.tile((64,))[0] = acc
 )";
-
-TEST(CheckerSync, NestedLoopsCleanWithTrailingBarrier) {
-  auto c = check(std::regex_replace(kNested, std::regex("TAIL"), "barrier()"));
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-}
 
 TEST(CheckerSync, NestedLoopsRaceCarriedByTheOuterLoop) {
   auto c = check(std::regex_replace(kNested, std::regex("TAIL"), "pass"));
