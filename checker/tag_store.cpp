@@ -32,11 +32,11 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
     for (const auto& [name, term] : launchTerms())
       if (name.rfind("num_programs", 0) != 0) solver.add(term <= bv(sizes[tier]));
     if (budget_.check(solver) == z3::sat) {
-      // The tier bounds every size together; from 256 up, each size is then
-      // shrunk on its own where the violation allows (E = 2 experts, not 256,
-      // beside K = 256), so that the witness stays a launch the interpreter
+      // The tier bounds every size together; from 128 up, each size is then
+      // shrunk on its own where the violation allows (E = 2 experts, not 128,
+      // beside K = 128), so that the witness stays a launch the interpreter
       // can replay. Only on the path that found a violation.
-      if (sizes[tier] >= 256)
+      if (sizes[tier] >= 128)
         for (const auto& [name, term] : launchTerms()) {
           if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
           for (int64_t bound : {2, 16, 64}) {
