@@ -61,8 +61,12 @@ layout::TVLayout threadValueLayout(const Layout& irLayout, int64_t numWarps) {
 
 std::string layoutProblem(const Layout& layout, int64_t numWarps) {
   const std::vector<int64_t> shape = layout.parent;
-  for (int64_t extent : shape)
+  int64_t elements = 1;
+  for (int64_t extent : shape) {
     if (extent < 1) return "every extent must be positive";
+    if (extent > (int64_t{1} << 31) / elements) return "a register tile holds at most 2^31 elements";
+    elements *= extent;
+  }
   if (numWarps < 1) return "a block has at least one warp";
   if (layout.isMma()) {
     if (shape.size() != 2) return "an mma layout is two-dimensional";

@@ -55,6 +55,9 @@ TEST(LayoutCli, RegisterLayoutErrorsNameTheProblem) {
   run = runLayout("'#mma<[64, 64], warps=[2]>'");
   EXPECT_EQ(run.status, 1);
   EXPECT_NE(run.output.find("column 25: warps=[M, N] takes two numbers"), std::string::npos) << run.output;
+  run = runLayout("'#blocked<[4611686018427387904, 4]>'");
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.output.find("at most 2^31 elements"), std::string::npos) << run.output;
   run = runLayout("--warps=99 '#blocked<[64]>'");
   EXPECT_EQ(run.status, 2);
   run = runLayout("--warps=4 '(4,2):(1,4)'");
