@@ -19,10 +19,12 @@ struct LaneField {
   int shift = 0;
   int64_t mask = 0;
   int64_t scale = 1;
+  bool operator==(const LaneField&) const = default;
 };
 
 struct LaneFormula {
   std::vector<LaneField> fields;
+  bool operator==(const LaneFormula&) const = default;
   // The same sum in units of `unit` (a power of two dividing every scale).
   LaneFormula inUnitsOf(int64_t unit) const {
     LaneFormula out = *this;

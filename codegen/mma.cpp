@@ -283,11 +283,7 @@ bool KernelLowering::lowerMmaDot(const ir::Op& op) {
   std::vector<std::pair<const LaneFormula*, llvm::Value*>> emitted;
   auto inBlock = [&](const LaneFormula& formula) -> llvm::Value* {
     for (const auto& [seen, value] : emitted)
-      if (seen->fields.size() == formula.fields.size() &&
-          std::equal(seen->fields.begin(), seen->fields.end(), formula.fields.begin(), [](const LaneField& x, const LaneField& y) {
-            return x.shift == y.shift && x.mask == y.mask && x.scale == y.scale;
-          }))
-        return value;
+      if (*seen == formula) return value;
     llvm::Value* value = laneFormulaValue(formula, lane);
     emitted.emplace_back(&formula, value);
     return value;
