@@ -24,39 +24,49 @@ std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
 // Narrows the model to the first iterations of a small launch where possible.
 // The grid is not bounded itself: small sizes make a small grid, and a
 // persistent kernel's grid is a constant (SMS = 132) no tier could go below.
+// Each bound is asked under an assumption literal, not inside push/pop: after a
+// check that learned much, Z3's pop cost more than all the checks (two mutants
+// of moe_gemm_persistent.ag spent about 700 s each in Z3_solver_pop here). The
+// solver keeps no scope of its own, and get_model() gives the last sat check's model.
 z3::check_result TagFlow::preferSmall(z3::solver& solver) {
   const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096};
+  auto literal = [&](const z3::expr& bound) {
+    z3::expr p = z3::to_expr(ctx_, Z3_mk_fresh_const(ctx_, "small", Z3_mk_bool_sort(ctx_)));
+    solver.add(z3::implies(p, bound));
+    return p;
+  };
+  auto drop = [](z3::expr_vector& v) { v.resize(v.size() - 1); };
   for (int tier = 0; tier < 5; ++tier) {
-    solver.push();
-    for (const LoopFrame& l : loops()) solver.add(z3::ult(l.j, bv(iterations[tier])));
+    z3::expr tierBound = ctx_.bool_val(true);
+    for (const LoopFrame& l : loops()) tierBound = tierBound && z3::ult(l.j, bv(iterations[tier]));
     for (const auto& [name, term] : launchTerms())
-      if (name.rfind("num_programs", 0) != 0) solver.add(term <= bv(sizes[tier]));
-    if (budget_.check(solver) == z3::sat) {
-      // The tier bounds every size together; from 128 up, each size is then
-      // shrunk on its own where the violation allows (E = 2 experts, not 128,
-      // beside K = 128), so that the witness stays a launch the interpreter
-      // can replay. Only on the path that found a violation.
-      if (sizes[tier] >= 128)
-        for (const auto& [name, term] : launchTerms()) {
-          if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
-          for (int64_t bound : {2, 16, 64}) {
-            solver.push();
-            solver.add(term <= bv(bound));
-            if (budget_.check(solver) == z3::sat) break;  // keep this bound
-            solver.pop();
-          }
+      if (name.rfind("num_programs", 0) != 0) tierBound = tierBound && term <= bv(sizes[tier]);
+    z3::expr_vector assumed(ctx_);
+    assumed.push_back(literal(tierBound));
+    if (budget_.check(solver, assumed) != z3::sat) continue;
+    // The tier bounds every size together; from 128 up, each size is then
+    // shrunk on its own where the violation allows (E = 2 experts, not 128,
+    // beside K = 128), so that the witness stays a launch the interpreter
+    // can replay. Only on the path that found a violation.
+    if (sizes[tier] >= 128)
+      for (const auto& [name, term] : launchTerms()) {
+        if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
+        for (int64_t bound : {2, 16, 64}) {
+          assumed.push_back(literal(term <= bv(bound)));
+          if (budget_.check(solver, assumed) == z3::sat) break;  // keep this bound
+          drop(assumed);
         }
-      // A size of 0 or 1 makes a degenerate witness (an empty row, a row of
-      // one element that normalizes the same whatever it holds): sizes of at
-      // least 2 when the violation has them. Asked only once a violation is found.
-      solver.push();
-      for (const auto& [name, term] : launchTerms())
-        if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0) solver.add(term >= bv(2));
-      if (budget_.check(solver) == z3::sat) return z3::sat;
-      solver.pop();
-      if (budget_.check(solver) == z3::sat) return z3::sat;  // keep the narrowed scope for get_model()
-    }
-    solver.pop();
+      }
+    // A size of 0 or 1 makes a degenerate witness (an empty row, a row of
+    // one element that normalizes the same whatever it holds): sizes of at
+    // least 2 when the violation has them. Asked only once a violation is found.
+    z3::expr atLeastTwo = ctx_.bool_val(true);
+    for (const auto& [name, term] : launchTerms())
+      if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0) atLeastTwo = atLeastTwo && term >= bv(2);
+    assumed.push_back(literal(atLeastTwo));
+    if (budget_.check(solver, assumed) == z3::sat) return z3::sat;
+    drop(assumed);
+    if (budget_.check(solver, assumed) == z3::sat) return z3::sat;  // the model get_model() gives
   }
   return budget_.check(solver);
 }
