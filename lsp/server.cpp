@@ -71,6 +71,10 @@ void Server::publish(const std::string& uri, int64_t version, const SourceFile& 
 // is used), then begin / report / end. A check that ends before the client
 // answered still gets its begin and end, so that the token is closed.
 void Server::onCheckEvent(const CheckEvent& event) {
+  // A pulled report of the front end alone is now incomplete: ask the client to pull again.
+  if (event.kind == CheckEvent::Kind::End && diagnosticRefresh_)
+    send_(json{{"jsonrpc", "2.0"}, {"id", kRefreshIdPrefix + std::to_string(nextRefreshId_++)},
+               {"method", "workspace/diagnostic/refresh"}});
   if (!workDoneProgress_) return;
   std::string token = "argus-check-" + std::to_string(event.id);
   auto progress = [&](json value) {
@@ -260,6 +264,11 @@ void Server::handleRequest(const json& id, const std::string& method, const json
         if (const json* hints = member(*workspace, "inlayHint"))
           if (const json* refresh = member(*hints, "refreshSupport"))
             inlayHintRefresh_ = refresh->is_boolean() && refresh->get<bool>();
+    if (const json* capabilities = member(params, "capabilities"))
+      if (const json* workspace = member(*capabilities, "workspace"))
+        if (const json* diagnostics = member(*workspace, "diagnostics"))
+          if (const json* refresh = member(*diagnostics, "refreshSupport"))
+            diagnosticRefresh_ = refresh->is_boolean() && refresh->get<bool>();
     if (const json* options = member(params, "initializationOptions")) didChangeConfiguration(json{{"settings", *options}});
     snippetSupport_ = clientSupportsSnippets(params);
     json result = initializeResult();

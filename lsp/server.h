@@ -97,6 +97,7 @@ class Server {
   // The client re-asks for inlay hints on workspace/inlayHint/refresh (sent when
   // ptxas's register counts arrive after a check).
   std::atomic<bool> inlayHintRefresh_{false};
+  std::atomic<bool> diagnosticRefresh_{false};  // workspace.diagnostics.refreshSupport
   std::atomic<uint64_t> nextRefreshId_{1};
   void onResourcesMeasured(const std::string& uri);
   struct ProgressState {

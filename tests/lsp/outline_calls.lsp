@@ -2,7 +2,27 @@
 # the call hierarchy, pull diagnostics and memory inlay hints on tests/lsp/calls.ag.
 >>> {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"pullDiagnostics":true}}}
 <<< {"jsonrpc":"2.0","id":1,"result":"<any>"}
+# The front end's diagnostics at once, then the checker's (the group waits for both,
+# so that what follows does not race the check).
 >>> {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///work/calls.ag","languageId":"argus","version":1,"text":"@file:tests/lsp/calls.ag"}}}
+<<< {
+  "jsonrpc": "2.0",
+  "method": "textDocument/publishDiagnostics",
+  "params": {
+    "diagnostics": [],
+    "uri": "file:///work/calls.ag",
+    "version": 1
+  }
+}
+<<< {
+  "jsonrpc": "2.0",
+  "method": "textDocument/publishDiagnostics",
+  "params": {
+    "diagnostics": [],
+    "uri": "file:///work/calls.ag",
+    "version": 1
+  }
+}
 # Workspace symbols: the query's letters in order, any case.
 >>> {"jsonrpc":"2.0","id":2,"method":"workspace/symbol","params":{"query":"GM"}}
 <<< {
@@ -234,15 +254,6 @@
       }
     },
     "uri": "file:///work/calls.ag"
-  }
-}
-<<< {
-  "jsonrpc": "2.0",
-  "method": "textDocument/publishDiagnostics",
-  "params": {
-    "diagnostics": [],
-    "uri": "file:///work/calls.ag",
-    "version": 1
   }
 }
 >>> {"jsonrpc":"2.0","id":9,"method":"callHierarchy/incomingCalls","params":{"item":{"name":"scale","kind":12,"uri":"file:///work/calls.ag","range":{"start":{"line":2,"character":0},"end":{"line":4,"character":21}},"selectionRange":{"start":{"line":3,"character":4},"end":{"line":3,"character":9}},"data":{"name":"scale"}}}}

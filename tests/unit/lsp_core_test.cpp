@@ -342,6 +342,33 @@ TEST(LspCore, RealEditPublishesTheFrontEndFirstThenTheChecker) {
   EXPECT_EQ(sorted(rest.back()), argusDiagnostics(edited));
 }
 
+// A client that pulls diagnostics gets the checker's findings too: after the
+// check, the server asks it to pull again, and the report is argusc's.
+TEST(LspCore, PulledDiagnosticsIncludeTheCheckersAfterTheRefresh) {
+  TestClient client;
+  client.request("initialize", json{{"capabilities", {{"workspace", {{"diagnostics", {{"refreshSupport", true}}}}}}},
+                                    {"initializationOptions", {{"pullDiagnostics", true}}}});
+  std::string text = readSourceFile("examples/broken/missing_barrier.ag");
+  client.open(kUri, text);
+  json params = {{"textDocument", {{"uri", kUri}}}};
+  json early = client.request("textDocument/diagnostic", params);
+  auto refresh = client.waitFor([](const json& m) { return m.value("method", "") == "workspace/diagnostic/refresh"; },
+                                std::chrono::seconds(120));
+  ASSERT_TRUE(refresh) << "no workspace/diagnostic/refresh after the check";
+  client.send(json{{"jsonrpc", "2.0"}, {"id", (*refresh)["id"]}, {"result", nullptr}});
+  json pulled = client.request("textDocument/diagnostic", params);
+  ASSERT_EQ(pulled["result"].value("kind", ""), "full");
+  EXPECT_TRUE(hasCode(pulled["result"]["items"], "AG2002")) << pulled.dump();
+  EXPECT_EQ(sorted(pulled["result"]["items"]), argusDiagnostics(text));
+  // The report of the checked text is not the front end's, even for the same version.
+  if (!hasCode(early["result"]["items"], "AG2002")) {
+    EXPECT_NE(early["result"]["resultId"], pulled["result"]["resultId"]);
+  }
+  json again = client.request("textDocument/diagnostic",
+                              json{{"textDocument", {{"uri", kUri}}}, {"previousResultId", pulled["result"]["resultId"]}});
+  EXPECT_EQ(again["result"].value("kind", ""), "unchanged");
+}
+
 TEST(LspCore, ChecksReportProgress) {
   TestClient client;
   client.initializeWithProgress();
