@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 
 #include "checker/async_check.h"
 #include "checker/invariant_check.h"
@@ -74,32 +75,90 @@ void orderFindings(std::vector<Diagnostic>& diags, size_t first) {
 
 }  // namespace
 
+namespace {
+
+// The analyses of one function in two lanes, each with its own Z3 context and
+// findings, so that on two cores they run side by side: the lanes are fixed
+// (not whoever is free), so every analysis sees the same context history and
+// gives the same counterexamples on every run and at any machine load. The
+// split follows where the time goes in the examples (bench/results/compile.md):
+// the pipeline and tag analyses in one lane, the global-memory invariants and
+// the separation of stores in the other.
+struct LaneResult {
+  DiagnosticSink diags;
+  Profile profile;
+  bool stopped = false;
+};
+
+void runLane(int lane, const ir::Function& fn, const SourceFile* file, const Options& given, LaneResult& out) {
+  SharedSolverContext context;
+  Options options = given;
+  options.solverContext = given.solverContext ? given.solverContext : &context;
+  if (given.profile) options.profile = &out.profile;
+  auto stop = [&] { return out.stopped = given.cancelled && given.cancelled(); };
+  DiagnosticSink& diags = out.diags;
+  if (lane == 0) {
+    timed(options, "sync", [&] { checkSharedSync(fn, diags, file, options); });
+    if (stop()) return;
+    timed(options, "async", [&] { checkAsyncCopies(fn, diags, file, options); });
+    if (stop()) return;
+    timed(options, "mbarrier", [&] { checkMbarriers(fn, diags, file, options); });
+    timed(options, "wgmma", [&] { checkWgmmaDescriptors(fn, diags); });
+    if (stop()) return;
+    timed(options, "tags", [&] { checkTagAssertions(fn, diags, file, options); });
+  } else {
+    timed(options, "invariants", [&] { checkBuiltinInvariants(fn, diags, file, options); });
+    if (stop()) return;
+    timed(options, "separation", [&] { checkGlobalSeparation(fn, diags, options); });
+  }
+  stop();
+}
+
+void mergeProfile(Profile& into, const Profile& lane) {
+  for (const Profile::Phase& phase : lane.phases) {
+    auto same = std::find_if(into.phases.begin(), into.phases.end(), [&](const Profile::Phase& p) { return p.name == phase.name; });
+    if (same == into.phases.end()) {
+      into.phases.push_back(phase);
+      continue;
+    }
+    same->ms += phase.ms;
+    same->queries += phase.queries;
+    same->unknown += phase.unknown;
+    same->solverMs += phase.solverMs;
+    same->units += phase.units;
+  }
+}
+
+}  // namespace
+
 void check(const ir::Module& module, DiagnosticSink& diags, const SourceFile* file, const Options& given) {
   auto stop = [&] { return given.cancelled && given.cancelled(); };
   for (const auto& fn : module.functions) {
     if (!fn || (given.accept && !given.accept(*fn))) continue;
     if (stop()) return;
-    // One Z3 context per function, shared by its analyses (Options::solverContext)
-    // and gone when they are done (an empty context holds about 17 MB): per
-    // function, so that a kernel gets the same answers and counterexamples
-    // whether it is checked alone (an editor's re-check) or with the whole file.
-    SharedSolverContext context;
+    // One Z3 context per function and lane, gone when its analyses are done
+    // (an empty context holds about 17 MB): per function, so that a kernel gets
+    // the same answers and counterexamples whether it is checked alone (an
+    // editor's re-check) or with the whole file. A caller's shared context
+    // (Options::solverContext) is not thread-safe: then the lanes run in turn.
     const size_t first = diags.diagnostics().size();
-    Options options = given;
-    if (!options.solverContext) options.solverContext = &context;
-    timed(options, "sync", [&] { checkSharedSync(*fn, diags, file, options); });
-    if (stop()) return;
-    timed(options, "async", [&] { checkAsyncCopies(*fn, diags, file, options); });
-    if (stop()) return;
-    timed(options, "mbarrier", [&] { checkMbarriers(*fn, diags, file, options); });
-    timed(options, "wgmma", [&] { checkWgmmaDescriptors(*fn, diags); });
-    if (stop()) return;
-    timed(options, "tags", [&] { checkTagAssertions(*fn, diags, file, options); });
-    if (stop()) return;
-    timed(options, "invariants", [&] { checkBuiltinInvariants(*fn, diags, file, options); });
-    if (stop()) return;
-    timed(options, "separation", [&] { checkGlobalSeparation(*fn, diags, options); });
+    LaneResult lanes[2];
+    bool parallel = given.parallel && !given.solverContext;
+    if (parallel) {
+      std::future<void> second =
+          std::async(std::launch::async, [&] { runLane(1, *fn, file, given, lanes[1]); });
+      runLane(0, *fn, file, given, lanes[0]);
+      second.get();
+    } else {
+      runLane(0, *fn, file, given, lanes[0]);
+      if (!lanes[0].stopped) runLane(1, *fn, file, given, lanes[1]);
+    }
+    for (LaneResult& lane : lanes) {
+      diags.append(lane.diags.diagnostics());
+      if (given.profile) mergeProfile(*given.profile, lane.profile);
+    }
     orderFindings(diags.diagnostics(), first);
+    if (lanes[0].stopped || lanes[1].stopped) return;
   }
 }
 

@@ -46,6 +46,7 @@ struct Options {
   Profile* profile = nullptr;          // optional: filled with the time and queries of each analysis
   // Polled between functions and between checks: once it returns true the
   // checker stops and its findings are incomplete (an editor's next keystroke).
+  // With `parallel`, both lanes call it, from two threads.
   std::function<bool()> cancelled;
   // When set, only the functions it accepts are checked (an editor re-checks
   // only the kernels whose text changed and reuses the others' findings).
@@ -55,6 +56,9 @@ struct Options {
   // null: a context costs 50 to 70 ms to create (Z3 4.8 allocates and touches
   // its tables), more than most kernels' queries.
   SharedSolverContext* solverContext = nullptr;
+  // A function's analyses run in two lanes on two threads (checker.cpp says
+  // which analysis runs where); off: one after the other on the caller's.
+  bool parallel = true;
 };
 
 // Runs every check on every function. `file` (optional) gives line:col in notes

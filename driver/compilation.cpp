@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 #include "checker/checker.h"
@@ -181,18 +182,40 @@ bool Compilation::check() {
   return !diags_.hasErrors();
 }
 
+namespace {
+
+struct CodegenOutput {
+  DiagnosticSink diags;
+  std::string ptx, llvmIR;
+};
+
+CodegenOutput generate(const ir::Module& module, const std::string& arch) {
+  CodegenOutput out;
+  codegen::Options options;
+  options.arch = arch;
+  if (!codegen::emitPTX(module, options, out.diags, &out.ptx, &out.llvmIR)) out.ptx.clear();
+  return out;
+}
+
+}  // namespace
+
 const std::string& Compilation::ptx() {
   if (!stages_->codegenDone) {
     const ir::Module& module = ir();
     stages_->codegenDone = true;
-    // Checker errors stop code generation: no PTX for a kernel with a proven race.
+    // Checker errors stop code generation: no PTX for a kernel with a proven
+    // race. Code generation reads the same IR and nothing the checker finds, so
+    // it runs beside the check on another thread, and what it made is dropped
+    // when the check finds an error: the same output as one after the other.
+    std::future<CodegenOutput> beside;
+    if (!stages_->checkDone && !diags_.hasErrors() && !module.functions.empty() && !pollCancelled())
+      beside = std::async(std::launch::async, generate, std::cref(module), options_.arch);
     check();
     if (!diags_.hasErrors() && !module.functions.empty() && !pollCancelled()) {
-      codegen::Options options;
-      options.arch = options_.arch;
-      if (!codegen::emitPTX(module, options, diags_, &stages_->ptx, &stages_->llvmIR)) {
-        stages_->ptx.clear();
-      }
+      CodegenOutput out = beside.valid() ? beside.get() : generate(module, options_.arch);
+      diags_.append(out.diags.diagnostics());
+      stages_->ptx = std::move(out.ptx);
+      stages_->llvmIR = std::move(out.llvmIR);
     }
   }
   return stages_->ptx;

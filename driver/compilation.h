@@ -28,7 +28,8 @@ struct CompileOptions {
   // Polled between stages and, in the checker, between functions and passes:
   // once it returns true the compilation stops early and its diagnostics are
   // incomplete (Compilation::cancelled()). An editor sets it so that the next
-  // keystroke interrupts a long check. Called from the compiling thread.
+  // keystroke interrupts a long check. Called from the compiling thread and
+  // from the checker's second lane (checker::Options::parallel): thread-safe.
   std::function<bool()> cancelled;
   // The policy passes that run between sema and the checker, by name (ir/passes.h), in this
   // order; unset: every pass in the compiler's order. For `argusc opt` and tests: a compile

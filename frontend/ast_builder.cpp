@@ -295,7 +295,7 @@ std::vector<ast::Argument> AstBuilder::arguments(P::ArglistContext* ctx) {
     } else {
       arg.value = expr(value, arg.range);
       if (!quiet_ && sawKeyword && arg.value->kind != ast::ExprKind::Error) {
-        Diagnostic& d = diags_.report(DiagId::SyntaxError, arg.range, {"a positional argument cannot follow a keyword argument"});
+        Diagnostic& d = diags_.report(DiagId::PositionalAfterKeyword, arg.range);
         d.notes.push_back("put the positional arguments first, or name this one");
       }
     }

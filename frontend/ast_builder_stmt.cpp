@@ -113,7 +113,7 @@ ast::StmtPtr AstBuilder::exprStmt(P::ExprStmtContext* ctx, SourceRange r) {
     auto stmt = std::make_unique<ast::AssignStmt>(r);
     ast::ExprPtr target = exprList(lists[0], r);
     if (!quiet_ && target->kind != ast::ExprKind::Name && target->kind != ast::ExprKind::Error) {
-      Diagnostic& d = diags_.report(DiagId::SyntaxError, target->range, {"only a variable name can have a type annotation"});
+      Diagnostic& d = diags_.report(DiagId::AnnotatedNonName, target->range);
       d.notes.push_back("annotate one name at a time: 'x: f32 = value'");
     }
     stmt->targets.push_back(std::move(target));
@@ -123,7 +123,7 @@ ast::StmtPtr AstBuilder::exprStmt(P::ExprStmtContext* ctx, SourceRange r) {
     } else {
       stmt->value = errorExpr(end);
       if (!quiet_ && !ctx->ASSIGN(0)) {
-        Diagnostic& d = diags_.report(DiagId::SyntaxError, r, {"a variable declared with a type needs a value"});
+        Diagnostic& d = diags_.report(DiagId::AnnotationWithoutValue, r);
         d.notes.push_back("give it its first value here: '" + std::string(file_.slice(r)) + " = ...'");
       }
     }

@@ -296,9 +296,8 @@ void IndentingLexer::trackBracket(const Token& token) {
     SourceRange opener = bytes(open.start, open.start + 1);
     LineCol lc = file_.lineCol(opener.begin);
     std::string expected = bracketSpelling(closerOf(open.type));
-    Diagnostic& d = diags_.report(DiagId::SyntaxError, at,
-                                  {"closing '" + std::string(bracketSpelling(type)) + "' does not match the opening '" +
-                                   bracketSpelling(open.type) + "' at " + std::to_string(lc.line) + ":" +
+    Diagnostic& d = diags_.report(DiagId::MismatchedBracket, at,
+                                  {bracketSpelling(type), bracketSpelling(open.type), std::to_string(lc.line),
                                    std::to_string(lc.column)});
     d.labels.push_back({opener, "opened here"});
     d.fixits.push_back({at, expected, "close with '" + expected + "'"});
@@ -471,7 +470,7 @@ std::vector<TokenInfo> tokenize(const SourceFile& file, DiagnosticSink& diags) {
   } catch (const std::exception& e) {
     // Not expected (the lexer has a catch-all rule); keep the contract anyway.
     uint32_t end = static_cast<uint32_t>(file.text().size());
-    diags.report(DiagId::SyntaxError, {end, end}, {std::string("the lexer stopped early: ") + e.what()});
+    diags.report(DiagId::InternalSyntaxError, {end, end}, {"lexer", e.what()});
     tokens.push_back({"EOF", "", {end, end}});
   }
   return tokens;

@@ -17,7 +17,7 @@ struct TokenInfo {
 };
 
 // Lexes the whole file; lexical problems (AG1001-AG1004, AG1008, AG1009,
-// AG1012, and AG1005 for a closing bracket of the wrong kind) go to `diags`.
+// AG1012, and AG1019 for a closing bracket of the wrong kind) go to `diags`.
 // Always ends with an EOF token.
 std::vector<TokenInfo> tokenize(const SourceFile& file, DiagnosticSink& diags);
 

@@ -227,8 +227,7 @@ std::unique_ptr<ast::FunctionDef> RecoveringDriver::function(bool topLevel) {
   if (la(1) != P::DEF) {
     if (!previousLineFailed_) {
       bool real = la(1) != P::DEDENT && la(1) != Token::EOF && la(1) != P::INDENT;
-      Diagnostic& d = diags_.report(DiagId::SyntaxError, real ? range(lt(1)) : decorators.back().range,
-                                    {"expected a function definition ('def') after the decorator"});
+      Diagnostic& d = diags_.report(DiagId::DecoratorWithoutDef, real ? range(lt(1)) : decorators.back().range);
       d.labels.push_back({decorators.back().range, "decorator"});
     }
     return nullptr;
@@ -394,7 +393,7 @@ ast::StmtPtr RecoveringDriver::orphanClause(const ast::Block& before, bool after
     Diagnostic& d = diags_.report(DiagId::UnsupportedSyntax, range(keyword), {"'else' after a loop"});
     d.notes.push_back("use a flag variable set inside the loop, then test it with 'if'");
   } else {
-    Diagnostic& d = diags_.report(DiagId::SyntaxError, range(keyword), {"'" + word + "' without a matching 'if'"});
+    Diagnostic& d = diags_.report(DiagId::ClauseWithoutIf, range(keyword), {word});
     d.notes.push_back("'elif' and 'else' follow the block of an 'if', at the same indentation as the 'if'");
   }
   beginUnit();
@@ -416,7 +415,8 @@ ast::StmtPtr RecoveringDriver::nestedFunction() {
   d.id = DiagId::UnsupportedSyntax;
   d.severity = diagInfo(d.id).severity;
   d.range = where;
-  d.message = formatMessage(diagInfo(d.id).format, {"a function defined inside another function"});
+  d.arguments = {"a function defined inside another function"};
+  d.message = formatDiagMessage(d.id, d.arguments);
   d.notes.push_back("move it to the top level of the file and mark it '@device'; a @device function is inlined where it is called");
   // Report it before whatever the nested function's own lines reported.
   auto& all = diags_.diagnostics();
@@ -590,7 +590,7 @@ std::unique_ptr<ast::Module> parse(const SourceFile& file, DiagnosticSink& diags
     module->exprCount = builder.exprCount();
   } catch (const std::exception& e) {
     uint32_t end = static_cast<uint32_t>(file.text().size());
-    diags.report(DiagId::SyntaxError, {end, end}, {std::string("internal parser error: ") + e.what()});
+    diags.report(DiagId::InternalSyntaxError, {end, end}, {"parser", e.what()});
   }
   markFunctionsWithErrors(*module, diags, firstNew);
   return module;

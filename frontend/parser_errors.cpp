@@ -148,8 +148,9 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     case P::STRING: found = "a string"; break;
     default: found = "'" + text + "'"; break;
   }
-  auto syntax = [&](SourceRange range, const std::string& message) -> Diagnostic& {
-    return diags_.report(DiagId::SyntaxError, range, {message});
+  // The common case (AG1005): "expected <what>, found <found>".
+  auto expectedFound = [&](SourceRange range, const std::string& what) -> Diagnostic& {
+    return diags_.report(DiagId::SyntaxError, range, {what, found});
   };
 
   bool lineStart = !prev || prevType == P::NEWLINE || prevType == P::INDENT || prevType == P::DEDENT;
@@ -197,7 +198,7 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
   }
   if (prevType == P::ELSE && type == P::IF) {
     SourceRange both = joinRanges(tokenRange(input_, *prev), offRange);
-    Diagnostic& d = syntax(both, "expected ':' after 'else'; write 'elif' for 'else if'");
+    Diagnostic& d = diags_.report(DiagId::ElseIf, both);
     d.fixits.push_back({both, "elif", "use 'elif'"});
     return;
   }
@@ -209,51 +210,58 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
   // A closing bracket that closes nothing, or the wrong bracket.
   if ((type == P::RPAREN || type == P::RBRACK || type == P::RBRACE) && !has(type) && !expression) {
     if (bracket.open && bracket.closer != type) {
+      // The lexer reports a closer of the wrong kind first (and the parser is
+      // quiet on that line); this is the same message should one get here.
       SourceRange open = tokenRange(input_, *bracket.open);
       LineCol lc = file_.lineCol(open.begin);
-      Diagnostic& d = syntax(offRange, std::string("expected '") + (bracket.closer == P::RPAREN ? ")" : "]") + "' to close the '" +
-                                           bracket.open->getText() + "' at " + std::to_string(lc.line) + ":" +
-                                           std::to_string(lc.column) + ", found " + found);
+      std::string closer = bracket.closer == P::RPAREN ? ")" : "]";
+      Diagnostic& d = diags_.report(DiagId::MismatchedBracket, offRange,
+                                    {text, bracket.open->getText(), std::to_string(lc.line), std::to_string(lc.column)});
       d.labels.push_back({open, "opened here"});
+      d.fixits.push_back({offRange, closer, "close with '" + closer + "'"});
       return;
     }
     if (!bracket.open) {
-      syntax(offRange, "unexpected " + found + " with no matching opening bracket");
+      diags_.report(DiagId::UnmatchedClosingBracket, offRange, {text});
       return;
     }
   }
 
   if (expression) {
+    if (lineStart && (type == P::ELIF || type == P::ELSE)) {
+      Diagnostic& d = diags_.report(DiagId::ClauseWithoutIf, at, {text});
+      d.notes.push_back("'elif' and 'else' follow the block of an 'if', at the same indentation as the 'if'");
+      return;
+    }
     if (lineStart) {
-      Diagnostic& d = syntax(at, "expected a statement, found " + found);
-      if (type == P::ELIF || type == P::ELSE) d.message = "'" + text + "' without a matching 'if'";
+      expectedFound(at, "a statement");
       return;
     }
     if (prevType == P::FOR) {
-      syntax(at, "expected a loop variable after 'for', found " + found);
+      expectedFound(at, "a loop variable after 'for'");
+      return;
+    }
+    if (prevType == P::ASSIGN && type == P::ASSIGN) {
+      SourceRange both = joinRanges(tokenRange(input_, *prev), offRange);
+      Diagnostic& d = diags_.report(DiagId::SpacedEquals, both);
+      d.fixits.push_back({both, "==", "write '=='"});
       return;
     }
     if (!endsExpression(prevType)) {
-      Diagnostic& d = syntax(at, "expected an expression after '" + prevText + "', found " + found);
-      if (prevType == P::ASSIGN && type == P::ASSIGN) {
-        SourceRange both = joinRanges(tokenRange(input_, *prev), offRange);
-        d.range = both;
-        d.message = "'= =' is not an operator; to compare, write '=='";
-        d.fixits.push_back({both, "==", "write '=='"});
-      }
+      diags_.report(DiagId::MissingExpression, at, {prevText, found});
       return;
     }
-    syntax(at, "expected an expression, found " + found);
+    expectedFound(at, "an expression");
     return;
   }
 
   if (!keyword.empty() && has(P::COLON)) {
     if (endsLine(type)) {
-      Diagnostic& d = syntax(at, "expected ':' at the end of the '" + keyword + "' header");
+      Diagnostic& d = diags_.report(DiagId::MissingHeaderColon, at, {keyword});
       d.fixits.push_back({prevEnd, ":", "insert ':'"});
       return;
     }
-    Diagnostic& d = syntax(offRange, "expected ':' at the end of the '" + keyword + "' header, found " + found);
+    Diagnostic& d = expectedFound(offRange, "':' at the end of the '" + keyword + "' header");
     if (type == P::ASSIGN && (keyword == "if" || keyword == "elif" || keyword == "while")) {
       d.notes.push_back("'=' assigns; to compare, write '=='");
       d.fixits.push_back({offRange, "==", "compare with '=='"});
@@ -266,12 +274,12 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     if (prev == bracket.open) {
       std::string element = bracket.element;
       std::string article = element == "argument" || element == "element" || element == "index" ? "an " : "a ";
-      Diagnostic& d = syntax(at, "expected " + article + element + " or '" + closer + "' after '" + prevText + "', found " + found);
+      Diagnostic& d = expectedFound(at, article + element + " or '" + closer + "' after '" + prevText + "'");
       if (element == "parameter" && (type == P::STAR || type == P::POWER))
         d.notes.push_back("'*args' and '**kwargs' parameters are not part of the Argus language");
       return;
     }
-    Diagnostic& d = syntax(at, "expected ',' or '" + closer + "' after the " + bracket.element + ", found " + found);
+    Diagnostic& d = expectedFound(at, "',' or '" + closer + "' after the " + bracket.element);
     if (std::string(bracket.element) == "parameter" && (type == P::STAR || type == P::POWER))
       d.notes.push_back("'*args' and '**kwargs' parameters are not part of the Argus language");
     if (startsExpression(type) && endsExpression(prevType)) {
@@ -282,7 +290,7 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
   }
 
   if (has(P::NEWLINE) && !endsLine(type)) {
-    Diagnostic& d = syntax(offRange, "expected the end of the statement after '" + prevText + "', found " + found);
+    Diagnostic& d = expectedFound(offRange, "the end of the statement after '" + prevText + "'");
     if (startsExpression(type) && endsExpression(prevType)) d.notes.push_back("did you forget an operator or a ','?");
     if (type == P::COLON) d.notes.push_back("only the header of a 'def', 'for', 'while', 'if', 'elif' or 'else' ends with ':'");
     return;
@@ -296,21 +304,22 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     else if (prevType == P::FOR) what = "a loop variable";
     else if (insideParams(ctx)) what = "a parameter name";
     std::string after = prev && !lineStart ? " after '" + prevText + "'" : "";
-    Diagnostic& d = syntax(at, "expected " + what + after + ", found " + found);
+    Diagnostic& d = expectedFound(at, what + after);
     if (insideParams(ctx) && (type == P::STAR || type == P::POWER))
       d.notes.push_back("'*args' and '**kwargs' parameters are not part of the Argus language");
     return;
   }
   if (has(P::IN)) {
-    syntax(at, "expected 'in' after the loop variable, found " + found);
+    expectedFound(at, "'in' after the loop variable");
     return;
   }
   if (has(P::LPAREN) && keyword == "def") {
-    syntax(at, "expected '(' after the function name '" + prevText + "', found " + found);
+    expectedFound(at, "'(' after the function name '" + prevText + "'");
     return;
   }
   if (type == P::ASSIGN && has(P::RPAREN)) {
-    syntax(offRange, "unexpected '=' here; keyword arguments are written 'name=value'");
+    Diagnostic& d = diags_.report(DiagId::UnexpectedToken, offRange, {found});
+    d.notes.push_back("keyword arguments are written 'name=value'");
     return;
   }
 
@@ -323,10 +332,10 @@ void SyntaxErrorStrategy::translate(antlr4::Parser* parser, Token* offending, co
     std::string list;
     for (size_t i = 0; i < names.size(); ++i)
       list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-    syntax(at, "expected " + list + ", found " + found);
+    expectedFound(at, list);
     return;
   }
-  syntax(at, "unexpected " + found);
+  diags_.report(DiagId::UnexpectedToken, at, {found});
 }
 
 }  // namespace argus::frontend

@@ -109,8 +109,14 @@ json diagnosticToJson(const Diagnostic& diag, const SourceFile& file) {
   LineCol begin = file.lineCol(diag.range.begin);
   LineCol end = file.lineCol(std::max(diag.range.begin, diag.range.end));
   const char* code = diag.code();
+  json arguments = json::array();
+  const std::vector<DiagArgKind>& kinds = diagArgumentKinds(diag.id);
+  for (size_t i = 0; i < diag.arguments.size(); ++i)
+    arguments.push_back({{"kind", diagArgKindName(i < kinds.size() ? kinds[i] : DiagArgKind::Prose)},
+                         {"text", diag.arguments[i]}});
   json data = {
       {"name", diagInfo(diag.id).name},
+      {"arguments", arguments},
       {"file", file.name()},
       {"line", begin.line},
       {"column", begin.column},

@@ -95,19 +95,30 @@ class SarifWriter {
     rules_.push_back({{"id", info.code},
                       {"name", info.name},
                       {"shortDescription", {{"text", phraseFromName(info.name)}}},
-                      {"fullDescription", {{"text", info.format}}},
-                      {"messageStrings", {{"default", {{"text", info.format}}}}},
+                      {"fullDescription", {{"text", plainFormat(id)}}},
+                      {"messageStrings", {{"default", {{"text", plainFormat(id)}}}}},
                       {"helpUri", docsUrlFor(info.code)},
                       {"defaultConfiguration", {{"level", sarifLevel(info.severity)}}}});
     ruleIndexOf_[id] = rules_.size() - 1;
     return rules_.size() - 1;
   }
 
+  // The text, and the arguments of the rule's message string when they fit it
+  // (a consumer can then render or translate the message itself).
+  static json message(const Diagnostic& d) {
+    json m = {{"text", d.message}};
+    if (!d.arguments.empty() && !diagArgumentProblem(d.id, d.arguments)) {
+      m["id"] = "default";
+      m["arguments"] = d.arguments;
+    }
+    return m;
+  }
+
   json result(const Diagnostic& d) {
     json r = {{"ruleId", d.code()},
               {"ruleIndex", ruleIndex(d.id)},
               {"level", sarifLevel(d.severity)},
-              {"message", {{"text", d.message}}},
+              {"message", message(d)},
               {"locations", json::array({{{"physicalLocation", primaryLocation(d)}}})}};
 
     json related = json::array();

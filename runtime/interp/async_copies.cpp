@@ -46,28 +46,22 @@ void BlockExecutor::checkAsyncRead(const Op& op, const SharedBuffer& buf, const 
       int index = static_cast<int>(&buf - shared_.data());
       advice = waitAdvice(asyncQueues_[static_cast<size_t>(slot.asyncIssuer)], index, linear);
     }
-    fail(DiagId::RunSharedRace, op,
-         "shared-memory race on " + sharedSlotName(buf, linear) + ": " + describeThread(thread) +
-             " reads it before the async copy completed (issued by " + describeThread(slot.asyncIssuer) +
-             "): add " + advice + " between the copy_async and this read",
-         thread, slot.asyncIssuer != thread ? std::optional<int64_t>(slot.asyncIssuer) : std::nullopt, std::move(at));
+    fail(DiagId::RunAsyncCopyPendingRead, op,
+         {sharedSlotName(buf, linear), describeThread(thread), describeThread(slot.asyncIssuer), advice}, thread,
+         slot.asyncIssuer != thread ? std::optional<int64_t>(slot.asyncIssuer) : std::nullopt, std::move(at));
   }
   if (slot.asyncLanded && slot.writeEpoch == epoch_ && slot.writer != thread)
-    fail(DiagId::RunSharedRace, op,
-         "shared-memory race on " + sharedSlotName(buf, linear) + ": " + describeThread(thread) +
-             " reads it before the async copy completed for it: the copy landed in " + describeThread(slot.writer) +
-             "'s wait_group, and no barrier() follows; add barrier() after the wait_group",
-         thread, slot.writer, std::move(at));
+    fail(DiagId::RunAsyncCopyUnsyncedRead, op,
+         {sharedSlotName(buf, linear), describeThread(thread), describeThread(slot.writer)}, thread, slot.writer,
+         std::move(at));
 }
 
 void BlockExecutor::checkAsyncOverwrite(const Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot,
                                         int64_t linear, int64_t thread) const {
   if (slot.asyncPending == 0) return;
-  fail(DiagId::RunSharedRace, op,
-       "shared-memory race on " + sharedSlotName(buf, linear) + ": " + describeThread(thread) +
-           " writes it while a copy_async into it (issued by " + describeThread(slot.asyncIssuer) +
-           ") is still in flight; add wait_group(..) and barrier() before this write",
-       thread, slot.asyncIssuer,
+  fail(DiagId::RunWriteOverAsyncCopy, op,
+       {sharedSlotName(buf, linear), describeThread(thread), describeThread(slot.asyncIssuer)}, thread,
+       slot.asyncIssuer,
        {Label{slot.asyncOp ? slot.asyncOp->range : buf.range, "the copy_async is issued here"}});
 }
 
@@ -95,12 +89,9 @@ void BlockExecutor::execCopyAsync(const Op& op) {
         checkAsyncOverwrite(op, buf, slot, to, t);
         checkBulkAccess(op, buf, slot, to, t, true);
         if (slot.writeEpoch == epoch_ && slot.writer != t)
-          fail(DiagId::RunSharedRace, op,
-               "shared-memory race on " + sharedSlotName(buf, to) + ": " + describeThread(t) + " and " +
-                   describeThread(slot.writer) + " both write it with no barrier() in between",
+          fail(DiagId::RunWriteWriteRace, op, {sharedSlotName(buf, to), describeThread(t), describeThread(slot.writer)},
                t, slot.writer, {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}});
-        checkOverwriteWhileRead(op, buf, slot, to, t, "the copy_async of " + describeThread(t) + " may overwrite it",
-                                "copy_async");
+        checkOverwriteWhileRead(op, buf, slot, to, t, "copy_async");
         uint64_t bits = baseIndex(src, c.data(), from) ? src.tensor->getBits(static_cast<size_t>(from)) : 0;
         if (opts_.synchronousCopies) {
           applyAsyncWrites(t, {AsyncWrite{dst.sharedIndex, to, bits, &op}});

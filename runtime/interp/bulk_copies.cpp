@@ -51,26 +51,20 @@ Mbarrier& BlockExecutor::mbarrierOf(const Op& op, size_t barsOperand, bool mustB
   std::vector<Label> allocated = {Label{buf.range, "the mbarriers are allocated here"}};
   if (index < 0 || index >= count)
     fail(DiagId::RunMbarrierIndex, op,
-         formatMessage(diagInfo(DiagId::RunMbarrierIndex).format,
-                       {ir::opKindName(op.kind), std::to_string(index),
-                        buf.name.empty() ? std::string("a buffer") : "'" + buf.name + "'", plural(count, "mbarrier")}),
+         {ir::opKindName(op.kind), std::to_string(index), buf.name.empty() ? std::string("a buffer") : "'" + buf.name + "'",
+          plural(count, "mbarrier")},
          0, std::nullopt, std::move(allocated));
   Mbarrier& bar = mbarriers_[{bars, index}];
   if (mustBeInitialized && !bar.initialized)
-    fail(DiagId::RunTimeFault, op,
-         std::string(ir::opKindName(op.kind)) + " uses " + mbarrierName(op, barsOperand) +
-             ", which no mbarrier_init has initialized; initialize every mbarrier (and add a barrier()) before its "
-             "first use",
-         0, std::nullopt, std::move(allocated));
+    fail(DiagId::RunMbarrierUninitialized, op, {ir::opKindName(op.kind), mbarrierName(op, barsOperand)}, 0,
+         std::nullopt, std::move(allocated));
   return bar;
 }
 
 void BlockExecutor::execMbarrierInit(const Op& op) {
   Mbarrier& bar = mbarrierOf(op, 0, false);
   if (bar.initialized && (!bar.inFlight.empty() || !bar.completed.empty()))
-    fail(DiagId::RunTimeFault, op,
-         "mbarrier_init re-initializes " + mbarrierName(op, 0) + " while copy_bulk ops still complete on it",
-         0, std::nullopt, {Label{bar.inFlight.empty() ? bar.completed.front().op->range : bar.inFlight.front().op->range,
+    fail(DiagId::RunMbarrierReinitialized, op, {mbarrierName(op, 0)}, 0, std::nullopt, {Label{bar.inFlight.empty() ? bar.completed.front().op->range : bar.inFlight.front().op->range,
                                  "this copy_bulk is still in flight"}});
   bar = Mbarrier{};
   bar.initialized = true;
@@ -83,11 +77,8 @@ void BlockExecutor::execMbarrierInit(const Op& op) {
 static void requireVisibleInit(const BlockExecutor& ex, const Op& op, const Mbarrier& bar, uint32_t epoch,
                                const std::string& name) {
   if (bar.initEpoch != epoch) return;
-  ex.fail(DiagId::RunSharedRace, op,
-          std::string(ir::opKindName(op.kind)) + " of " + BlockExecutor::describeThread(1) + " uses " + name +
-              " before a barrier() made its mbarrier_init (by " + BlockExecutor::describeThread(0) +
-              ") visible; add barrier() after the mbarrier_init",
-          1, 0, {Label{bar.initOp->range, "the mbarrier is initialized here"}});
+  ex.fail(DiagId::RunMbarrierInitRace, op,
+          {ir::opKindName(op.kind), BlockExecutor::describeThread(1), name, BlockExecutor::describeThread(0)}, 1, 0, {Label{bar.initOp->range, "the mbarrier is initialized here"}});
 }
 
 void BlockExecutor::execMbarrierExpectTx(const Op& op) {
@@ -108,10 +99,9 @@ void BlockExecutor::execMbarrierArrive(const Op& op) {
 void BlockExecutor::arriveOn(const Op& op, Mbarrier& bar, int64_t count, int64_t firstThread) {
   for (int64_t t = firstThread; t < firstThread + count; ++t) {
     if (bar.arrivals >= bar.expected)
-      fail(DiagId::RunTimeFault, op,
-           describeThread(t) + " arrives on " + mbarrierName(op, 0) + ", whose phase " + std::to_string(bar.phase) +
-               " already has all " + plural(bar.expected, "expected arrival") + " and only waits for " +
-               plural(bar.txPending, "transaction byte") + "; a phase takes exactly the count given to mbarrier_init",
+      fail(DiagId::RunMbarrierArrivalOverflow, op,
+           {describeThread(t), mbarrierName(op, 0), std::to_string(bar.phase), plural(bar.expected, "expected arrival"),
+            plural(bar.txPending, "transaction byte")},
            t, std::nullopt, {Label{bar.initOp->range, "the mbarrier is initialized here"}});
     ++bar.arrivals;
     if (bar.arrivals == bar.expected && bar.txPending == 0) completePhase(bar);
@@ -121,12 +111,9 @@ void BlockExecutor::arriveOn(const Op& op, Mbarrier& bar, int64_t count, int64_t
     int64_t inFlight = 0;
     for (const BulkCopy& c : bar.inFlight) inFlight += c.bytes;
     if (inFlight > bar.txPending)
-      fail(DiagId::RunTimeFault, op,
-           "the copy_bulk ops in flight on " + mbarrierName(op, 0) + " complete " + plural(inFlight, "byte") +
-               ", but its phase " + std::to_string(bar.phase) + " expects only " +
-               plural(bar.txPending, "transaction byte") +
-               ": the count would underflow and the phase complete before the copies land; the bytes of "
-               "mbarrier_expect_tx must equal the bytes of the phase's copies",
+      fail(DiagId::RunMbarrierTxUnderflow, op,
+           {mbarrierName(op, 0), plural(inFlight, "byte"), std::to_string(bar.phase),
+            plural(bar.txPending, "transaction byte")},
            firstThread, std::nullopt, {Label{bar.inFlight.front().op->range, "a copy_bulk is issued here"}});
   }
 }
@@ -165,8 +152,7 @@ void BlockExecutor::execMbarrierWait(const Op& op) {
   requireVisibleInit(*this, op, bar, epoch_, name);
   int64_t parity = value(ir::MbarrierWaitOp(op).parity()).scalar.i;
   if (parity != 0 && parity != 1)
-    fail(DiagId::RunTimeFault, op, "mbarrier_wait on " + name + " with parity " + std::to_string(parity) +
-                                       "; the parity of a phase is 0 or 1");
+    fail(DiagId::RunMbarrierParity, op, {name, std::to_string(parity)});
   if ((bar.phase & 1) != parity) {  // the phase of this parity before the current one has completed
     // A phase that every thread arrived on is a barrier split in two: whatever a thread did
     // before its arrival happens before whatever any thread does after this wait (the
@@ -178,49 +164,46 @@ void BlockExecutor::execMbarrierWait(const Op& op) {
   std::vector<Label> labels;
   if (bar.expectOp) labels.push_back(Label{bar.expectOp->range, "the phase's transaction bytes are announced here"});
   labels.push_back(Label{bar.initOp->range, "the mbarrier is initialized here"});
-  const std::string waiting = "mbarrier_wait(parity " + std::to_string(parity) + ") on " + name +
-                              " waits forever: it waits for phase " + std::to_string(bar.phase) + ", which ";
   const std::string earlier =
       bar.phase > 0 ? " (phase " + std::to_string(bar.phase - 1) + " has completed: waiting for it takes parity " +
                           std::to_string(1 - parity) + ")"
                     : "";
   if (bar.arrivals < bar.expected)
     fail(DiagId::RunTimeFault, op,
-         waiting + "has " + std::to_string(bar.arrivals) + " of its " + plural(bar.expected, "expected arrival") +
-             ", and no thread can arrive while the whole block waits" + earlier,
+         {std::to_string(parity), name, std::to_string(bar.phase), std::to_string(bar.arrivals),
+          plural(bar.expected, "expected arrival"), earlier},
          std::nullopt, std::nullopt, std::move(labels));
   int64_t delivered = 0;
   for (const BulkCopy& c : bar.completed) delivered += c.bytes;
   while (bar.txPending > 0 && !bar.inFlight.empty()) {
     BulkCopy& next = bar.inFlight.front();
-    if (next.bytes > bar.txPending)
-      fail(DiagId::RunTimeFault, op,
-           "the copy_bulk in flight on " + name + " completes " + plural(next.bytes, "byte") + ", but its phase " +
-               std::to_string(bar.phase) + " expects only " + plural(bar.txPending, "more transaction byte") + " of the " +
-               std::to_string(bar.txAnnounced) +
-               " announced: the count would underflow and the phase complete before the copy lands; the bytes of "
-               "mbarrier_expect_tx must equal the bytes of the phase's copies",
-           std::nullopt, std::nullopt, {Label{next.op->range, "the copy_bulk is issued here"}});
+    if (next.bytes > bar.txPending) {
+      int64_t inFlight = 0;
+      for (const BulkCopy& c : bar.inFlight) inFlight += c.bytes;
+      fail(DiagId::RunMbarrierTxUnderflow, op,
+           {name, plural(inFlight, "byte"), std::to_string(bar.phase),
+            plural(bar.txPending, "more transaction byte") + " of the " + std::to_string(bar.txAnnounced) +
+                " announced"},
+           std::nullopt, std::nullopt, {Label{next.op->range, "a copy_bulk is issued here"}});
+    }
     bar.txPending -= next.bytes;
     delivered += next.bytes;
     bar.completed.push_back(std::move(next));
     bar.inFlight.erase(bar.inFlight.begin());
   }
   if (bar.txPending == 0) return completePhase(bar);
-  fail(DiagId::RunTimeFault, op,
-       waiting + "expects " + plural(bar.txAnnounced, "transaction byte") +
-           " (announced by mbarrier_expect_tx), but the copy_bulk ops issued on it deliver only " +
-           plural(delivered, "byte") + "; the bytes of mbarrier_expect_tx must equal the bytes of the phase's copies" +
-           earlier,
+  fail(DiagId::RunMbarrierTxDeadlock, op,
+       {std::to_string(parity), name, std::to_string(bar.phase), plural(bar.txAnnounced, "transaction byte"),
+        plural(delivered, "byte"), earlier},
        std::nullopt, std::nullopt, std::move(labels));
 }
 
 void BlockExecutor::execCopyBulk(const Op& op) {
   const ir::CopyBulkOp bulk(op);
   if (op.operands.size() < 4)
-    fail(DiagId::RunTimeFault, op,
-         "internal error: this copy_bulk reached the interpreter without the mbarrier it completes on; the compiler "
-         "must lower its pipelined loop first");
+    fail(DiagId::RunInvalidIR, op,
+         {"this copy_bulk reached the interpreter without the mbarrier it completes on; the compiler must lower its "
+          "pipelined loop first"});
   Mbarrier& bar = mbarrierOf(op, 2, true);
   const ViewValue& dst = value(bulk.dst()).view;
   const ViewValue& src = value(bulk.src()).view;
@@ -247,13 +230,10 @@ void BlockExecutor::execCopyBulk(const Op& op) {
     checkAsyncOverwrite(op, buf, slot, to, issuer);
     checkBulkAccess(op, buf, slot, to, issuer, true);
     if (slot.writeEpoch == epoch_ && slot.writer >= 0 && slot.writer != issuer)
-      fail(DiagId::RunSharedRace, op,
-           "shared-memory race on " + sharedSlotName(buf, to) + ": the copy_bulk of " + describeThread(issuer) +
-               " overwrites it after " + describeThread(slot.writer) +
-               " wrote it with no barrier() in between; put a barrier() between that write and this copy_bulk",
-           issuer, slot.writer, {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}});
-    checkOverwriteWhileRead(op, buf, slot, to, issuer,
-                            "the copy_bulk of " + describeThread(issuer) + " may overwrite it", "copy_bulk");
+      fail(DiagId::RunCopyAfterWriteRace, op,
+           {sharedSlotName(buf, to), "copy_bulk", describeThread(issuer), describeThread(slot.writer)}, issuer,
+           slot.writer, {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}});
+    checkOverwriteWhileRead(op, buf, slot, to, issuer, "copy_bulk");
     uint64_t bits = baseIndex(src, c.data(), from) ? src.tensor->getBits(static_cast<size_t>(from)) : 0;
     copy.writes.push_back(AsyncWrite{dst.sharedIndex, to, bits, &op});
     ++slot.bulkPending;
@@ -267,12 +247,9 @@ void BlockExecutor::execCopyBulk(const Op& op) {
   bar.inFlight.push_back(std::move(copy));
   // With every arrival of the phase in, nothing can add transaction bytes before these copies complete.
   if (bar.arrivals == bar.expected && inFlight > bar.txPending)
-    fail(DiagId::RunTimeFault, op,
-         "this copy_bulk completes " + plural(bar.inFlight.back().bytes, "byte") + " on " + mbarrierName(op, 2) +
-             ", which makes " + plural(inFlight, "byte") + " in flight on its phase " + std::to_string(bar.phase) +
-             ", but mbarrier_expect_tx announced only " + plural(bar.txAnnounced, "byte") +
-             ": the count would underflow and the phase complete before the copies land; the bytes of "
-             "mbarrier_expect_tx must equal the bytes of the phase's copies",
+    fail(DiagId::RunMbarrierTxUnderflow, op,
+         {mbarrierName(op, 2), plural(inFlight, "byte"), std::to_string(bar.phase),
+          plural(bar.txPending, "transaction byte")},
          issuer, std::nullopt,
          bar.expectOp ? std::vector<Label>{Label{bar.expectOp->range, "the transaction bytes are announced here"}}
                       : std::vector<Label>{});
@@ -285,11 +262,7 @@ void BlockExecutor::finishBulkCopies() {
     const BulkCopy* copy = !bar.inFlight.empty() ? &bar.inFlight.front() : !bar.completed.empty() ? &bar.completed.front() : nullptr;
     if (!copy) continue;
     const SharedBuffer& bars = shared_[static_cast<size_t>(key.first)];
-    fail(DiagId::RunTimeFault, *copy->op,
-         "the block ends while this copy_bulk is still in flight: no mbarrier_wait waited for phase " +
-             std::to_string(bar.phase) + " of mbarrier " + sharedSlotName(bars, key.second) +
-             ", which it completes; wait for every copy before the kernel ends",
-         0);
+    fail(DiagId::RunBulkCopyAtBlockEnd, *copy->op, {std::to_string(bar.phase), sharedSlotName(bars, key.second)}, 0);
   }
 }
 
@@ -305,19 +278,10 @@ void BlockExecutor::checkBulkAccess(const Op& op, const SharedBuffer& buf, const
     wait = "mbarrier_wait(" + barsName + ", " + std::to_string(slot.bulkIndex) + ", parity " +
            std::to_string(slot.bulkPhase & 1) + ")";
   }
-  std::string landing = "the copy lands when phase " + std::to_string(slot.bulkPhase) + " of " + bars +
-                        " completes, which " + wait + " waits for";
   std::vector<Label> at = {Label{slot.bulkOp ? slot.bulkOp->range : buf.range, "the copy_bulk is issued here"}};
-  if (write)
-    fail(DiagId::RunSharedRace, op,
-         "shared-memory race on " + sharedSlotName(buf, linear) + ": " + describeThread(thread) +
-             " writes it while a copy_bulk into it is still in flight; " + landing + ": write after that wait",
-         thread, std::nullopt, std::move(at));
-  fail(DiagId::RunSharedRace, op,
-       "shared-memory race on " + sharedSlotName(buf, linear) + ": " + describeThread(thread) +
-           " reads it before the copy_bulk into it completed (it may still hold the old contents); " + landing +
-           ": read after that wait",
-       thread, std::nullopt, std::move(at));
+  fail(write ? DiagId::RunWriteOverBulkCopy : DiagId::RunBulkCopyPendingRead, op,
+       {sharedSlotName(buf, linear), describeThread(thread), std::to_string(slot.bulkPhase), bars, wait}, thread,
+       std::nullopt, std::move(at));
 }
 
 }  // namespace argus::interp::detail

@@ -54,11 +54,12 @@ std::string BlockExecutor::describeCoord(const int64_t* c, size_t rank) {
   return s + ")";
 }
 
-void BlockExecutor::fail(DiagId id, const Op& op, std::string message, std::optional<int64_t> thread,
+void BlockExecutor::fail(DiagId id, const Op& op, std::vector<std::string> args, std::optional<int64_t> thread,
                          std::optional<int64_t> otherThread, std::vector<Label> labels) const {
   RunError e;
   e.id = id;
-  e.message = std::move(message);
+  e.message = formatDiagMessage(id, args);
+  e.arguments = std::move(args);
   e.range = op.range;
   e.block = ctx_.linearBlock;
   e.thread = thread;
@@ -80,9 +81,7 @@ void BlockExecutor::execBlock(const ir::Block& block) {
 
 void BlockExecutor::exec(const Op& op) {
   if (opts_.maxOpsPerBlock && ++opsExecuted_ > opts_.maxOpsPerBlock)
-    fail(DiagId::RunOpLimit, op,
-         formatMessage(diagInfo(DiagId::RunOpLimit).format,
-                       {std::to_string(ctx_.linearBlock), std::to_string(opts_.maxOpsPerBlock)}));
+    fail(DiagId::RunOpLimit, op, {std::to_string(ctx_.linearBlock), std::to_string(opts_.maxOpsPerBlock)});
   switch (op.kind) {
     case OpKind::Const: {
       RtValue& r = values_[op.results[0]];
@@ -142,8 +141,7 @@ void BlockExecutor::execFor(const Op& op) {
   Elem iv = value(loop.lowerBound()).scalar, ub = value(loop.upperBound()).scalar, step = value(loop.step()).scalar;
   bool negativeOrZero = ir::isSigned(ivType.dtype) ? step.i <= 0 : step.i == 0;
   if (negativeOrZero)
-    fail(DiagId::RunNonPositiveStep, op,
-         formatMessage(diagInfo(DiagId::RunNonPositiveStep).format, {num::format(ivType.dtype, step)}));
+    fail(DiagId::RunNonPositiveStep, op, {num::format(ivType.dtype, step)});
   std::vector<RtValue> iters;
   for (size_t i = 3; i < op.operands.size(); ++i) iters.push_back(values_[op.operands[i]]);
   const ir::Block& body = op.regions[0];
@@ -173,14 +171,6 @@ void BlockExecutor::execIf(const Op& op) {
   for (size_t i = 0; i < op.results.size() && i < results.size(); ++i) values_[op.results[i]] = std::move(results[i]);
 }
 
-namespace {
-
-DiagId faultKind(const std::string& message) {
-  return message.rfind("shift", 0) == 0 ? DiagId::RunShiftOutOfRange : DiagId::RunDivisionByZero;
-}
-
-}  // namespace
-
 void BlockExecutor::execElementwise(const Op& op) {
   const Type& rt = typeOf(op.results[0]);
   RtValue r;
@@ -197,16 +187,21 @@ void BlockExecutor::execElementwise(const Op& op) {
     return v.kind == ir::TypeKind::Tile ? v.tile[i] : v.scalar;
   };
   ir::DType opType = op.operands.empty() ? rt.dtype : typeOf(op.operands.back()).dtype;
-  std::string error;
+  num::ElemFault fault;
   for (size_t i = 0; i < count; ++i) {
     Elem& out = rt.isTile() ? r.tile[i] : r.scalar;
     switch (op.kind) {
       case OpKind::Binary:
-        if (!num::binary(op.attrs.binary, rt.dtype, operand(0, i), operand(1, i), out, error)) {
-          if (!map) fail(faultKind(error), op, error);
+        if (!num::binary(op.attrs.binary, rt.dtype, operand(0, i), operand(1, i), out, fault)) {
+          if (!map) {  // a scalar: every thread computes the same
+            fault.args.emplace_back();
+            fail(fault.id, op, std::move(fault.args));
+          }
           int64_t t = static_cast<int64_t>(i) / map->valuesPerThread;
-          fail(faultKind(error), op, error + " at element " + describeCoord(map->coords.data() + i * map->rank(), map->rank()) +
-                                         " (" + describeThread(t) + ", value " + std::to_string(static_cast<int64_t>(i) % map->valuesPerThread) + ")", t);
+          fault.args.push_back(" at element " + describeCoord(map->coords.data() + i * map->rank(), map->rank()) +
+                               " (" + describeThread(t) + ", value " +
+                               std::to_string(static_cast<int64_t>(i) % map->valuesPerThread) + ")");
+          fail(fault.id, op, std::move(fault.args), t);
         }
         break;
       case OpKind::Compare:
@@ -246,7 +241,11 @@ void BlockExecutor::execBroadcast(const Op& op) {
       const int64_t* dc = dst.coord(t, v);
       for (size_t d = 0; d < c.size(); ++d) c[d] = from.layout.isReduced(d) ? 0 : dc[d];
       int64_t sv = src.dist.valueIndexOf(t, c);
-      if (sv < 0) fail(DiagId::RunTimeFault, op, "internal error: broadcast source element not held by the thread", t);
+      if (sv < 0)
+        fail(DiagId::RunInternalError, op,
+             {fn_.name, "the source element " + describeCoord(c.data(), c.size()) + " of a broadcast is not held by " +
+                            describeThread(t) + ", which holds its result element " + describeCoord(dc, c.size())},
+             t);
       r.tile[static_cast<size_t>(t * dst.valuesPerThread + v)] = x.tile[static_cast<size_t>(t * src.valuesPerThread + sv)];
     }
   values_[op.results[0]] = std::move(r);

@@ -207,10 +207,10 @@ class BlockExecutor {
   // Faults for accesses to a slot a copy_bulk is writing (none when it is not).
   void checkBulkAccess(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot, int64_t linear,
                        int64_t thread, bool write) const;
-  // Fault when a thread other than `thread` read the slot since the last barrier: `writer` says
-  // who overwrites it and how ("thread 3 overwrites it"), `what` names the write in the fix.
+  // Fault when a thread other than `thread` read the slot since the last barrier: `thread`
+  // overwrites it with a plain write (`copy` null) or with the copy `copy` names ("copy_async").
   void checkOverwriteWhileRead(const ir::Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot,
-                               int64_t linear, int64_t thread, const std::string& writer, const char* what) const;
+                               int64_t linear, int64_t thread, const char* copy) const;
   // Base-buffer coordinate of view element `c`; false when outside the base.
   bool baseIndex(const ViewValue& view, const int64_t* c, int64_t& linear) const;
   Elem readShared(const ir::Op& op, const ViewValue& view, const int64_t* c, int64_t thread);
@@ -221,8 +221,10 @@ class BlockExecutor {
   // helpers shared by the files of the executor
   const RtValue& value(ir::ValueId id) const { return values_[id]; }
   const ir::Type& typeOf(ir::ValueId id) const { return fn_.values[id].type; }
-  [[noreturn]] void fail(DiagId id, const ir::Op& op, std::string message, std::optional<int64_t> thread = std::nullopt,
-                         std::optional<int64_t> otherThread = std::nullopt, std::vector<Label> labels = {}) const;
+  // Throws the fault `id` at `op`, its message the format of `id` with `args`.
+  [[noreturn]] void fail(DiagId id, const ir::Op& op, std::vector<std::string> args,
+                         std::optional<int64_t> thread = std::nullopt, std::optional<int64_t> otherThread = std::nullopt,
+                         std::vector<Label> labels = {}) const;
   static std::string describeThread(int64_t thread);
   static std::string describeCoord(const int64_t* c, size_t rank);
 };

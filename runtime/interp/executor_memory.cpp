@@ -78,9 +78,8 @@ void BlockExecutor::sharedOutOfBounds(const Op& op, const ViewValue& view, const
   for (size_t d = 0; d < r; ++d) at[d] = view.origin[d] + (d >= r - k ? c[d - (r - k)] : 0);
   std::string name = buf.name.empty() ? "a shared buffer" : "shared buffer '" + buf.name + "'";
   fail(DiagId::RunSharedOutOfBounds, op,
-       formatMessage(diagInfo(DiagId::RunSharedOutOfBounds).format,
-                     {ir::opKindName(op.kind), describeCoord(view.origin.data(), r), describeCoord(at.data(), r), name,
-                      describeCoord(buf.shape.data(), buf.shape.size()), describeThread(thread), describeCoord(c, k)}),
+       {ir::opKindName(op.kind), describeCoord(view.origin.data(), r), describeCoord(at.data(), r), name,
+        describeCoord(buf.shape.data(), buf.shape.size()), describeThread(thread), describeCoord(c, k)},
        thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
 }
 
@@ -107,13 +106,10 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
   checkAsyncRead(op, buf, slot, linear, thread);  // a copy in flight explains an unwritten slot best
   checkBulkAccess(op, buf, slot, linear, thread, false);
   if (!slot.written && opts_.checkUninitializedShared)
-    fail(DiagId::RunUninitializedShared, op,
-         formatMessage(diagInfo(DiagId::RunUninitializedShared).format, {describeThread(thread), slotName(buf, linear)}),
-         thread, std::nullopt, {Label{buf.range, "the buffer is allocated here"}});
+    fail(DiagId::RunUninitializedShared, op, {describeThread(thread), slotName(buf, linear)}, thread, std::nullopt,
+         {Label{buf.range, "the buffer is allocated here"}});
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
-    fail(DiagId::RunSharedRace, op,
-         "shared-memory race on " + slotName(buf, linear) + ": " + describeThread(thread) + " reads it after " +
-             describeThread(slot.writer) + " wrote it with no barrier() in between",
+    fail(DiagId::RunSharedRace, op, {slotName(buf, linear), describeThread(thread), describeThread(slot.writer)},
          thread, slot.writer, {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the write happens here"}});
   int32_t t = static_cast<int32_t>(thread);
   if (slot.readEpoch != epoch_) {
@@ -130,14 +126,14 @@ Elem BlockExecutor::readShared(const Op& op, const ViewValue& view, const int64_
 }
 
 void BlockExecutor::checkOverwriteWhileRead(const Op& op, const SharedBuffer& buf, const SharedBuffer::Slot& slot,
-                                            int64_t linear, int64_t thread, const std::string& writer,
-                                            const char* what) const {
+                                            int64_t linear, int64_t thread, const char* copy) const {
   if (slot.readEpoch != epoch_) return;
   int32_t other = slot.reader != thread ? slot.reader : slot.otherReader;
   if (other < 0) return;
-  fail(DiagId::RunSharedRace, op,
-       "shared-memory race on " + slotName(buf, linear) + ": " + writer + " while " + describeThread(other) +
-           " may still be reading it; put a barrier() between the reads and this " + what,
+  if (copy)
+    fail(DiagId::RunCopyAfterReadRace, op, {slotName(buf, linear), copy, describeThread(thread), describeThread(other)},
+         thread, other);
+  fail(DiagId::RunWriteAfterReadRace, op, {slotName(buf, linear), describeThread(thread), describeThread(other)},
        thread, other);
 }
 
@@ -150,11 +146,9 @@ void BlockExecutor::writeShared(const Op& op, const ViewValue& view, const int64
   checkBulkAccess(op, buf, slot, linear, thread, true);
   std::vector<Label> where = {Label{slot.writeOp ? slot.writeOp->range : buf.range, "the other write happens here"}};
   if (slot.writeEpoch == epoch_ && slot.writer != thread)
-    fail(DiagId::RunSharedRace, op,
-         "shared-memory race on " + slotName(buf, linear) + ": " + describeThread(thread) + " and " +
-             describeThread(slot.writer) + " both write it with no barrier() in between",
+    fail(DiagId::RunWriteWriteRace, op, {slotName(buf, linear), describeThread(thread), describeThread(slot.writer)},
          thread, slot.writer, std::move(where));
-  checkOverwriteWhileRead(op, buf, slot, linear, thread, describeThread(thread) + " overwrites it", "write");
+  checkOverwriteWhileRead(op, buf, slot, linear, thread, nullptr);
   slot.writeEpoch = epoch_;
   slot.writer = static_cast<int32_t>(thread);
   slot.written = true;

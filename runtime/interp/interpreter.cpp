@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <new>
+#include <stdexcept>
 
 #include "runtime/interp/executor.h"
 
@@ -13,12 +14,17 @@ namespace {
 
 using detail::RtValue;
 
-RunError argumentError(const ir::Param& p, std::string message) {
+RunError runError(DiagId id, std::vector<std::string> args, SourceRange range) {
   RunError e;
-  e.id = DiagId::RunArgumentMismatch;
-  e.message = std::move(message);
-  e.range = p.range;
+  e.id = id;
+  e.message = formatDiagMessage(id, args);
+  e.arguments = std::move(args);
+  e.range = range;
   return e;
+}
+
+RunError argumentError(const ir::Param& p, DiagId id, std::vector<std::string> args) {
+  return runError(id, std::move(args), p.range);
 }
 
 std::string shapeStr(const std::vector<int64_t>& shape) {
@@ -35,38 +41,40 @@ struct SizeSource {
 // Checks one tensor argument against its parameter and records runtime sizes.
 std::optional<RunError> bindTensor(const ir::Function& fn, const ir::Param& p, HostTensor* t,
                                    std::vector<int64_t>& sizes, std::vector<SizeSource>& sources) {
-  if (!t) return argumentError(p, "argument '" + p.name + "' must be a tensor, but it is a null pointer");
+  if (!t) return argumentError(p, DiagId::RunArgumentNotATensor, {p.name, "it is a null pointer"});
   if (t->dtype != p.dtype)
-    return argumentError(p, "tensor '" + p.name + "' must hold " + ir::dtypeName(p.dtype) + ", but it holds " +
-                                ir::dtypeName(t->dtype));
+    return argumentError(p, DiagId::RunTensorDType, {p.name, ir::dtypeName(p.dtype), ir::dtypeName(t->dtype)});
   if (t->shape.size() != p.dims.size())
-    return argumentError(p, "tensor '" + p.name + "' must have rank " + std::to_string(p.dims.size()) +
-                                ", but its shape is " + shapeStr(t->shape));
+    return argumentError(p, DiagId::RunTensorRank, {p.name, std::to_string(p.dims.size()), shapeStr(t->shape)});
   for (size_t d = 0; d < p.dims.size(); ++d) {
     int64_t extent = t->shape[d];
     const ir::DimRef& dim = p.dims[d];
-    std::string where = "tensor '" + p.name + "' dimension " + std::to_string(d);
+    const std::string axis = std::to_string(d);
     if (extent < 0 || extent > std::numeric_limits<int32_t>::max())
-      return argumentError(p, where + " has extent " + std::to_string(extent) + ", outside 0 to 2^31-1");
+      return argumentError(p, DiagId::RunTensorExtentRange, {p.name, axis, std::to_string(extent)});
     if (dim.constant >= 0) {
       if (extent != dim.constant)
-        return argumentError(p, where + " must be " + std::to_string(dim.constant) + ", but it is " + std::to_string(extent));
+        return argumentError(p, DiagId::RunTensorExtent,
+                             {p.name, axis, std::to_string(dim.constant), std::to_string(extent)});
       continue;
     }
     size_t s = static_cast<size_t>(dim.sizeIndex);
-    if (s >= sizes.size()) return argumentError(p, where + " refers to an unknown size");
+    if (s >= sizes.size())  // ir::verify rejects it
+      return argumentError(p, DiagId::RunInvalidIR,
+                           {"tensor '" + p.name + "' dimension " + axis + " refers to an unknown size"});
     if (sizes[s] < 0) {
       sizes[s] = extent;
       sources[s] = {p.name, d};
     } else if (sizes[s] != extent) {
-      return argumentError(p, where + " is " + fn.sizeNames[s] + " and must be " + std::to_string(sizes[s]) +
-                                  " (as tensor '" + sources[s].tensor + "' dimension " + std::to_string(sources[s].dim) +
-                                  "), but it is " + std::to_string(extent));
+      return argumentError(p, DiagId::RunSizeMismatch,
+                           {p.name, axis, fn.sizeNames[s], std::to_string(sizes[s]), sources[s].tensor,
+                            std::to_string(sources[s].dim), std::to_string(extent)});
     }
   }
   if (t->bytes.size() != t->size() * t->elementBytes())
-    return argumentError(p, "tensor '" + p.name + "' has " + std::to_string(t->bytes.size()) + " bytes of data for shape " +
-                                shapeStr(t->shape) + ", which needs " + std::to_string(t->size() * t->elementBytes()));
+    return argumentError(p, DiagId::RunTensorData,
+                         {p.name, std::to_string(t->bytes.size()), shapeStr(t->shape),
+                          std::to_string(t->size() * t->elementBytes())});
   return std::nullopt;
 }
 
@@ -79,24 +87,14 @@ std::string sizesStr(const ir::Function& fn, const std::vector<int64_t>& sizes) 
 
 std::optional<RunError> runChecked(const ir::Function& fn, std::vector<ArgValue>& args, const RunOptions& opts) {
   std::vector<std::string> problems = ir::verify(fn);
-  if (!problems.empty()) {
-    RunError e;
-    e.message = "internal error: the kernel's IR is invalid: " + problems[0];
-    e.range = fn.range;
-    return e;
-  }
+  if (!problems.empty()) return runError(DiagId::RunInvalidIR, {problems[0]}, fn.range);
   size_t expected = 0;
   std::string names;
   for (const ir::Param& p : fn.params)
     if (p.kind != ir::ParamKind::Size) names += (expected++ ? ", " : "") + p.name;
-  if (args.size() != expected) {
-    RunError e;
-    e.id = DiagId::RunArgumentMismatch;
-    e.message = "kernel '" + fn.name + "' takes " + std::to_string(expected) + " arguments (" + names + "), but " +
-                std::to_string(args.size()) + " were given";
-    e.range = fn.range;
-    return e;
-  }
+  if (args.size() != expected)
+    return runError(DiagId::RunArgumentMismatch,
+                    {fn.name, std::to_string(expected), names, std::to_string(args.size())}, fn.range);
 
   std::vector<int64_t> sizes(fn.sizeNames.size(), -1);
   std::vector<SizeSource> sources(fn.sizeNames.size());
@@ -109,7 +107,7 @@ std::optional<RunError> runChecked(const ir::Function& fn, std::vector<ArgValue>
     RtValue& v = params[i];
     if (p.kind == ir::ParamKind::Tensor) {
       HostTensor* const* t = std::get_if<HostTensor*>(&arg.value);
-      if (!t) return argumentError(p, "argument '" + p.name + "' must be a tensor, but a scalar was given");
+      if (!t) return argumentError(p, DiagId::RunArgumentNotATensor, {p.name, "a scalar was given"});
       if (auto error = bindTensor(fn, p, *t, sizes, sources)) return error;
       v.kind = ir::TypeKind::Tensor;
       v.tensor = *t;
@@ -123,17 +121,11 @@ std::optional<RunError> runChecked(const ir::Function& fn, std::vector<ArgValue>
       e.i = *n;
       v.scalar = num::cast(ir::DType::I64, p.dtype, e);
     } else {
-      return argumentError(p, "argument '" + p.name + "' must be a " + ir::dtypeName(p.dtype) + " scalar, but a tensor was given");
+      return argumentError(p, DiagId::RunArgumentNotAScalar, {p.name, ir::dtypeName(p.dtype)});
     }
   }
   for (size_t s = 0; s < sizes.size(); ++s)
-    if (sizes[s] < 0) {
-      RunError e;
-      e.id = DiagId::RunArgumentMismatch;
-      e.message = "no tensor gives the size '" + fn.sizeNames[s] + "'";
-      e.range = fn.range;
-      return e;
-    }
+    if (sizes[s] < 0) return runError(DiagId::RunMissingSize, {fn.sizeNames[s]}, fn.range);
   // Size params come in sizeNames order and carry the size's name.
   size_t sizeOrder = 0;
   for (size_t i = 0; i < fn.params.size(); ++i) {
@@ -148,28 +140,20 @@ std::optional<RunError> runChecked(const ir::Function& fn, std::vector<ArgValue>
   for (const ir::Requirement& r : fn.requirements) {
     int64_t holds = 0;
     std::string error;
-    if (!r.condition.evaluate(sizes, holds, &error) || !holds) {
-      RunError e;
-      e.id = DiagId::RunRequirementFailed;
-      e.message = formatMessage(diagInfo(e.id).format,
-                                {r.text, sizesStr(fn, sizes), error.empty() ? std::string() : " (" + error + ")"});
-      e.range = r.range;
-      return e;
-    }
+    if (!r.condition.evaluate(sizes, holds, &error) || !holds)
+      return runError(DiagId::RunRequirementFailed,
+                      {r.text, sizesStr(fn, sizes), error.empty() ? std::string() : " (" + error + ")"}, r.range);
   }
 
   std::array<int64_t, 3> grid{1, 1, 1};
   for (int axis = 0; axis < 3; ++axis) {
     std::string error;
     if (!fn.grid[axis].evaluate(sizes, grid[axis], &error) || grid[axis] < 0 ||
-        grid[axis] > std::numeric_limits<int32_t>::max()) {
-      RunError e;
-      e.id = DiagId::RunArgumentMismatch;
-      e.message = "grid axis " + std::to_string(axis) + " (" + fn.grid[axis].str(fn.sizeNames) + ") is " +
-                  (error.empty() ? std::to_string(grid[axis]) : error) + " for " + sizesStr(fn, sizes);
-      e.range = fn.range;
-      return e;
-    }
+        grid[axis] > std::numeric_limits<int32_t>::max())
+      return runError(DiagId::RunGridAxis,
+                      {std::to_string(axis), fn.grid[axis].str(fn.sizeNames),
+                       error.empty() ? std::to_string(grid[axis]) : error, sizesStr(fn, sizes)},
+                      fn.range);
   }
 
   detail::LayoutCache layouts(fn.numWarps);
@@ -198,15 +182,13 @@ std::optional<RunError> run(const ir::Function& fn, std::vector<ArgValue>& args,
   try {
     return runChecked(fn, args, opts);
   } catch (const std::bad_alloc&) {
-    RunError e;
-    e.message = "the interpreter ran out of memory running kernel '" + fn.name + "'";
-    e.range = fn.range;
-    return e;
+    return runError(DiagId::RunOutOfMemory, {fn.name}, fn.range);
+  } catch (const std::length_error&) {  // a buffer larger than a vector can hold
+    return runError(DiagId::RunOutOfMemory, {fn.name}, fn.range);
+  } catch (const std::exception& e) {
+    return runError(DiagId::RunInternalError, {fn.name, e.what()}, fn.range);
   } catch (...) {
-    RunError e;
-    e.message = "internal error in the interpreter running kernel '" + fn.name + "'";
-    e.range = fn.range;
-    return e;
+    return runError(DiagId::RunInternalError, {fn.name, "an unknown exception"}, fn.range);
   }
 }
 
@@ -216,6 +198,7 @@ Diagnostic toDiagnostic(const RunError& error) {
   d.severity = diagInfo(error.id).severity;
   d.range = error.range;
   d.message = error.message;
+  d.arguments = error.arguments;
   d.labels = error.labels;
   if (error.block || error.thread) {
     Counterexample c;
@@ -231,6 +214,25 @@ Diagnostic toDiagnostic(const RunError& error) {
     d.counterexample = std::move(c);
   }
   return d;
+}
+
+bool isSharedRace(DiagId id) {
+  switch (id) {
+    case DiagId::RunSharedRace:
+    case DiagId::RunWriteAfterReadRace:
+    case DiagId::RunWriteWriteRace:
+    case DiagId::RunCopyAfterReadRace:
+    case DiagId::RunCopyAfterWriteRace:
+    case DiagId::RunAsyncCopyPendingRead:
+    case DiagId::RunAsyncCopyUnsyncedRead:
+    case DiagId::RunWriteOverAsyncCopy:
+    case DiagId::RunBulkCopyPendingRead:
+    case DiagId::RunWriteOverBulkCopy:
+    case DiagId::RunMbarrierInitRace:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace argus::interp

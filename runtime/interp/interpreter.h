@@ -36,8 +36,9 @@ struct ArgValue {
 };
 
 struct RunError {
-  DiagId id = DiagId::RunTimeFault;
-  std::string message;
+  DiagId id = DiagId::RunInternalError;
+  std::string message;               // the format of `id` with `arguments` (prefixed by the block, for a fault in one)
+  std::vector<std::string> arguments;  // the arguments of the message, as Diagnostic::arguments
   SourceRange range;                 // the op (or requirement, or parameter) at fault
   std::optional<int64_t> block;      // linear block id: x + gx * (y + gy * z)
   std::optional<int64_t> thread;     // block-local thread id
@@ -63,5 +64,10 @@ std::optional<RunError> run(const ir::Function& fn, std::vector<ArgValue>& args,
 
 // The diagnostic for a run-time fault (thread and block in the counterexample).
 Diagnostic toDiagnostic(const RunError& error);
+
+// Whether `id` is one of the interpreter's shared-memory races (a read after a write, a write
+// after a read, two writes, an access to a copy still in flight, an mbarrier used before its
+// initialization is visible): the kinds a missing barrier() or wait causes.
+bool isSharedRace(DiagId id);
 
 }  // namespace argus::interp

@@ -197,6 +197,14 @@ double toDouble(DType t, const Elem& e) {
 }
 
 bool binary(ir::BinaryKind k, DType t, const Elem& a, const Elem& b, Elem& out, std::string& error) {
+  ElemFault fault;
+  if (binary(k, t, a, b, out, fault)) return true;
+  fault.args.emplace_back();  // no place
+  error = formatDiagMessage(fault.id, fault.args);
+  return false;
+}
+
+bool binary(ir::BinaryKind k, DType t, const Elem& a, const Elem& b, Elem& out, ElemFault& fault) {
   using K = ir::BinaryKind;
   out = Elem{};
   if (ir::isFloat(t)) {
@@ -216,8 +224,8 @@ bool binary(ir::BinaryKind k, DType t, const Elem& a, const Elem& b, Elem& out, 
       case K::Min: out.f = floatOp(t, [&] { return std::fmin(x, y); }, [&] { return std::fmin(X, Y); }); break;
       case K::Max: out.f = floatOp(t, [&] { return std::fmax(x, y); }, [&] { return std::fmax(X, Y); }); break;
       case K::Pow: out.f = floatOp(t, [&] { return std::pow(x, y); }, [&] { return std::pow(X, Y); }); break;
-      default:
-        error = std::string(ir::binaryKindName(k)) + " is not defined on " + ir::dtypeName(t);
+      default:  // ir::verify rejects it
+        fault = {DiagId::RunOpNotDefined, {ir::binaryKindName(k), ir::dtypeName(t)}};
         return false;
     }
     return true;
@@ -233,7 +241,7 @@ bool binary(ir::BinaryKind k, DType t, const Elem& a, const Elem& b, Elem& out, 
     case K::Div:
     case K::Rem:
       if (y == 0) {
-        error = std::string("integer ") + (k == K::Div ? "division" : "remainder") + " by zero";
+        fault = {DiagId::RunDivisionByZero, {k == K::Div ? "division" : "remainder"}};
         return false;
       }
       if (uns) r = s(k == K::Div ? u(x) / u(y) : u(x) % u(y));
@@ -248,15 +256,14 @@ bool binary(ir::BinaryKind k, DType t, const Elem& a, const Elem& b, Elem& out, 
     case K::Shl:
     case K::Shr:
       if (u(y) >= static_cast<uint64_t>(width)) {
-        error = "shift amount " + format(t, b) + " is out of range for " + ir::dtypeName(t) + " (0 to " +
-                std::to_string(width - 1) + ")";
+        fault = {DiagId::RunShiftOutOfRange, {format(t, b), ir::dtypeName(t), std::to_string(width - 1)}};
         return false;
       }
       if (k == K::Shl) r = s(u(x) << y);
       else r = uns ? s(u(x) >> y) : (x >> y);  // normalized signed values shift arithmetically
       break;
-    case K::Pow:
-      error = std::string("pow is not defined on ") + ir::dtypeName(t);
+    case K::Pow:  // ir::verify rejects it
+      fault = {DiagId::RunOpNotDefined, {ir::binaryKindName(k), ir::dtypeName(t)}};
       return false;
   }
   out.i = normalizeInt(t, r);
@@ -379,7 +386,7 @@ Elem reduceStep(ir::ReduceKind k, DType t, const Elem& acc, const Elem& x) {
     return out;
   }
   Elem out;
-  std::string ignored;
+  ElemFault ignored;  // sum, max, min and prod have no faults
   binary(op, t, acc, x, out, ignored);
   return out;
 }

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
+#include "support/diagnostic.h"
 
 namespace argus::interp {
 
@@ -34,8 +36,18 @@ int storageBytes(ir::DType t);
 Elem fromDouble(ir::DType t, double v);  // rounds / truncates / wraps like a cast from f64
 double toDouble(ir::DType t, const Elem& e);
 
-// Each returns false and sets `error` on a run-time fault (integer division by
-// zero, a shift amount out of range).
+// A run-time fault of an element operation: its diagnostic kind (RunDivisionByZero,
+// RunShiftOutOfRange, RunOpNotDefined) and the arguments of its message but the last,
+// which says where it happened (" at element ..." or nothing) and is the caller's.
+struct ElemFault {
+  DiagId id = DiagId::RunOpNotDefined;
+  std::vector<std::string> args;
+};
+
+// Returns false and sets `fault` on a run-time fault (integer division by zero, a
+// shift amount out of range, an operation the dtype does not have).
+bool binary(ir::BinaryKind k, ir::DType t, const Elem& a, const Elem& b, Elem& out, ElemFault& fault);
+// The same with the fault's message, without a place, in `error`.
 bool binary(ir::BinaryKind k, ir::DType t, const Elem& a, const Elem& b, Elem& out, std::string& error);
 bool compare(ir::CmpKind k, ir::DType t, const Elem& a, const Elem& b);
 Elem unary(ir::UnaryKind k, ir::DType t, const Elem& a);

@@ -101,7 +101,7 @@ std::optional<argus::interp::RunError> runGemmVariant(const std::string& source)
 TEST(AsyncCopies, InterpreterReportsAReadBeforeTheWait) {
   auto error = runGemmVariant(withoutLine(readExample("gemm_async.ag"), "wait_group(1)"));
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, argus::DiagId::RunSharedRace);
+  EXPECT_EQ(error->id, argus::DiagId::RunAsyncCopyPendingRead);
   EXPECT_NE(error->message.find("before the async copy completed"), std::string::npos) << error->message;
   EXPECT_NE(error->message.find("wait_group(1) and barrier()"), std::string::npos) << error->message;
   ASSERT_FALSE(error->labels.empty());
@@ -110,7 +110,7 @@ TEST(AsyncCopies, InterpreterReportsAReadBeforeTheWait) {
 TEST(AsyncCopies, InterpreterReportsAMissingBarrierAfterTheWait) {
   auto error = runGemmVariant(withoutLine(readExample("gemm_async.ag"), "barrier()", 0));
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, argus::DiagId::RunSharedRace);
+  EXPECT_EQ(error->id, argus::DiagId::RunAsyncCopyUnsyncedRead);
   EXPECT_NE(error->message.find("before the async copy completed"), std::string::npos) << error->message;
   EXPECT_NE(error->message.find("add barrier() after the wait_group"), std::string::npos) << error->message;
 }
@@ -119,7 +119,7 @@ TEST(AsyncCopies, InterpreterReportsACopyOverDataStillBeingRead) {
   // Without the trailing barrier, iteration kt + 1 copies into the stage other threads still read.
   auto error = runGemmVariant(withoutLine(readExample("gemm_async.ag"), "barrier()", 1));
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, argus::DiagId::RunSharedRace);
+  EXPECT_EQ(error->id, argus::DiagId::RunCopyAfterReadRace);
   EXPECT_NE(error->message.find("copy_async"), std::string::npos) << error->message;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "frontend/lexer.h"
+#include "frontend/parser_internal.h"
 #include "frontend_parser_test_util.h"
 
 namespace argus {
@@ -26,15 +27,15 @@ struct Case {
 
 // One mistake each: exactly one diagnostic, at the right place, in words.
 const Case kCases[] = {
-    {"def f(x):\n    for i in range(10)\n        x = i\n", "AG1005", "2:23-2:23", "expected ':' at the end of the 'for' header"},
-    {"def f(x)\n    return x\n", "AG1005", "1:9-1:9", "expected ':' at the end of the 'def' header"},
-    {"def f(x):\n    if x == 1\n        return x\n", "AG1005", "2:14-2:14", "expected ':' at the end of the 'if' header"},
-    {"def f(x):\n    while x\n        x = x - 1\n", "AG1005", "2:12-2:12", "expected ':' at the end of the 'while' header"},
-    {"def f(x):\n    if x:\n        pass\n    else\n        pass\n", "AG1005", "4:9-4:9", "expected ':' at the end of the 'else' header"},
-    {"def f(x):\n    y = x +\n    return y\n", "AG1005", "2:12-2:12", "expected an expression after '+', found the end of the line"},
-    {"def f(x):\n    y = x * (1 + )\n", "AG1005", "2:18-2:19", "expected an expression after '+', found ')'"},
-    {"def f(x):\n    x = )\n", "AG1005", "2:9-2:10", "expected an expression after '=', found ')'"},
-    {"def f(x):\n    assert\n", "AG1005", "2:11-2:11", "expected an expression after 'assert', found the end of the line"},
+    {"def f(x):\n    for i in range(10)\n        x = i\n", "AG1016", "2:23-2:23", "expected ':' at the end of the 'for' header"},
+    {"def f(x)\n    return x\n", "AG1016", "1:9-1:9", "expected ':' at the end of the 'def' header"},
+    {"def f(x):\n    if x == 1\n        return x\n", "AG1016", "2:14-2:14", "expected ':' at the end of the 'if' header"},
+    {"def f(x):\n    while x\n        x = x - 1\n", "AG1016", "2:12-2:12", "expected ':' at the end of the 'while' header"},
+    {"def f(x):\n    if x:\n        pass\n    else\n        pass\n", "AG1016", "4:9-4:9", "expected ':' at the end of the 'else' header"},
+    {"def f(x):\n    y = x +\n    return y\n", "AG1017", "2:12-2:12", "expected an expression after '+', found the end of the line"},
+    {"def f(x):\n    y = x * (1 + )\n", "AG1017", "2:18-2:19", "expected an expression after '+', found ')'"},
+    {"def f(x):\n    x = )\n", "AG1017", "2:9-2:10", "expected an expression after '=', found ')'"},
+    {"def f(x):\n    assert\n", "AG1017", "2:11-2:11", "expected an expression after 'assert', found the end of the line"},
     {"def f(x):\n    return f(x y)\n", "AG1005", "2:16-2:17", "expected ',' or ')' after the argument, found name 'y'"},
     {"def f(x):\n    return x[1 2]\n", "AG1005", "2:16-2:17", "expected ',' or ']' after the index, found number 2"},
     {"def f(x):\n    y = 1 2\n", "AG1005", "2:11-2:12", "expected the end of the statement after '1', found number 2"},
@@ -44,15 +45,15 @@ const Case kCases[] = {
     {"def f(x):\n    for in range(3):\n        pass\n", "AG1005", "2:9-2:11", "expected a loop variable after 'for', found 'in'"},
     {"def f(x):\n    for i range(3):\n        pass\n", "AG1005", "2:11-2:16", "expected 'in' after the loop variable, found name 'range'"},
     {"def f(x):\n    y = x.\n", "AG1005", "2:11-2:11", "expected an attribute name after '.', found the end of the line"},
-    {"def f(x):\n    x = 1)\n", "AG1005", "2:10-2:11", "unexpected ')' with no matching opening bracket"},
-    {"def f(x):\n    x = f(a=1, 2)\n", "AG1005", "2:16-2:17", "a positional argument cannot follow a keyword argument"},
-    {"def f(x):\n    y: f32\n", "AG1005", "2:5-2:11", "a variable declared with a type needs a value"},
-    {"def f(x):\n    a, b: f32 = 1, 2\n", "AG1005", "2:5-2:9", "only a variable name can have a type annotation"},
-    {"def f(x):\n    x = = 1\n", "AG1005", "2:7-2:10", "'= =' is not an operator; to compare, write '=='"},
-    {"def f(x):\n    if x:\n        pass\n    else if x:\n        pass\n", "AG1005", "4:5-4:12",
+    {"def f(x):\n    x = 1)\n", "AG1018", "2:10-2:11", "unexpected ')' with no matching opening bracket"},
+    {"def f(x):\n    x = f(a=1, 2)\n", "AG1023", "2:16-2:17", "a positional argument cannot follow a keyword argument"},
+    {"def f(x):\n    y: f32\n", "AG1025", "2:5-2:11", "a variable declared with a type needs a value"},
+    {"def f(x):\n    a, b: f32 = 1, 2\n", "AG1024", "2:5-2:9", "only a variable name can have a type annotation"},
+    {"def f(x):\n    x = = 1\n", "AG1022", "2:7-2:10", "'= =' is not an operator; to compare, write '=='"},
+    {"def f(x):\n    if x:\n        pass\n    else if x:\n        pass\n", "AG1021", "4:5-4:12",
      "expected ':' after 'else'; write 'elif' for 'else if'"},
-    {"def f(x):\n    elif x:\n        pass\n", "AG1005", "2:5-2:9", "'elif' without a matching 'if'"},
-    {"@kernel(grid=(1,))\nx = 1\n", "AG1005", "2:1-2:2", "expected a function definition ('def') after the decorator"},
+    {"def f(x):\n    elif x:\n        pass\n", "AG1020", "2:5-2:9", "'elif' without a matching 'if'"},
+    {"@kernel(grid=(1,))\nx = 1\n", "AG1026", "2:1-2:2", "expected a function definition ('def') after the decorator"},
     // Blocks and indentation.
     {"def f(x):\n    if x:\n    return 1\n", "AG1007", "3:5-3:11", "expected an indented block after 'if'"},
     {"def k():\nreturn 1\n", "AG1007", "2:1-2:7", "expected an indented block after 'def'"},
@@ -88,7 +89,7 @@ const Case kCases[] = {
     {"def f(x):\n    require(x > 0, \"x must be positive)\n    return x\n", "AG1002", "2:20-2:40", "unterminated string literal"},
     {"def f(x):\n    x = f(1, 2\n    return x\n", "AG1008", "2:10-2:11", "'(' was never closed"},
     {"@kernel(grid=(1,)\ndef f(x):\n    pass\n", "AG1008", "1:8-1:9", "'(' was never closed"},
-    {"def f(x):\n    x = (1]\n    return x\n", "AG1005", "2:11-2:12", "closing ']' does not match the opening '(' at 2:9"},
+    {"def f(x):\n    x = (1]\n    return x\n", "AG1019", "2:11-2:12", "closing ']' does not match the opening '(' at 2:9"},
     {"def f(x):\n    u = $ 5\n", "AG1001", "2:9-2:10", "unexpected character '$'"},
     {"def f(x):\n    t = 0x + 1\n", "AG1009", "2:9-2:11", "invalid numeric literal '0x'"},
     {"def f(x):\n    return\n  y = 1\n", "AG1003", "3:1-3:3", "unindent does not match any outer indentation level"},
@@ -146,6 +147,47 @@ TEST(ParserDiagnostics, FixItsAndNotes) {
   EXPECT_EQ(indent.diags.diagnostics().at(0).fixits.at(0).replacement, "    ");
 }
 
+// The error strategy's last resort (AG1027), which no source file is known to
+// reach: wherever the grammar accepts many tokens, one of them has a message of
+// its own (an expression, the end of the statement, a closing bracket...). It
+// is driven here by hand: the parser stands at the start of an augmented
+// assignment operator (13 tokens would fit, none a name) and meets a number.
+TEST(ParserDiagnostics, LastResortSaysWhatWasUnexpected) {
+  SourceFile file("test.ag", "y 2\n");
+  DiagnosticSink diags;
+  frontend::SourceCharStream input(file.text());
+  frontend::IndentingLexer lexer(input, file, diags);
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  frontend::P parser(&tokens);
+  parser.removeErrorListeners();
+  tokens.seek(1);  // the '2'
+  parser.setState(parser.getATN().ruleToStartState[frontend::P::RuleAugop]->stateNumber);
+  frontend::SyntaxErrorStrategy strategy(file, input, diags);
+  strategy.beginUnit(false);
+  strategy.reportError(&parser, antlr4::InputMismatchException(&parser));
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  const Diagnostic& d = diags.diagnostics()[0];
+  EXPECT_EQ(d.id, DiagId::UnexpectedToken);
+  EXPECT_STREQ(d.code(), "AG1027");
+  EXPECT_EQ(d.message, "unexpected number 2");
+  EXPECT_EQ(d.range.begin, 2u);
+  EXPECT_EQ(d.range.end, 3u);
+  EXPECT_TRUE(strategy.unitFailed());
+}
+
+// An exception escaping the lexer or the parser (a compiler bug; no input is
+// known to cause one) is reported as AG1028 at the end of the file rather than
+// crashing. Its message says which stage failed.
+TEST(ParserDiagnostics, InternalFailuresHaveTheirOwnKind) {
+  DiagnosticSink diags;
+  Diagnostic& parser = diags.report(DiagId::InternalSyntaxError, {5, 5}, {"parser", "bad_alloc"});
+  EXPECT_STREQ(parser.code(), "AG1028");
+  EXPECT_EQ(parser.message, "internal parser error: bad_alloc");
+  Diagnostic& lexer = diags.report(DiagId::InternalSyntaxError, {5, 5}, {"lexer", "bad_alloc"});
+  EXPECT_EQ(lexer.message, "internal lexer error: bad_alloc");
+}
+
 const char* kThreeMistakes = R"(@kernel(grid=(4,), warps=4)
 def first(x: Tensor[f32, (N,)]):
     a = load(x.tile((128,))[program_id(0)])
@@ -180,8 +222,8 @@ TEST(ParserRecovery, ThreeIndependentMistakesAreAllReported) {
   Parsed p = parseText(kThreeMistakes);
   ASSERT_EQ(p.diags.diagnostics().size(), 3u) << p.diagnosticsText();
   EXPECT_EQ(p.diagnosticsText(),
-            "AG1005 7:21-7:21 expected ':' at the end of the 'def' header\n"
-            "AG1005 17:17-17:18 expected an expression after '+', found ')'\n"
+            "AG1016 7:21-7:21 expected ':' at the end of the 'def' header\n"
+            "AG1017 17:17-17:18 expected an expression after '+', found ')'\n"
             "AG1005 22:18-22:19 expected ',' or ')' after the argument, found number 0\n");
   ASSERT_EQ(p.module->functions.size(), 6u);
   const char* names[] = {"first", "broken_header", "good", "broken_expr", "broken_call", "last"};
@@ -225,7 +267,7 @@ TEST(ParserRecovery, MistakesInNestedBlocksKeepTheBlockStructure) {
       "    return x\n");
   EXPECT_EQ(p.diagnosticsText(),
             "AG1005 3:14-3:15 expected ':' at the end of the 'if' header, found '='\n"
-            "AG1005 4:20-4:20 expected an expression after '+', found the end of the line\n");
+            "AG1017 4:20-4:20 expected an expression after '+', found the end of the line\n");
   const ast::Block& body = p.module->functions.at(0)->body;
   ASSERT_EQ(body.size(), 2u);
   const auto& loop = static_cast<const ast::ForStmt&>(*body[0]);

@@ -135,7 +135,8 @@ TEST(InterpBulk, WrongParityReadsDataStillInFlight) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(r.error->id, DiagId::RunBulkCopyPendingRead);
+  EXPECT_TRUE(isSharedRace(r.error->id));
   EXPECT_EQ(r.error->range, kReadRange);
   EXPECT_EQ(r.error->message,
             "block (0, 0, 0): shared-memory race on tiles[0, 0, 0]: thread 0 (warp 0, lane 0) reads it before the "
@@ -151,7 +152,7 @@ TEST(InterpBulk, ReadBeforeWaitIsARace) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(r.error->id, DiagId::RunBulkCopyPendingRead);
   EXPECT_TRUE(contains(r.error->message, "reads it before the copy_bulk into it completed")) << r.error->message;
 }
 
@@ -161,13 +162,12 @@ TEST(InterpBulk, ExpectTxTooSmallUnderflows) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->id, DiagId::RunTimeFault);
+  EXPECT_EQ(r.error->id, DiagId::RunMbarrierTxUnderflow);
   EXPECT_EQ(r.error->range, kCopyRange);
   EXPECT_EQ(r.error->message,
-            "block (0, 0, 0): this copy_bulk completes 1024 bytes on mbarrier bars[0], which makes 1024 bytes in "
-            "flight on its phase 0, but mbarrier_expect_tx announced only 1020 bytes: the count would underflow and "
-            "the phase complete before the copies land; the bytes of mbarrier_expect_tx must equal the bytes of the "
-            "phase's copies");
+            "block (0, 0, 0): the copy_bulk ops in flight on mbarrier bars[0] complete 1024 bytes, but its phase 0 "
+            "expects only 1020 transaction bytes: the count would underflow and the phase complete before the copies "
+            "land; the bytes of mbarrier_expect_tx must equal the bytes of the phase's copies");
   ASSERT_EQ(r.error->labels.size(), 1u);
   EXPECT_EQ(r.error->labels[0].range, kExpectRange);
 }
@@ -178,7 +178,7 @@ TEST(InterpBulk, ExpectTxTooLargeDeadlocks) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->id, DiagId::RunTimeFault);
+  EXPECT_EQ(r.error->id, DiagId::RunMbarrierTxDeadlock);
   EXPECT_EQ(r.error->range, kWaitRange);
   EXPECT_EQ(r.error->message,
             "block (0, 0, 0): mbarrier_wait(parity 0) on mbarrier bars[0] waits forever: it waits for phase 0, which "
@@ -194,7 +194,7 @@ TEST(InterpBulk, UninitializedMbarrier) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->id, DiagId::RunTimeFault);
+  EXPECT_EQ(r.error->id, DiagId::RunMbarrierUninitialized);
   EXPECT_EQ(r.error->range, kExpectRange);
   EXPECT_EQ(r.error->message,
             "block (0, 0, 0): mbarrier_expect_tx uses mbarrier bars[0], which no mbarrier_init has initialized; "
@@ -207,11 +207,13 @@ TEST(InterpBulk, CopyIntoAStageStillBeingReadIsARace) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
-  EXPECT_EQ(r.error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(r.error->id, DiagId::RunCopyAfterReadRace);
+  EXPECT_TRUE(isSharedRace(r.error->id));
   EXPECT_EQ(r.error->range, kCopyRange);
-  EXPECT_TRUE(contains(r.error->message, "shared-memory race on tiles[0, 0, 1]: the copy_bulk of thread 0 (warp 0, lane 0) "
-                                         "may overwrite it while thread 1 (warp 0, lane 1) may still be reading it"))
-      << r.error->message;
+  EXPECT_EQ(r.error->message,
+            "block (0, 0, 0): shared-memory race on tiles[0, 0, 1]: the copy_bulk of thread 0 (warp 0, lane 0) may "
+            "overwrite it while thread 1 (warp 0, lane 1) may still be reading it; put a barrier() between the reads "
+            "and this copy_bulk");
 }
 
 TEST(InterpBulk, BlockEndingWithACopyInFlight) {
@@ -220,6 +222,7 @@ TEST(InterpBulk, BlockEndingWithACopyInFlight) {
   auto fn = makeRing(o);
   RingRun r = runRing(*fn, 45);
   ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->id, DiagId::RunBulkCopyAtBlockEnd);
   EXPECT_EQ(r.error->range, kCopyRange);
   EXPECT_EQ(r.error->message,
             "block (0, 0, 0): the block ends while this copy_bulk is still in flight: no mbarrier_wait waited for "
@@ -275,7 +278,9 @@ TEST(InterpBulk, OutOfBoundsElementsAreZeroAndCountAsBytes) {
   auto inBoundsOnly = makeSingleCopy(20, 24, 8 * 4, false);
   error = runSingle(*inBoundsOnly, x, z);
   ASSERT_TRUE(error);
-  EXPECT_TRUE(contains(error->message, "this copy_bulk completes 512 bytes")) << error->message;
+  EXPECT_EQ(error->id, DiagId::RunMbarrierTxUnderflow);
+  EXPECT_TRUE(contains(error->message, "complete 512 bytes, but its phase 0 expects only 32 transaction bytes"))
+      << error->message;
 }
 
 TEST(InterpBulk, WaitingAgainOnTheNextPhaseDeadlocks) {
@@ -283,7 +288,8 @@ TEST(InterpBulk, WaitingAgainOnTheNextPhaseDeadlocks) {
   HostTensor x, z;
   auto error = runSingle(*fn, x, z);
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, DiagId::RunTimeFault);
+  EXPECT_EQ(error->id, DiagId::RunTimeFault);  // AG6001: an mbarrier wait that lacks arrivals
+  EXPECT_FALSE(isSharedRace(error->id));
   EXPECT_EQ(error->range, (SourceRange{700, 710}));
   EXPECT_EQ(error->message,
             "block (0, 0, 0): mbarrier_wait(parity 1) on mbarrier bars[0] waits forever: it waits for phase 1, which has "
@@ -300,9 +306,12 @@ TEST(InterpBulk, WaitBeforeTheInitIsVisibleIsARace) {
   HostTensor x, z;
   auto error = runSingle(*fn, x, z);
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(error->id, DiagId::RunMbarrierInitRace);
+  EXPECT_TRUE(isSharedRace(error->id));
   EXPECT_EQ(error->range, kWaitRange);
-  EXPECT_TRUE(contains(error->message, "before a barrier() made its mbarrier_init")) << error->message;
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): mbarrier_wait of thread 1 (warp 0, lane 1) uses mbarrier bars[0] before a barrier() made "
+            "its mbarrier_init (by thread 0 (warp 0, lane 0)) visible; add barrier() after the mbarrier_init");
 }
 
 TEST(InterpBulk, CopyBulkWithoutMbarrierIsAnInternalError) {
@@ -311,9 +320,11 @@ TEST(InterpBulk, CopyBulkWithoutMbarrierIsAnInternalError) {
   HostTensor x, z;
   auto error = runSingle(*fn, x, z);
   ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunInvalidIR);
   EXPECT_EQ(error->range, kCopyRange);
-  EXPECT_TRUE(contains(error->message, "internal error: this copy_bulk reached the interpreter without the mbarrier"))
-      << error->message;
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): internal error: the kernel's IR is invalid: this copy_bulk reached the interpreter "
+            "without the mbarrier it completes on; the compiler must lower its pipelined loop first");
 }
 
 TEST(InterpBulk, StoreIntoACopyInFlightIsARace) {
@@ -335,7 +346,8 @@ TEST(InterpBulk, StoreIntoACopyInFlightIsARace) {
   std::vector<ArgValue> args = {xt};
   auto error = run(*k.fn, args);
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(error->id, DiagId::RunWriteOverBulkCopy);
+  EXPECT_TRUE(isSharedRace(error->id));
   EXPECT_EQ(error->range, (SourceRange{800, 810}));
   EXPECT_EQ(error->message,
             "block (0, 0, 0): shared-memory race on tile[0, 0]: thread 0 (warp 0, lane 0) writes it while a copy_bulk "
@@ -392,10 +404,99 @@ TEST(InterpBulk, TooManyArrivals) {
   std::vector<ArgValue> args;
   auto error = run(*k.fn, args);
   ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunMbarrierArrivalOverflow);
   EXPECT_EQ(error->message,
             "block (0, 0, 0): thread 0 (warp 0, lane 0) arrives on mbarrier bars[0], whose phase 0 already has all 1 "
             "expected arrival and only waits for 64 transaction bytes; a phase takes exactly the count given to "
             "mbarrier_init");
+}
+
+// One mbarrier bars[0] of count 1 (initialized, then a barrier) and a tile (8, 16) f32 in
+// shared memory: the start of the kernels below.
+struct OneBarrier {
+  KernelBuilder k{"one", 4};
+  ValueId x, zero, buf, bars;
+  OneBarrier() {
+    x = k.tensor("X", DType::F32, {8, 16});
+    k.sizes();
+    zero = k.i32(0);
+    buf = k.alloc("tile", DType::F32, {8, 16});
+    bars = k.alloc("bars", DType::U64, {1});
+    mbarrierInit(k, bars, zero, 1, {10, 20});
+    k.barrier();
+  }
+  ValueId tile() { return k.view(buf, {zero, zero}, {8, 16}); }
+  void copy(SourceRange range = {}) { copyBulk(k, tile(), k.view(x, {zero, zero}, {8, 16}), bars, zero, range); }
+  std::optional<RunError> run() {
+    EXPECT_EQ(ir::verify(*k.fn), std::vector<std::string>{});
+    HostTensor xt = HostTensor::zeros(DType::F32, {8, 16});
+    std::vector<ArgValue> args = {xt};
+    return interp::run(*k.fn, args);
+  }
+};
+
+// A store of the canonical (8, 16) layout gives tile[0, 1] to thread 1; the copy_bulk of
+// thread 0 then overwrites it with no barrier in between.
+TEST(InterpBulk, CopyBulkOverAnotherThreadsWriteIsARace) {
+  OneBarrier o;
+  o.k.store(o.tile(), o.k.splat(o.k.f32(1), Layout::canonical({8, 16})), {800, 810});
+  expectTx(o.k, o.bars, o.zero, 512);
+  o.copy(kCopyRange);
+  auto error = o.run();
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunCopyAfterWriteRace);
+  EXPECT_TRUE(isSharedRace(error->id));
+  EXPECT_EQ(error->range, kCopyRange);
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): shared-memory race on tile[0, 1]: the copy_bulk of thread 0 (warp 0, lane 0) overwrites "
+            "it after thread 1 (warp 0, lane 1) wrote it with no barrier() in between; put a barrier() between that "
+            "write and this copy_bulk");
+  ASSERT_EQ(error->labels.size(), 1u);
+  EXPECT_EQ(error->labels[0].range, (SourceRange{800, 810}));
+}
+
+TEST(InterpBulk, ReinitializingAnMbarrierWithACopyInFlight) {
+  OneBarrier o;
+  expectTx(o.k, o.bars, o.zero, 512);
+  o.copy(kCopyRange);
+  mbarrierInit(o.k, o.bars, o.zero, 1, {900, 910});
+  auto error = o.run();
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunMbarrierReinitialized);
+  EXPECT_EQ(error->range, (SourceRange{900, 910}));
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): mbarrier_init re-initializes mbarrier bars[0] while copy_bulk ops still complete on it; "
+            "wait for their phase to complete before initializing it again");
+  ASSERT_EQ(error->labels.size(), 1u);
+  EXPECT_EQ(error->labels[0].range, kCopyRange);
+}
+
+// The copy is issued before expect_tx: its arrival completes the count with fewer bytes than
+// are already in flight.
+TEST(InterpBulk, ExpectTxAfterTheCopyUnderflows) {
+  OneBarrier o;
+  o.copy(kCopyRange);
+  expectTx(o.k, o.bars, o.zero, 256, kExpectRange);
+  auto error = o.run();
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunMbarrierTxUnderflow);
+  EXPECT_EQ(error->range, kExpectRange);
+  EXPECT_EQ(error->message,
+            "block (0, 0, 0): the copy_bulk ops in flight on mbarrier bars[0] complete 512 bytes, but its phase 0 "
+            "expects only 256 transaction bytes: the count would underflow and the phase complete before the copies "
+            "land; the bytes of mbarrier_expect_tx must equal the bytes of the phase's copies");
+  ASSERT_EQ(error->labels.size(), 1u);
+  EXPECT_EQ(error->labels[0].range, kCopyRange);
+}
+
+TEST(InterpBulk, ParityIsZeroOrOne) {
+  OneBarrier o;
+  wait(o.k, o.bars, o.zero, o.k.i32(2), kWaitRange);
+  auto error = o.run();
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->id, DiagId::RunMbarrierParity);
+  EXPECT_EQ(error->range, kWaitRange);
+  EXPECT_EQ(error->message, "block (0, 0, 0): mbarrier_wait on mbarrier bars[0] with parity 2; the parity of a phase is 0 or 1");
 }
 
 // The pipelined policy's own output for a loop of copy_bulk runs and copies every tile.

@@ -218,7 +218,8 @@ TEST(InterpKernels, GemmWithoutTrailingBarrierRaces) {
   std::vector<ArgValue> args = {a, b, c};
   auto error = run(*fn, args);
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->id, DiagId::RunSharedRace);
+  EXPECT_EQ(error->id, DiagId::RunWriteAfterReadRace);
+  EXPECT_TRUE(isSharedRace(error->id));
   EXPECT_NE(error->message.find("overwrites it while thread"), std::string::npos) << error->message;
   EXPECT_NE(error->message.find("a_s["), std::string::npos) << error->message;
 }

@@ -110,6 +110,21 @@ TEST(Numeric, IntegerSemantics) {
   EXPECT_EQ(error, "integer remainder by zero");
   EXPECT_FALSE(num::binary(ir::BinaryKind::Shl, DType::I32, i(1), i(32), out, error));
   EXPECT_EQ(error, "shift amount 32 is out of range for i32 (0 to 31)");
+  // The faults as kinds, with the arguments of their messages but the place (the caller's).
+  num::ElemFault fault;
+  EXPECT_FALSE(num::binary(ir::BinaryKind::Div, DType::I32, i(1), i(0), out, fault));
+  EXPECT_EQ(fault.id, DiagId::RunDivisionByZero);
+  EXPECT_EQ(fault.args, std::vector<std::string>{"division"});
+  EXPECT_FALSE(num::binary(ir::BinaryKind::Shr, DType::U8, i(1), i(8), out, fault));
+  EXPECT_EQ(fault.id, DiagId::RunShiftOutOfRange);
+  EXPECT_EQ(fault.args, (std::vector<std::string>{"8", "u8", "7"}));
+  // pow on integers: ir::verify rejects it, so only a direct call meets it.
+  EXPECT_FALSE(num::binary(ir::BinaryKind::Pow, DType::I32, i(2), i(3), out, fault));
+  EXPECT_EQ(fault.id, DiagId::RunOpNotDefined);
+  EXPECT_FALSE(num::binary(ir::BinaryKind::Pow, DType::I32, i(2), i(3), out, error));
+  EXPECT_EQ(error, "pow is not defined on i32");
+  EXPECT_FALSE(num::binary(ir::BinaryKind::Xor, DType::F32, Elem{0, 1.0}, Elem{0, 2.0}, out, error));
+  EXPECT_EQ(error, "xor is not defined on f32");
   EXPECT_TRUE(num::compare(ir::CmpKind::Gt, DType::U64, i(-1), i(1)));
   EXPECT_FALSE(num::compare(ir::CmpKind::Gt, DType::I64, i(-1), i(1)));
 }

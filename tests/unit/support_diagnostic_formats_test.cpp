@@ -14,18 +14,15 @@
 namespace argus {
 namespace {
 
-// Kinds whose message is still built whole by the caller: the parser's syntax
-// errors and the interpreter's faults, each with many differently worded
-// messages (AG6006/AG6009 take numeric.cpp's own text). Split into kinds with
-// formats, as AG3061/AG3062, AG4051/AG4052 and AG6005/AG6030 were, or give them
-// one format, as AG6003, AG6007, AG6008 and AG6010 got, then remove them here.
-const std::set<std::string> kBareFormatsLeft = {
-    "AG1005",  // SyntaxError
-    "AG6001", "AG6002", "AG6004", "AG6006", "AG6009",
-};
+// Kinds whose message is still built whole by the caller. None is left: the
+// last ones were split into kinds with formats (AG3061/AG3062, AG4051/AG4052,
+// AG6005/AG6030, the syntax errors AG1005 and AG1016-AG1028, the interpreter's
+// faults AG6001-AG6009 and AG6031-AG6061) or given one format (AG6003, AG6007,
+// AG6008, AG6010). Keep it that way.
+const std::set<std::string> kBareFormatsLeft = {};
 
 TEST(DiagnosticFormats, PlaceholdersAreNumberedWithoutGaps) {
-  const std::regex placeholder(R"(\{(\d+)\})");
+  const std::regex placeholder(R"(\{(\d+)(?::\w*)?\})");
   for (const DiagKindInfo& kind : allDiagKinds()) {
     std::string format = kind.format;
     std::set<int> seen;
@@ -44,6 +41,30 @@ TEST(DiagnosticFormats, NoKindIsOneBareArgument) {
     EXPECT_TRUE(kBareFormatsLeft.count(code)) << code << " has the bare format \"{0}\": give it a message with typed parts";
   for (const std::string& code : kBareFormatsLeft)
     EXPECT_TRUE(bare.count(code)) << code << " has a real format now: remove it from kBareFormatsLeft";
+}
+
+TEST(DiagnosticFormats, ArgumentKindsAreKnown) {
+  const std::regex typed(R"(\{\d+:(\w*)\})");
+  const std::set<std::string> known = {"name", "int", "type", "shape", "code"};
+  for (const DiagKindInfo& kind : allDiagKinds()) {
+    std::string format = kind.format;
+    for (auto it = std::sregex_iterator(format.begin(), format.end(), typed); it != std::sregex_iterator(); ++it)
+      EXPECT_TRUE(known.count((*it)[1].str())) << kind.code << ": unknown argument kind '" << (*it)[1].str() << "'";
+  }
+}
+
+TEST(DiagnosticFormats, TypedArgumentsAreCheckedAndRendered) {
+  // AG4003: "{0} extent {1:int} is not a power of two; the nearest are {2:int} and {3:int}".
+  const DiagId power = DiagId::NotPowerOfTwo;
+  ASSERT_EQ(diagArgumentKinds(power).size(), 4u);
+  EXPECT_EQ(diagArgumentKinds(power)[0], DiagArgKind::Prose);
+  EXPECT_EQ(diagArgumentKinds(power)[1], DiagArgKind::Integer);
+  EXPECT_FALSE(diagArgumentProblem(power, {"tile", "48", "32", "64"}));
+  EXPECT_TRUE(diagArgumentProblem(power, {"tile", "forty-eight", "32", "64"}));
+  EXPECT_TRUE(diagArgumentProblem(power, {"tile", "48", "32"}));
+  EXPECT_TRUE(diagArgumentProblem(power, {"tile", "48", "32", "64", "128"}));
+  EXPECT_EQ(plainFormat(power), "{0} extent {1} is not a power of two; the nearest are {2} and {3}");
+  EXPECT_EQ(formatMessage("{0:name} is {1:int} or {1}", {"x", "7"}), "x is 7 or 7");
 }
 
 }  // namespace

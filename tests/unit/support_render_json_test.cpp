@@ -22,6 +22,17 @@ Diagnostic make(DiagId id, SourceRange range, std::vector<std::string> args) {
   return sink.report(id, range, std::move(args));
 }
 
+// A diagnostic with a message of the test's own (what the renderers get; the
+// registry's formats are tested in support_diagnostic_formats_test.cpp).
+Diagnostic withMessage(DiagId id, SourceRange range, std::string message) {
+  Diagnostic d;
+  d.id = id;
+  d.severity = diagInfo(id).severity;
+  d.range = range;
+  d.message = std::move(message);
+  return d;
+}
+
 // Line 2 holds 'é' (2 bytes, 1 UTF-16 unit) and an emoji (4 bytes, 2 UTF-16
 // units) before the range, so bytes, code points and UTF-16 units all differ.
 const char* kText = "a = 1\ns = \"é😀\" + 1x\n";
@@ -76,6 +87,7 @@ TEST(RenderJson, DataCarriesTheWholeStructure) {
   EXPECT_EQ(data["endLine"], 2);
   EXPECT_EQ(data["endColumn"], 18);
   EXPECT_EQ(data["offsets"], (json{{"begin", 21}, {"end", 23}}));
+  EXPECT_EQ(data["arguments"], (json::array({{{"kind", "prose"}, {"text", "1x"}}})));
   EXPECT_EQ(data["notes"], json::array({"a number cannot end in a letter"}));
   ASSERT_EQ(data["fixits"].size(), 1u);
   EXPECT_EQ(data["fixits"][0]["range"]["start"], position(1, 12));
@@ -106,13 +118,17 @@ TEST(RenderJson, PlainDiagnosticHasEmptyListsAndNullCounterexample) {
   EXPECT_EQ(j["data"]["notes"], json::array());
   EXPECT_EQ(j["data"]["fixits"], json::array());
   EXPECT_TRUE(j["data"]["counterexample"].is_null());
+  // The registry says what each argument is: AG0006 is "-D {0:name} does not name...".
+  EXPECT_EQ(j["data"]["arguments"], (json::array({{{"kind", "name"}, {"text", "BM"}}})));
+  d.arguments.clear();  // a message built by other means has no arguments to give
+  EXPECT_EQ(diagnosticToJson(d, file)["data"]["arguments"], json::array());
   d.severity = Severity::Note;
   EXPECT_EQ(diagnosticToJson(d, file)["severity"], 3);
 }
 
 TEST(RenderJson, DocumentIsPrettyAndSurvivesInvalidUtf8) {
   SourceFile file("k.ag", "x\n");
-  Diagnostic d = make(DiagId::SyntaxError, {0, 1}, {std::string("bad \xff byte")});
+  Diagnostic d = withMessage(DiagId::SyntaxError, {0, 1}, std::string("bad \xff byte"));
   std::string text = renderJson({d, d}, file);
   EXPECT_NE(text.find("\n  \"diagnostics\": ["), std::string::npos) << text;
   json doc = json::parse(text);
@@ -167,6 +183,10 @@ TEST(RenderSarif, Structure) {
   EXPECT_EQ(r["ruleIndex"], 0);
   EXPECT_EQ(r["level"], "error");
   EXPECT_EQ(r["message"]["text"], "invalid numeric literal '1x'");
+  EXPECT_EQ(r["message"]["id"], "default");  // the rule's message string, with these arguments
+  EXPECT_EQ(r["message"]["arguments"], json::array({"1x"}));
+  EXPECT_EQ(driver["rules"][1]["messageStrings"]["default"]["text"],
+            "-D {0} does not name a const parameter of any kernel");
   json location = r["locations"][0]["physicalLocation"];
   EXPECT_EQ(location["artifactLocation"]["uri"], "file:///tmp/k.ag");
   EXPECT_EQ(location["region"],
@@ -203,7 +223,7 @@ TEST(RenderSarif, Structure) {
 
 TEST(RenderSarif, InsertionPointHasNoSnippetAndEmptyRegion) {
   SourceFile file("/tmp/k.ag", "def f()\n");
-  Diagnostic d = make(DiagId::SyntaxError, {7, 7}, {"expected ':'"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, {7, 7}, "expected ':'");
   d.fixits.push_back({{7, 7}, ":", "add the colon"});
   json r = json::parse(renderSarif({d}, file, "0.1.0"))["runs"][0]["results"][0];
   json location = r["locations"][0]["physicalLocation"];
@@ -240,7 +260,7 @@ TEST(RenderAll, OddRangesAndBytesNeverBreakTheRenderers) {
     SourceFile file("odd.ag", text);
     std::vector<Diagnostic> diags;
     for (SourceRange range : ranges) {
-      Diagnostic d = make(DiagId::SyntaxError, range, {"odd"});
+      Diagnostic d = withMessage(DiagId::SyntaxError, range, "odd");
       d.labels.push_back({range, "label"});
       d.fixits.push_back({range, "new\ntext", "fix"});
       Counterexample cx;

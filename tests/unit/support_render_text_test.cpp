@@ -18,6 +18,17 @@ Diagnostic make(DiagId id, SourceRange range, std::vector<std::string> args) {
   return sink.report(id, range, std::move(args));
 }
 
+// A diagnostic with a message of the test's own (what the renderers get; the
+// registry's formats are tested in support_diagnostic_formats_test.cpp).
+Diagnostic withMessage(DiagId id, SourceRange range, std::string message) {
+  Diagnostic d;
+  d.id = id;
+  d.severity = diagInfo(id).severity;
+  d.range = range;
+  d.message = std::move(message);
+  return d;
+}
+
 TEST(RenderText, PrimaryRangeOnly) {
   SourceFile file("k.ag", "x = 12ab + 1\n");
   Diagnostic d = make(DiagId::BadNumber, find(file, "12ab"), {"12ab"});
@@ -44,7 +55,7 @@ TEST(RenderText, LabelGetsItsOwnLocationAndSnippet) {
 
 TEST(RenderText, NoteAndFixItWithHintLine) {
   SourceFile file("k.ag", "y = x / 2\n");
-  Diagnostic d = make(DiagId::SyntaxError, find(file, "/"), {"'/' is float division"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, find(file, "/"), "'/' is float division");
   d.notes.push_back("integer division is '//'");
   d.fixits.push_back({find(file, "/"), "//", "use integer division"});
   EXPECT_EQ(renderText({d}, file),
@@ -59,7 +70,7 @@ TEST(RenderText, NoteAndFixItWithHintLine) {
 
 TEST(RenderText, FixItInsertAndRemoveOnOtherLines) {
   SourceFile file("k.ag", "def f()\n    pass pass\n");
-  Diagnostic d = make(DiagId::SyntaxError, find(file, "def"), {"expected ':'"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, find(file, "def"), "expected ':'");
   d.fixits.push_back({{7, 7}, ":", ""});
   d.fixits.push_back({find(file, " pass", 12), "", "remove the second 'pass'"});
   EXPECT_EQ(renderText({d}, file),
@@ -76,7 +87,7 @@ TEST(RenderText, FixItInsertAndRemoveOnOtherLines) {
 
 TEST(RenderText, CounterexampleThenTraceAsNotes) {
   SourceFile file("gemm.ag", "a = load(a_s)\nc = dot(a, b, c)\n");
-  Diagnostic d = make(DiagId::SyntaxError, find(file, "dot(a, b, c)"), {"mma operands disagree in K"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, find(file, "dot(a, b, c)"), "mma operands disagree in K");
   Counterexample cx;
   cx.thread = 37;
   cx.warp = 1;
@@ -102,7 +113,7 @@ TEST(RenderText, CounterexampleThenTraceAsNotes) {
 
 TEST(RenderText, PartialCounterexample) {
   SourceFile file("k.ag", "x\n");
-  Diagnostic d = make(DiagId::SyntaxError, {0, 1}, {"bad"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, {0, 1}, "bad");
   Counterexample cx;
   cx.lane = 4;
   cx.block = 2;
@@ -153,7 +164,7 @@ TEST(RenderText, MultiLineRangeUnderlinesToEndOfFirstLine) {
 
 TEST(RenderText, RangeAtEndOfFile) {
   SourceFile noNewline("e.ag", "x = (1");
-  Diagnostic d = make(DiagId::SyntaxError, {6, 6}, {"expected ')'"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, {6, 6}, "expected ')'");
   EXPECT_EQ(renderTextDiagnostic(d, noNewline),
             "e.ag:1:7: error[AG1005]: expected ')'\n"
             "    1 | x = (1\n"
@@ -173,7 +184,7 @@ TEST(RenderText, RangeAtEndOfFile) {
 
 TEST(RenderText, EmptyFileHasNoLineToShow) {
   SourceFile file("empty.ag", "");
-  Diagnostic d = make(DiagId::SyntaxError, {0, 0}, {"expected a kernel"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, {0, 0}, "expected a kernel");
   EXPECT_TRUE(isFileLevel(d, file));
   EXPECT_EQ(renderText({d}, file),
             "empty.ag: error[AG1005]: expected a kernel\n"
@@ -195,7 +206,7 @@ TEST(RenderText, DriverDiagnosticsAreAboutTheWholeFile) {
             "note: the kernels' const parameters are: BN\n");
   Diagnostic placed = make(DiagId::BadDefine, {4, 5}, {"k=1", "not a const parameter"});
   EXPECT_FALSE(isFileLevel(placed, file));
-  Diagnostic emptyRangeInText = make(DiagId::SyntaxError, {4, 4}, {"x"});
+  Diagnostic emptyRangeInText = withMessage(DiagId::SyntaxError, {4, 4}, "x");
   EXPECT_FALSE(isFileLevel(emptyRangeInText, file));
 }
 
@@ -213,7 +224,7 @@ TEST(RenderText, WideLineNumbersWidenTheGutter) {
   for (int i = 0; i < 123456; ++i) text += "\n";
   text += "oops\n";
   SourceFile file("big.ag", text);
-  Diagnostic d = make(DiagId::SyntaxError, find(file, "oops"), {"bad"});
+  Diagnostic d = withMessage(DiagId::SyntaxError, find(file, "oops"), "bad");
   EXPECT_EQ(renderTextDiagnostic(d, file),
             "big.ag:123457:1: error[AG1005]: bad\n"
             " 123457 | oops\n"
@@ -222,7 +233,7 @@ TEST(RenderText, WideLineNumbersWidenTheGutter) {
 
 TEST(RenderText, SummaryCountsErrorsAndWarnings) {
   SourceFile file("k.ag", "x\n");
-  Diagnostic error = make(DiagId::SyntaxError, {0, 1}, {"bad"});
+  Diagnostic error = withMessage(DiagId::SyntaxError, {0, 1}, "bad");
   Diagnostic warning = make(DiagId::DefineUnused, {0, 0}, {"BM"});
   EXPECT_EQ(warning.severity, Severity::Warning);
   auto lastLine = [](const std::string& s) {
@@ -232,7 +243,7 @@ TEST(RenderText, SummaryCountsErrorsAndWarnings) {
   EXPECT_EQ(lastLine(renderText({error, error, warning}, file)), "2 errors, 1 warning generated.\n");
   EXPECT_EQ(lastLine(renderText({warning, warning}, file)), "2 warnings generated.\n");
   EXPECT_EQ(renderText({}, file), "");
-  Diagnostic note = make(DiagId::SyntaxError, {0, 1}, {"just so you know"});
+  Diagnostic note = withMessage(DiagId::SyntaxError, {0, 1}, "just so you know");
   note.severity = Severity::Note;
   EXPECT_EQ(renderText({note}, file),
             "k.ag:1:1: note[AG1005]: just so you know\n"
