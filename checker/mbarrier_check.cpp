@@ -30,8 +30,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "checker/mbarrier_events.h"
@@ -55,24 +57,45 @@ void setToucher(Counterexample& cx, const Toucher& t) {
   cx.value = t.value;
 }
 
+// The events one checker takes: those whose index is `part` modulo `parts`.
+struct Share {
+  size_t part = 0, parts = 1;
+};
+
+// Below this many events one pass is quicker than making a second Z3 context.
+constexpr size_t kEventsWorthAShare = 12;
+
 class MbarrierChecker {
  public:
-  MbarrierChecker(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options)
-      : fn_(fn), diags_(diags), file_(file), options_(options) {}
+  MbarrierChecker(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options,
+                  MbEvents events, Share share)
+      : fn_(fn), diags_(diags), file_(file), options_(options), events_(std::move(events)), share_(share) {}
+
+  // Which event each finding came from (kBeforeEvents: the byte accounting),
+  // and the key under which a finding is reported once (empty: always).
+  struct Origin {
+    size_t event = kBeforeEvents;
+    std::string onceKey;
+  };
+  static constexpr size_t kBeforeEvents = 0;  // events count from 1 here
+  const std::vector<Origin>& origins() const { return origins_; }
 
   void run() {
-    auto events = collectMbEvents(fn_);
-    if (!events) return;
-    events_ = std::move(*events);
-    checkBulkTransactions(fn_, diags_, file_, options_);
+    if (share_.part == 0) checkBulkTransactions(fn_, diags_, file_, options_);
+    origins_.resize(diags_.diagnostics().size());
     // mbarrier operations in an inner loop (the persistent pipeline, whose phases carry on
     // through a loop-carried iteration count) are beyond the window encoding: not checked,
     // like launch data (docs/checker.md, "Mbarriers and bulk copies", Limits); the byte
     // accounting above still is, and the CPU interpreter checks every launch it runs.
     if (events_.unsupported) return;
-    ctx_ = &SolverBudget::contextFor(options_, ownContext_);
+    // A second share builds its queries in a context of its own (a context is not thread-safe).
+    if (share_.part == 0) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
+    else ctx_ = &*(ownContext_ = std::make_unique<z3::context>());
     encoder_ = std::make_unique<MbEncoder>(*ctx_, fn_, events_);
-    for (const MbEvent& e : events_.events) {
+    for (size_t index = 0; index < events_.events.size(); ++index) {
+      if (index % share_.parts != share_.part) continue;
+      const MbEvent& e = events_.events[index];
+      currentEvent_ = index + 1;
       try {
         auto label = [&](const char* check) { budget_.setTraceLabel(std::string(check) + ":" + opWord(e)); };
         if (e.usesMbarrier() && e.kind != K::Init) label("init"), withWindow([&] { checkInit(e); });
@@ -83,6 +106,7 @@ class MbarrierChecker {
       } catch (const z3::exception& ex) {
         cannotProve(e, "its mbarrier protocol holds", std::string("the solver failed: ") + ex.msg());
       }
+      origins_.resize(diags_.diagnostics().size(), Origin{currentEvent_, {}});
     }
   }
 
@@ -279,6 +303,7 @@ class MbarrierChecker {
 
   void cannotProve(const MbEvent& e, const std::string& what, const std::string& reason) {
     if (!reportedCannot_.insert(e.op).second) return;
+    once("cannot " + std::to_string(reinterpret_cast<uintptr_t>(e.op)));
     diags_.report(DiagId::CheckerCannotProve, e.op->range, {what, reason});
   }
 
@@ -322,6 +347,7 @@ class MbarrierChecker {
     // One report per buffer and mistake: every later use of the same mbarriers repeats it.
     int category = truth(m, outside) ? 0 : !truth(m, initialized) ? 1 : 2;
     if (!reportedInit_.insert({e.bars, category}).second) return;
+    once("init " + std::to_string(e.bars) + " " + std::to_string(category));
     Diagnostic& d = diags_.report(DiagId::MbarrierUninitialized, e.op->range,
                                   {std::to_string(index), name(e.bars, "bars"), how + iterationOf(m, w.self)});
     Counterexample cx = baseCounterexample(w, m);
@@ -647,6 +673,16 @@ class MbarrierChecker {
   std::unique_ptr<MbEncoder> encoder_;
   std::set<const Op*> reportedCannot_;
   std::set<std::pair<ir::ValueId, int>> reportedInit_;
+  // The finding about to be reported is reported once per key in the whole
+  // function, whichever share meets it first (checkMbarriers merges the shares).
+  void once(std::string key) {
+    origins_.resize(diags_.diagnostics().size(), Origin{currentEvent_, {}});
+    origins_.push_back(Origin{currentEvent_, std::move(key)});
+  }
+
+  Share share_;
+  std::vector<Origin> origins_;
+  size_t currentEvent_ = kBeforeEvents;
   int64_t depth_ = 2;
   bool widen_ = false;
   SolverBudget budget_{options_};
@@ -655,7 +691,53 @@ class MbarrierChecker {
 }  // namespace
 
 void checkMbarriers(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file, const Options& options) {
-  MbarrierChecker(fn, diags, file, options).run();
+  std::optional<MbEvents> events = collectMbEvents(fn);
+  if (!events) return;
+  // Many events: two shares (alternate events), each with its own context and
+  // findings, on two threads (or in turn without Options::parallel), merged as
+  // one pass over the events would have made them. Which share checks an event
+  // depends only on its place in the program, so the answers and
+  // counterexamples are the same on every run, threads or not.
+  const size_t parts = events->events.size() >= kEventsWorthAShare ? 2 : 1;
+  std::vector<DiagnosticSink> sinks(parts);
+  std::vector<std::vector<MbarrierChecker::Origin>> origins(parts);
+  // The second share counts its queries in a profile of its own (a profile is not thread-safe).
+  Profile secondProfile;
+  Options secondOptions = options;
+  if (options.profile) secondOptions.profile = &secondProfile;
+  auto runShare = [&](size_t part) {
+    MbarrierChecker checker(fn, sinks[part], file, part == 0 ? options : secondOptions, *events, Share{part, parts});
+    checker.run();
+    origins[part] = checker.origins();
+  };
+  if (parts == 2) {
+    std::future<void> second = std::async(options.parallel ? std::launch::async : std::launch::deferred, runShare, size_t{1});
+    runShare(0);
+    second.get();
+    if (options.profile && !secondProfile.phases.empty()) {
+      Profile::Phase& into = options.profile->currentPhase();
+      const Profile::Phase& from = secondProfile.phases.front();
+      into.queries += from.queries;
+      into.unknown += from.unknown;
+      into.solverMs += from.solverMs;
+      into.units += from.units;
+    }
+  } else {
+    runShare(0);
+  }
+  struct Found {
+    size_t event, part, order;
+  };
+  std::vector<Found> found;
+  for (size_t part = 0; part < parts; ++part)
+    for (size_t i = 0; i < sinks[part].diagnostics().size(); ++i) found.push_back({origins[part][i].event, part, i});
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.event < b.event; });
+  std::set<std::string> reported;
+  for (const Found& f : found) {
+    const std::string& key = origins[f.part][f.order].onceKey;
+    if (!key.empty() && !reported.insert(key).second) continue;
+    diags.append({sinks[f.part].diagnostics()[f.order]});
+  }
 }
 
 }  // namespace argus::checker
