@@ -135,6 +135,8 @@ bool Analyzer::checkDecorators(const ast::FunctionDef& def, bool& isKernel, cons
       if (d.args && !d.args->empty())
         report(DiagId::ArgumentCount, d.range, {"@device", "no arguments",
                std::to_string(d.args->size()) + (d.args->size() == 1 ? " was" : " were")});
+    } else if (d.name.empty()) {
+      unknown = true;  // the parser could not read it, and its syntax error says so
     } else {
       unknown = true;
       std::string hint = suggestion(d.name, {"kernel", "device"});
@@ -144,7 +146,7 @@ bool Analyzer::checkDecorators(const ast::FunctionDef& def, bool& isKernel, cons
       if (!hint.empty()) addFixIt(diag, d.nameRange, hint, "replace with '@" + hint + "'");
     }
   }
-  if (!known && !unknown) {
+  if (!known && !unknown && !def.name.empty()) {  // a nameless def is a syntax error already
     Diagnostic* diag = report(DiagId::MissingDecorator, def.nameRange, {def.name});
     addFixIt(diag, {def.range.begin, def.range.begin}, "@device\n", "make it a device function");
   }
@@ -158,6 +160,7 @@ void Analyzer::collectFunctions() {
     bool isKernel = false;
     const ast::Decorator* kernelDecorator = nullptr;
     checkDecorators(def, isKernel, kernelDecorator);
+    if (def.name.empty()) continue;  // its syntax error is the whole story: nothing can call it
     const ast::FunctionDef* previous = nullptr;
     if (auto it = kernels_.find(def.name); it != kernels_.end()) previous = it->second;
     if (auto it = devices_.find(def.name); it != devices_.end()) previous = it->second;
