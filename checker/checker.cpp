@@ -107,9 +107,13 @@ void runLane(int lane, const ir::Function& fn, const SourceFile* file, const Opt
     if (stop()) return;
     timed(options, "tags", [&] { checkTagAssertions(fn, diags, file, options); });
   } else {
-    timed(options, "invariants", [&] { checkBuiltinInvariants(fn, diags, file, options); });
-    if (stop()) return;
-    timed(options, "separation", [&] { checkGlobalSeparation(fn, diags, options); });
+    // Separation first, in the fresh context: its grouped and persistent GEMM
+    // queries cost 5 to 50% fewer resource units there than after the
+    // invariants. Its findings still come after theirs.
+    DiagnosticSink separation;
+    timed(options, "separation", [&] { checkGlobalSeparation(fn, separation, options); });
+    if (!stop()) timed(options, "invariants", [&] { checkBuiltinInvariants(fn, diags, file, options); });
+    diags.append(separation.diagnostics());
   }
   stop();
 }
