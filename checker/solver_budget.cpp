@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 namespace argus::checker {
 
@@ -31,8 +32,8 @@ const char* traceDirectory() {
   return dir && *dir ? dir : nullptr;
 }
 
-void traceQuery(const Options& options, const std::string& label, z3::solver& solver, double ms, uint64_t units,
-                z3::check_result result) {
+void traceQuery(const Options& options, const std::string& label, const std::string& formula, double ms,
+                uint64_t units, z3::check_result result) {
   const char* dir = traceDirectory();
   if (!dir) return;  // the common case: no formula is printed
   static std::atomic<int> next{0};
@@ -42,7 +43,7 @@ void traceQuery(const Options& options, const std::string& label, z3::solver& so
   const char* phase = options.profile ? options.profile->currentPhase().name.c_str() : "?";
   out << "; phase " << phase << " answer " << (result == z3::sat ? "sat" : result == z3::unsat ? "unsat" : "unknown")
       << " ms " << ms << " units " << units << " label " << label << "\n"
-      << solver.to_smt2();
+      << formula;
 }
 
 }  // namespace
@@ -107,7 +108,7 @@ z3::check_result SolverBudget::check(z3::solver& solver) {
   z3::check_result result = solver.check();
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
-  traceQuery(options_, traceLabel_, solver, ms, lastUnits_, result);
+  if (traceDirectory()) traceQuery(options_, traceLabel_, solver.to_smt2(), ms, lastUnits_, result);
   return result;
 }
 
@@ -115,7 +116,13 @@ z3::check_result SolverBudget::check(z3::solver& solver, const z3::expr_vector& 
   uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check(assumptions);
-  account(before, resourceCounter(solver.statistics()), msSince(start), result);
+  double ms = msSince(start);
+  account(before, resourceCounter(solver.statistics()), ms, result);
+  if (traceDirectory()) {
+    std::string text = solver.to_smt2() + "; under the assumptions\n";
+    for (unsigned i = 0; i < assumptions.size(); ++i) text += "; " + assumptions[static_cast<int>(i)].to_string() + "\n";
+    traceQuery(options_, traceLabel_ + " (assumptions)", text, ms, lastUnits_, result);
+  }
   return result;
 }
 
@@ -123,7 +130,13 @@ z3::check_result SolverBudget::check(z3::optimize& optimize) {
   uint64_t before = resourceCounter(optimize.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = optimize.check();
-  account(before, resourceCounter(optimize.statistics()), msSince(start), result);
+  double ms = msSince(start);
+  account(before, resourceCounter(optimize.statistics()), ms, result);
+  if (traceDirectory()) {
+    std::ostringstream text;
+    text << optimize;
+    traceQuery(options_, traceLabel_ + " (optimize)", text.str(), ms, lastUnits_, result);
+  }
   return result;
 }
 
