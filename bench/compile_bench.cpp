@@ -7,7 +7,7 @@
 //
 // `compile_bench --phases [--repetitions=N] [FILE.ag ...]` instead prints, per
 // example (default: every one), the median over N runs (default 3) of the whole
-// compile and of each phase: parse, sema (Tile IR and policy passes included),
+// compile (also with CompileOptions::parallel off, back to back) and of each phase: parse, sema (Tile IR and policy passes included),
 // each checker analysis (with its Z3 query count, undecided queries and solver
 // resource units), lowering to LLVM IR with the O3 pipeline, and the NVPTX
 // backend. One JSON object per line.
@@ -108,6 +108,7 @@ double msSince(Clock::time_point start) {
 // One run: the whole compile, then each phase in a second, separate compilation.
 struct PhaseRun {
   double whole = 0;
+  double wholeSequential = 0;  // the same, with CompileOptions::parallel off
   std::vector<std::pair<std::string, double>> phases;  // in order
   argus::checker::Profile profile;
   bool ok = true;
@@ -120,6 +121,14 @@ PhaseRun runPhases(const std::string& path, const std::string& text) {
     argus::Compilation c(argus::SourceFile(path, text), optionsFor(text));
     run.ok = !c.ptx().empty();
     run.whole = msSince(start);
+  }
+  {
+    argus::CompileOptions sequential = optionsFor(text);
+    sequential.parallel = false;
+    Clock::time_point start = Clock::now();
+    argus::Compilation c(argus::SourceFile(path, text), sequential);
+    c.ptx();
+    run.wholeSequential = msSince(start);
   }
   argus::CompileOptions options = optionsFor(text);
   argus::Compilation c(argus::SourceFile(path, text), options);
@@ -173,10 +182,11 @@ int phasesMain(int argc, char** argv) {
     std::string text = readFile(f);
     std::vector<PhaseRun> runs;
     for (int r = 0; r < repetitions; ++r) runs.push_back(runPhases(f.string(), text));
-    std::vector<double> whole;
-    for (const PhaseRun& r : runs) whole.push_back(r.whole);
+    std::vector<double> whole, wholeSequential;
+    for (const PhaseRun& r : runs) whole.push_back(r.whole), wholeSequential.push_back(r.wholeSequential);
     std::cout << "{\"example\": \"" << f.stem().string() << "\", \"ok\": " << (runs[0].ok ? "true" : "false")
-              << ", \"whole_ms\": " << jsonNumber(median(whole));
+              << ", \"whole_ms\": " << jsonNumber(median(whole))
+              << ", \"whole_sequential_ms\": " << jsonNumber(median(wholeSequential));
     for (size_t p = 0; p < runs[0].phases.size(); ++p) {
       std::vector<double> ms;
       for (const PhaseRun& r : runs) ms.push_back(r.phases[p].second);

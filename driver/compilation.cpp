@@ -172,6 +172,7 @@ bool Compilation::check() {
     if (!diags_.hasErrors() && !module.functions.empty() && !pollCancelled()) {
       checker::Options checkerOptions;
       checkerOptions.cancelled = options_.cancelled;
+      checkerOptions.parallel = options_.parallel;
       const size_t first = diags_.diagnostics().size();
       checker::check(module, diags_, &file_, checkerOptions);
       if (options_.verifyFixits && !pollCancelled())
@@ -208,7 +209,7 @@ const std::string& Compilation::ptx() {
     // it runs beside the check on another thread, and what it made is dropped
     // when the check finds an error: the same output as one after the other.
     std::future<CodegenOutput> beside;
-    if (!stages_->checkDone && !diags_.hasErrors() && !module.functions.empty() && !pollCancelled())
+    if (options_.parallel && !stages_->checkDone && !diags_.hasErrors() && !module.functions.empty() && !pollCancelled())
       beside = std::async(std::launch::async, generate, std::cref(module), options_.arch);
     check();
     if (!diags_.hasErrors() && !module.functions.empty() && !pollCancelled()) {

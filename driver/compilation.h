@@ -38,6 +38,10 @@ struct CompileOptions {
   // Offer a checker fix-it only once the fixed kernel re-checks and the interpreter agrees
   // (driver/fixit_check.h). Off only for the compilations that verification itself runs.
   bool verifyFixits = true;
+  // The checker's two lanes on two threads, and code generation beside the
+  // check; off: all on the calling thread, one after the other (the same
+  // output; compile_bench --phases times both).
+  bool parallel = true;
   // Called after each policy pass with the module as that pass left it (`argusc opt --print-after`).
   std::function<void(const std::string& pass, const ir::Module& module)> afterPass;
 };
