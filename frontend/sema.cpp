@@ -1,5 +1,7 @@
 // Semantic analysis, module level: functions, decorators, -D defines, kernel
 // parameters and the kernel driver loop. See sema_internal.h for the layout.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -88,7 +90,16 @@ std::optional<Constant> parseDefineValue(const std::string& text) {
 }  // namespace
 
 void Analyzer::parseDefines() {
+  auto isName = [](const std::string& text) {
+    return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
+           std::all_of(text.begin(), text.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+  };
   for (const auto& [name, value] : options_.defines) {
+    if (!isName(name)) {  // from the command line or an editor's settings: nothing in a kernel can be called that
+      report(DiagId::BadDefine, {}, {name + "=" + value, quote(name) + " is not a name; -D sets a const parameter, as in -D BM=128"});
+      usedDefines_.insert(name);
+      continue;
+    }
     std::optional<Constant> c = parseDefineValue(value);
     if (!c) {
       report(DiagId::BadDefine, {}, {name + "=" + value, quote(value) + " is not an integer, a float or a bool"});

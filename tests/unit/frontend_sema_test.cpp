@@ -92,6 +92,20 @@ TEST(SemaDefines, BadAndUnusedDefines) {
   EXPECT_EQ(a->find("AG0006")->severity, Severity::Warning);
 }
 
+// A -D whose name no kernel parameter can have is an error, not "unused"
+// (the registry's AG0006 names it as a name: -D {0:name}).
+TEST(SemaDefines, NamesThatAreNotNames) {
+  sema::Options options;
+  options.defines = {{"a-b", "1"}, {"x y", "2"}, {"9N", "3"}};
+  auto a = analyzeSource(example("vadd.ag"), options);
+  EXPECT_EQ(a->find("AG0006"), nullptr) << a->diagText();
+  std::vector<std::string> messages;
+  for (const Diagnostic& d : a->diags.diagnostics())
+    if (std::string(d.code()) == "AG0005") messages.push_back(d.message);
+  ASSERT_EQ(messages.size(), 3u) << a->diagText();
+  EXPECT_EQ(messages[0], "-D a-b=1: 'a-b' is not a name; -D sets a const parameter, as in -D BM=128");
+}
+
 TEST(SemaDefines, HugeNonPowerOfTwoExtentDoesNotOverflow) {
   // Searching the powers of two around 2^63-1 computed 2^62 * 2 (signed overflow).
   sema::Options options;
