@@ -73,10 +73,6 @@ void orderFindings(std::vector<Diagnostic>& diags, size_t first) {
                    });
 }
 
-}  // namespace
-
-namespace {
-
 // The analyses of one function in two lanes, each with its own Z3 context and
 // findings, so that on two cores they run side by side: the lanes are fixed
 // (not whoever is free), so every analysis sees the same context history and

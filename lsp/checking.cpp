@@ -1,6 +1,7 @@
 #include "lsp/checking.h"
 
 #include <algorithm>
+#include <future>
 #include <iterator>
 #include <mutex>
 
@@ -38,6 +39,22 @@ std::optional<std::vector<Diagnostic>> reuse(const CheckCache::Entry& entry, con
 }
 
 // LLVM's target set-up is shared by the whole process: one code generation at a time.
+std::mutex& codegenMutex();
+
+struct Generated {
+  DiagnosticSink diags;
+  std::string ptx;
+};
+
+Generated generate(const ir::Module& module, const std::string& arch) {
+  Generated out;
+  std::lock_guard<std::mutex> lock(codegenMutex());
+  codegen::Options options;
+  options.arch = arch;
+  codegen::emitPTX(module, options, out.diags, &out.ptx);
+  return out;
+}
+
 std::mutex& codegenMutex() {
   static std::mutex mutex;
   return mutex;
@@ -90,6 +107,15 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
     else appendToken(outside, token);
   }
 
+  // Code generation reads the same IR and nothing the checker finds, so when
+  // its diagnostics for this text are not cached it runs beside the kernels'
+  // checks; its result is used only when they find no error (as argusc does).
+  const std::string whole = wholeKey(snapshot);
+  std::optional<std::vector<Diagnostic>> codegenReused;
+  if (cache.codegen) codegenReused = reuse(*cache.codegen, whole, snapshot);
+  std::future<Generated> beside;
+  if (!codegenReused) beside = std::async(std::launch::async, generate, std::cref(module), snapshot.options().arch);
+
   checker::Options checkerOptions;
   checkerOptions.cancelled = cancelled;
   CheckProgress step;
@@ -126,33 +152,24 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
     it = present ? std::next(it) : cache.kernels.erase(it);
   }
   if (hasErrors(all)) return all;
-  const std::string whole = wholeKey(snapshot);
 
   // Code generation's diagnostics are about the target (shared memory per
   // block, instructions only sm_90a has): argusc reports them, so does the editor.
-  if (cache.codegen) {
-    if (std::optional<std::vector<Diagnostic>> reused = reuse(*cache.codegen, whole, snapshot)) {
-      all.insert(all.end(), reused->begin(), reused->end());
-      counts.codegenReused = true;
-      return all;
-    }
+  if (codegenReused) {
+    all.insert(all.end(), codegenReused->begin(), codegenReused->end());
+    counts.codegenReused = true;
+    return all;
   }
   if (cancelled && cancelled()) return std::nullopt;
   step.kernel.clear();
   if (progress) progress(step);
-  DiagnosticSink sink;
-  std::string ptx;
-  {
-    std::lock_guard<std::mutex> lock(codegenMutex());
-    codegen::Options codegenOptions;
-    codegenOptions.arch = snapshot.options().arch;
-    codegen::emitPTX(module, codegenOptions, sink, &ptx);
-  }
+  Generated generated = beside.valid() ? beside.get() : generate(module, snapshot.options().arch);
   counts.codegenRan = true;
-  cache.codegen = CheckCache::Entry{whole, base, sink.diagnostics()};
-  cache.codegenPtx = hasErrors(sink.diagnostics()) ? std::string() : std::move(ptx);
+  const std::vector<Diagnostic>& found = generated.diags.diagnostics();
+  cache.codegen = CheckCache::Entry{whole, base, found};
+  cache.codegenPtx = hasErrors(found) ? std::string() : std::move(generated.ptx);
   cache.resources.reset();
-  all.insert(all.end(), sink.diagnostics().begin(), sink.diagnostics().end());
+  all.insert(all.end(), found.begin(), found.end());
   return all;
 }
 
