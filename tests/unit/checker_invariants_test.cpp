@@ -45,27 +45,7 @@ std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const std::
 
 // ---- bounds
 
-TEST(CheckerBounds, RequirementsAreAssumed) {
-  const char* kernel = R"(@kernel(grid=(1,), warps=4)
-def tail(x: Tensor[f32, (N,)], y: Tensor[f32, (64,)]):
-    require(N >= 64, "at least one tile")
-    require(N <= LIMIT, "N fits the staging buffer")
-    s = shared(f32, (1, 128))
-    s.tile((64,))[0, 0] = load(x.tile((64,))[0])
-    s.tile((64,))[0, 1] = load(x.tile((64,))[1])
-    barrier()
-    y.tile((64,))[0] = load(s.tile((64,))[0, N // 64 - 1])
-)";
-  std::string safe = std::string(kernel);
-  safe.replace(safe.find("LIMIT"), 5, "191");
-  auto c = check(safe);
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
-  std::string unsafe = std::string(kernel);
-  unsafe.replace(unsafe.find("LIMIT"), 5, "192");
-  auto u = check(unsafe);
-  ASSERT_EQ(withCode(u->diags, "AG2030").size(), 1u) << describe(u->diags);
-  EXPECT_NE(withCode(u->diags, "AG2030")[0]->message.find("when N = 192"), std::string::npos);
-}
+// The require() conditions are assumed: tests/golden/diagnostics/checker_requirements_assumed.ag.
 
 TEST(CheckerBounds, AnUndecidedQueryIsNeverSilence) {
   checker::Options options;

@@ -162,19 +162,7 @@ TEST(CheckerSync, GemmWithoutFirstBarrierRacesInOneIteration) {
   }
 }
 
-TEST(CheckerSync, BarrierInOnlyOneBranchIsNotEnough) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def branch(x: Tensor[f32, (2, 128)], y: Tensor[f32, (128,)], flag: i32):
-    s = shared(f32, (2, 128))
-    copy(s, x)
-    if flag > 0:
-        barrier()
-    y.tile((128,))[0] = load(s[1])
-)");
-  const auto& diags = c->diags.diagnostics();
-  ASSERT_EQ(diags.size(), 1u) << describe(c->diags);
-  EXPECT_STREQ(diags[0].code(), "AG2001");
-}
+// A barrier in only one branch: tests/golden/diagnostics/checker_barrier_one_branch.ag.
 
 TEST(CheckerSync, CompilationStopsBeforeCodegenOnARace) {
   Compilation c(SourceFile("gemm.ag", withoutLine(gemmSource(), "barrier()", 1)), CompileOptions{});
