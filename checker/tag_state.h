@@ -130,6 +130,8 @@ class TagFlow {
   // of a satisfiable solver to early iterations of a small launch.
   std::string launchText(const std::optional<z3::model>& model) const;
   z3::check_result preferSmall(z3::solver& solver);
+  // The launch (sizes, program ids, iterations) of a model of solver's assertions and `bound`, from a fresh solver.
+  std::optional<z3::expr> launchInFreshSolver(z3::solver& solver, const z3::expr& bound);
   std::string valueName(ir::ValueId id) const;  // as written, for messages
   bool check(const z3::expr& formula);          // true when unsat (proven)
   // The resource limits of every query of this walk and its checks (solver_budget.h).

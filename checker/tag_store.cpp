@@ -21,6 +21,22 @@ std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
   return launch;
 }
 
+// The sizes, program ids and loop iterations of a model of `solver`'s
+// assertions and `bound`, asked of a fresh solver, as one equality; none when
+// that solver finds no model either.
+std::optional<z3::expr> TagFlow::launchInFreshSolver(z3::solver& solver, const z3::expr& bound) {
+  z3::solver fresh(ctx_, "QF_BV");
+  budget_.limit(fresh);
+  for (const z3::expr& a : solver.assertions()) fresh.add(a);
+  fresh.add(bound);
+  if (budget_.check(fresh) != z3::sat) return std::nullopt;
+  z3::model model = fresh.get_model();
+  z3::expr pinned = ctx_.bool_val(true);
+  for (const auto& [name, term] : launchTerms()) pinned = pinned && term == model.eval(term, true);
+  for (const LoopFrame& l : loops()) pinned = pinned && l.j == model.eval(l.j, true);
+  return pinned;
+}
+
 // Narrows the model to the first iterations of a small launch where possible.
 // The grid is not bounded itself: small sizes make a small grid, and a
 // persistent kernel's grid is a constant (SMS = 132) no tier could go below.
@@ -28,6 +44,8 @@ std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
 // check that learned much, Z3's pop cost more than all the checks (two mutants
 // of moe_gemm_persistent.ag spent about 700 s each in Z3_solver_pop here). The
 // solver keeps no scope of its own, and get_model() gives the last sat check's model.
+// When a tier is undecided under its assumption, the caller's solver (without
+// scopes) is replaced by a fresh one fixed to a launch of that tier.
 z3::check_result TagFlow::preferSmall(z3::solver& solver) {
   const int64_t iterations[] = {1, 2, 3, 4, 8}, sizes[] = {64, 128, 256, 1024, 4096};
   auto literal = [&](const z3::expr& bound) {
@@ -43,7 +61,30 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
       if (name.rfind("num_programs", 0) != 0) tierBound = tierBound && term <= bv(sizes[tier]);
     z3::expr_vector assumed(ctx_);
     assumed.push_back(literal(tierBound));
-    if (budget_.check(solver, assumed) != z3::sat) continue;
+    z3::check_result inTier = budget_.check(solver, assumed);
+    if (inTier == z3::unknown && Z3_solver_get_num_scopes(ctx_, solver) == 0) {
+      // Under an assumption the solver works incrementally, without the
+      // preprocessing that bit-blasts small bounds at once, and it may give up
+      // (the witnesses of two moe_gemm_persistent mutants were then launches
+      // of 2^31 rows, which the interpreter cannot replay). A fresh solver with
+      // the tier's bounds asserted finds a launch; the caller's solver is
+      // replaced by a fresh one fixed to that launch, whose model the caller
+      // reads (and narrows further, within that launch).
+      z3::expr atLeastTwo = ctx_.bool_val(true);
+      for (const auto& [name, term] : launchTerms())
+        if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0) atLeastTwo = atLeastTwo && term >= bv(2);
+      std::optional<z3::expr> pinned = launchInFreshSolver(solver, tierBound && atLeastTwo);
+      if (!pinned) pinned = launchInFreshSolver(solver, tierBound);
+      if (!pinned) continue;
+      z3::solver again(ctx_, "QF_BV");
+      budget_.limit(again);
+      for (const z3::expr& a : solver.assertions()) again.add(a);
+      again.add(*pinned);
+      if (budget_.check(again) != z3::sat) continue;
+      solver = again;
+      return z3::sat;
+    }
+    if (inTier != z3::sat) continue;
     // The tier bounds every size together; from 128 up, each size is then
     // shrunk on its own where the violation allows (E = 2 experts, not 128,
     // beside K = 128), so that the witness stays a launch the interpreter
