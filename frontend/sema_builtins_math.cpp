@@ -155,7 +155,9 @@ Val Analyzer::builtinReduce(Builtin id, const ast::CallExpr& call, const std::ve
 }
 
 Val Analyzer::builtinMath(Builtin id, const ast::CallExpr& call, const std::vector<const ast::Argument*>& a) {
-  const std::string name = std::string(call.callee ? text(call.callee->range) : "");
+  // The builtin's own name, not the callee's text: `(exp, log)[0](x)` or a
+  // callee split over lines would otherwise be quoted into the message.
+  const std::string name = builtinTable()[static_cast<size_t>(id)].name;
   if (id == Builtin::Maximum || id == Builtin::Minimum || id == Builtin::Fma) {
     std::vector<Operand> ops;
     for (const ast::Argument* arg : a) ops.push_back({eval(*arg->value), arg->value->range});
