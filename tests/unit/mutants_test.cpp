@@ -139,23 +139,33 @@ TEST(Mutants, NoMutantRepeatsOrEqualsTheOriginal) {
 namespace argus::mutants {
 namespace {
 
+// An example, read and prepared as the mutation report prepares it.
+struct PreparedExample {
+  std::string text;
+  KernelUnderTest kernel;
+};
+PreparedExample prepareExample(const std::string& name, const EvalOptions& options) {
+  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/" + name;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {text.str(), prepare(path, text.str(), options)};
+}
+
 // Two mutants of moe_gemm_persistent.ag (X's K slice taken by the tile index,
 // or its subscripts transposed) were flagged with witnesses of 2^31 rows: the
 // small-launch tiers answered "unknown" under assumptions (TagFlow::preferSmall).
 // Both witnesses are small launches now, and the first replays in the
 // interpreter (the second does not yet: see bench/results/checker_mutants.md).
 TEST(MutantsOracle, PersistentMoeWitnessesAreSmallLaunches) {
-  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/moe_gemm_persistent.ag";
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
   EvalOptions options;
   options.sizeSets = 0;
-  KernelUnderTest k = prepare(path, text.str(), options);
+  PreparedExample moe = prepareExample("moe_gemm_persistent.ag", options);
+  const KernelUnderTest& k = moe.kernel;
   ASSERT_TRUE(k.skipReason.empty()) << k.skipReason;
   const std::string from = "copy_bulk(x_s, X.tile((BM, BK))[tm, kt])";
   for (const std::string to : {"copy_bulk(x_s, X.tile((BM, BK))[tm, tile])", "copy_bulk(x_s, X.tile((BM, BK))[kt, tm])"}) {
-    std::string mutant = text.str();
+    std::string mutant = moe.text;
     size_t at = mutant.find(from);
     ASSERT_NE(at, std::string::npos);
     mutant.replace(at, from.size(), to);
@@ -182,13 +192,9 @@ TEST(MutantsOracle, RandomSizesKeepTheKernelsRequirements) {
   // random size sets are moved to sizes that keep both, so the oracle still runs the
   // kernel at ragged sizes beside its base ones (before: nearly every draw failed a
   // requirement and only the base sizes were left).
-  const std::string path = std::string(ARGUS_SOURCE_DIR) + "/examples/gemm_nn.ag";
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
   EvalOptions options;
   options.sizeSets = 2;
-  KernelUnderTest k = prepare(path, text.str(), options);
+  const KernelUnderTest k = prepareExample("gemm_nn.ag", options).kernel;
   ASSERT_TRUE(k.skipReason.empty()) << k.skipReason;
   ASSERT_EQ(k.sizeSets.size(), 3u);
   for (const Sizes& s : k.sizeSets) {

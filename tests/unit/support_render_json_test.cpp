@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/render.h"
+#include "support_render_test_util.h"
 
 namespace argus {
 namespace {
@@ -17,21 +18,8 @@ SourceRange find(const SourceFile& file, std::string_view needle) {
   return {static_cast<uint32_t>(at), static_cast<uint32_t>(at + needle.size())};
 }
 
-Diagnostic make(DiagId id, SourceRange range, std::vector<std::string> args) {
-  DiagnosticSink sink;
-  return sink.report(id, range, std::move(args));
-}
-
-// A diagnostic with a message of the test's own (what the renderers get; the
-// registry's formats are tested in support_diagnostic_formats_test.cpp).
-Diagnostic withMessage(DiagId id, SourceRange range, std::string message) {
-  Diagnostic d;
-  d.id = id;
-  d.severity = diagInfo(id).severity;
-  d.range = range;
-  d.message = std::move(message);
-  return d;
-}
+using testing::make;
+using testing::withMessage;
 
 // Line 2 holds 'é' (2 bytes, 1 UTF-16 unit) and an emoji (4 bytes, 2 UTF-16
 // units) before the range, so bytes, code points and UTF-16 units all differ.

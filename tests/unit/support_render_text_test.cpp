@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "support/render.h"
+#include "support_render_test_util.h"
 
 namespace argus {
 namespace {
@@ -13,21 +14,8 @@ SourceRange find(const SourceFile& file, std::string_view needle, size_t from = 
   return {static_cast<uint32_t>(at), static_cast<uint32_t>(at + needle.size())};
 }
 
-Diagnostic make(DiagId id, SourceRange range, std::vector<std::string> args) {
-  DiagnosticSink sink;
-  return sink.report(id, range, std::move(args));
-}
-
-// A diagnostic with a message of the test's own (what the renderers get; the
-// registry's formats are tested in support_diagnostic_formats_test.cpp).
-Diagnostic withMessage(DiagId id, SourceRange range, std::string message) {
-  Diagnostic d;
-  d.id = id;
-  d.severity = diagInfo(id).severity;
-  d.range = range;
-  d.message = std::move(message);
-  return d;
-}
+using testing::make;
+using testing::withMessage;
 
 TEST(RenderText, PrimaryRangeOnly) {
   SourceFile file("k.ag", "x = 12ab + 1\n");
