@@ -5,10 +5,29 @@
 #include <llvm/IR/Constants.h>
 
 #include "codegen/lowering.h"
+#include "ir/dot_layout.h"
 
 namespace argus::codegen {
 
 using ir::DType;
+
+namespace {
+
+// What the op that kept a dot's accumulator out of the tensor cores' layout is, in the
+// user's words (ir::accumulatorLayoutObstacle).
+std::string obstacleWhat(const ir::Op& op) {
+  switch (op.kind) {
+    case ir::OpKind::Reduce: case ir::OpKind::ReduceAll: return "a reduction";
+    case ir::OpKind::Load: return "a load";
+    case ir::OpKind::Reshape: return "a reshape";
+    case ir::OpKind::Broadcast: return "a broadcast";
+    case ir::OpKind::ConvertLayout: return "a change of layout";
+    case ir::OpKind::Dot: return "another dot, as its a or b operand";
+    default: return "an operation that keeps its own layout";
+  }
+}
+
+}  // namespace
 
 bool KernelLowering::lowerDot(const ir::Op& op) {
   const ir::DotOp dot(op);
@@ -35,9 +54,20 @@ bool KernelLowering::lowerDot(const ir::Op& op) {
                        "copy the operands into shared(...) buffers first");
   if (!dtypeSupported(aType.dtype)) return unsupported(op, std::string("dot on ") + ir::dtypeName(aType.dtype));
   if (canUseTensorCores(op)) return lowerMmaDot(op);
-  // A 16-bit dot that tensor cores could have run says why it did not (AG5021).
-  if (aType.dtype == DType::BF16 || aType.dtype == DType::F16)
-    diags_.report(DiagId::DotOnFmas, op.range, {ir::dtypeName(aType.dtype), tensorCoreProblem(op)});
+  // A 16-bit dot that tensor cores could have run says why it did not (AG5021): where a
+  // tensor-core layout fits the dot, what its accumulator also flows into.
+  if (aType.dtype == DType::BF16 || aType.dtype == DType::F16) {
+    const ir::Op* obstacle = ir::accumulatorLayoutObstacle(fn_, op, arch_);
+    const std::string why =
+        obstacle ? "its accumulator also flows into " + obstacleWhat(*obstacle) +
+                       ", which keeps the accumulator in the default layout; give the accumulator a tensor-core "
+                       "layout yourself (zeros(..., layout=" +
+                       (arch_ == "sm_90a" ? "wgmma(warpgroups=...)" : "mma(warps=(WM, WN))") +
+                       ")), whose reductions and broadcasts stay in it"
+                 : tensorCoreProblem(op);
+    Diagnostic& d = diags_.report(DiagId::DotOnFmas, op.range, {ir::dtypeName(aType.dtype), why});
+    if (obstacle) d.labels.push_back({obstacle->range, "the accumulator's values reach " + obstacleWhat(*obstacle) + " here"});
+  }
   if (aType.shape.size() != 2 || accType.shape.size() != 2) return internalError(op.range, "dot operands are not rank 2");
   const EmittedLayout* layout = layoutFor(accType.layout, op.range);
   if (!layout) return false;

@@ -85,8 +85,8 @@ std::string KernelLowering::tensorCoreProblem(const ir::Op& op) const {
     return "no tensor-core layout fits this accumulator of shape (" + std::to_string(accType.shape[0]) + ", " +
            std::to_string(accType.shape.size() > 1 ? accType.shape[1] : 0) + ") over " +
            std::to_string(fn_.numWarps) +
-           " warps (mma needs rows a multiple of 16 and columns of 8 per warp), or the accumulator also flows "
-           "into a reduction, broadcast or load that keeps its layout; give it layout=mma(warps=(WM, WN)) yourself";
+           " warps (mma needs rows a multiple of 16 and columns of 8 per warp); give it layout=mma(warps=(WM, WN)) "
+           "yourself";
   const char* unaligned = "the rows ldmatrix reads from operand '{0}' are not known to start 16 bytes apart: its "
                           "buffer's rows must be a multiple of 8 elements and its column offset a constant multiple "
                           "of 8";

@@ -82,14 +82,20 @@ namespace {
 
 // The values that must share one layout with a dot's accumulator, found through
 // definitions and uses; `ok` turns false at an op this pass does not retype.
+// A row or column broadcast into the family (an epilogue's `acc + bias[None, :]`)
+// is its edge: the broadcast's operand takes the family's layout with its own
+// reduced axes, which is free where that operand is built through shared memory
+// anyway (a reshape or a layout conversion that nothing else reads).
 class Family {
  public:
-  explicit Family(Function& fn) : fn_(fn) { uses_.index(fn.body); }
+  explicit Family(const Function& fn) : fn_(fn) { uses_.index(fn.body); }
 
   bool gather(ValueId start) {
     members_.clear();
+    edges_.clear();
     work_ = {start};
     ok_ = true;
+    obstacle_ = nullptr;
     while (ok_ && !work_.empty()) {
       const ValueId v = work_.back();
       work_.pop_back();
@@ -102,6 +108,10 @@ class Family {
   }
 
   const std::set<ValueId>& members() const { return members_; }
+  // The operands of broadcasts into the family, each with the axes it stretches.
+  const std::map<ValueId, uint32_t>& edges() const { return edges_; }
+  // The op where gathering stopped (nullptr when it did not, or at a value no op defines).
+  const Op* obstacle() const { return obstacle_; }
   std::vector<const Op*> dots() const {
     std::vector<const Op*> out;
     for (ValueId v : members_)
@@ -116,6 +126,10 @@ class Family {
   }
 
   void add(ValueId v) { work_.push_back(v); }
+  void stopAt(const Op& op) {
+    ok_ = false;
+    obstacle_ = &op;
+  }
 
   // Loop-carried value i of `loop`: its init, region argument, yielded value and result.
   void carried(const Op& loop, size_t i) {
@@ -162,22 +176,38 @@ class Family {
     const size_t result = fn_.values[v].resultIndex;
     switch (def->kind) {
       case OpKind::Splat: return;
+      case OpKind::Broadcast: broadcastEdge(*def); return;
       case OpKind::Dot: add(DotOp(*def).acc()); return;
       case OpKind::For: carried(*def, result); return;
       case OpKind::If: branchResult(*def, result); return;
       default:
         if (!elementwise(def->kind)) {
-          ok_ = false;
+          stopAt(*def);
           return;
         }
         for (ValueId operand : def->operands) add(operand);
     }
   }
 
+  void broadcastEdge(const Op& broadcast) {
+    const ValueId x = BroadcastOp(broadcast).x();
+    const Op* def = fn_.values[x].def;
+    if (!def || (def->kind != OpKind::Reshape && def->kind != OpKind::ConvertLayout)) {
+      stopAt(def ? *def : broadcast);
+      return;
+    }
+    auto users = uses_.users.find(x);
+    if (users == uses_.users.end() || users->second.size() != 1) {
+      stopAt(broadcast);
+      return;
+    }
+    edges_[x] = fn_.typeOf(x).layout.reducedMask;
+  }
+
   void usedBy(const Op& user, size_t operand) {
     switch (user.kind) {
       case OpKind::Dot:
-        if (operand != 2) ok_ = false;  // a register A operand (p @ v): its layout is the accumulator's own
+        if (operand != 2) stopAt(user);  // a register A operand (p @ v): its layout is the accumulator's own
         else add(user.results[0]);
         return;
       case OpKind::For:
@@ -194,7 +224,7 @@ class Family {
       case OpKind::Store: case OpKind::Assert: case OpKind::ConvertLayout: return;  // consumers of any layout
       default:
         if (!elementwise(user.kind)) {
-          ok_ = false;
+          stopAt(user);
           return;
         }
         for (ValueId r : user.results) add(r);
@@ -202,11 +232,13 @@ class Family {
     }
   }
 
-  Function& fn_;
+  const Function& fn_;
   ValueUses uses_;
   std::set<ValueId> members_;
+  std::map<ValueId, uint32_t> edges_;
   std::vector<ValueId> work_;
   bool ok_ = true;
+  const Op* obstacle_ = nullptr;
 };
 
 void collectDots(const Block& block, std::vector<const Op*>& out) {
@@ -229,10 +261,20 @@ void chooseForFunction(Function& fn, const std::string& arch) {
     for (ValueId v : family.members()) fits = fits && fn.typeOf(v).shape == layout->parent;
     if (!fits) continue;
     for (ValueId v : family.members()) fn.values[v].type.layout = *layout;
+    for (const auto& [x, stretched] : family.edges()) {
+      fn.values[x].type.layout = *layout;
+      fn.values[x].type.layout.reducedMask = stretched;
+    }
   }
 }
 
 }  // namespace
+
+const Op* accumulatorLayoutObstacle(const Function& fn, const Op& dot, const std::string& arch) {
+  if (!tensorCoreLayoutFor(fn, dot, arch)) return nullptr;
+  Family family(fn);
+  return family.gather(DotOp(dot).acc()) ? nullptr : family.obstacle();
+}
 
 void chooseDotLayouts(Module& module, const std::string& arch) {
   for (auto& fn : module.functions) chooseForFunction(*fn, arch);

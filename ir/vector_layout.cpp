@@ -201,8 +201,9 @@ void collectAccesses(const Function& fn, const Block& block, std::vector<Access>
   }
 }
 
-// Why `layout` cannot take `vec` elements per thread, or "". *elsewhere: a reason
-// codegen answers otherwise (an mma tile).
+// Why `layout` cannot take `vec` elements per thread, or "". *elsewhere: no note is
+// worth it (an mma tile, whose codegen moves data in wide accesses by other means, or a
+// tile of one element per thread).
 std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps, bool* elsewhere) {
   *elsewhere = layout.isMma();
   if (layout.isMma()) return "its family holds a tile in a tensor-core (mma) layout";
@@ -212,6 +213,12 @@ std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps, b
     return "the tile's last extent (" + std::to_string(last) + ") is not a multiple of " + std::to_string(vec);
   Layout vectorized = layout;
   vectorized.vec = vec;
+  // A tile of no more elements than the block has threads is one access per thread either
+  // way (an epilogue's bias row): nothing to gain, and nothing worth a note.
+  if (replication(vectorized, numWarps) > replication(layout, numWarps) && product(layout.shape()) <= numWarps * 32) {
+    *elsewhere = true;
+    return "the tile has no more elements than the block has threads";
+  }
   if (replication(vectorized, numWarps) > replication(layout, numWarps))
     return "with " + std::to_string(vec) + " elements per thread, the " + std::to_string(product(layout.shape())) +
            "-element tile would not cover the block's " + std::to_string(numWarps * 32) + " threads";

@@ -191,10 +191,30 @@ TEST(DotInstruction, A16BitDotOnFmasSaysWhy) {
   text.replace(text.find(zeros), zeros.size(), zeros + "\n    peak = max(acc, axis=1)");
   auto compiled = compile("g.ag", text, "sm_90");
   ASSERT_FALSE(compiled->ptx().empty()) << errorsOf(*compiled);
-  EXPECT_NE(warningsOf(*compiled).find("AG5021 this bf16 dot runs on FMAs, not on tensor cores: no tensor-core "
-                                       "layout fits this accumulator of shape (64, 128) over 4 warps"),
+  EXPECT_NE(warningsOf(*compiled).find("AG5021 this bf16 dot runs on FMAs, not on tensor cores: its accumulator "
+                                       "also flows into a reduction, which keeps the accumulator in the default "
+                                       "layout; give the accumulator a tensor-core layout yourself (zeros(..., "
+                                       "layout=mma(warps=(WM, WN)))), whose reductions and broadcasts stay in it"),
             std::string::npos)
       << warningsOf(*compiled);
+}
+
+// The epilogue of a linear layer, C = gelu(A @ B + bias): the bias row broadcast over
+// the accumulator takes the accumulator's layout, so the dot keeps the tensor cores.
+TEST(DotInstruction, ABiasRowBroadcastKeepsTheTensorCores) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    std::string text = kAsyncGemm;
+    text.replace(text.find("C: Tensor[f32, (M, N)]"), 22, "bias: Tensor[f32, (N,)], C: Tensor[f32, (M, N)]");
+    const std::string store = "C.tile((64, 128))[program_id(0), program_id(1)] = acc";
+    text.replace(text.find(store), store.size(),
+                 "C.tile((64, 128))[program_id(0), program_id(1)] = "
+                 "acc + load(bias.tile((128,))[program_id(1)])[None, :]");
+    auto c = compile("g.ag", text, arch);
+    const std::string& ptx = c->ptx();
+    ASSERT_EQ(errorsOf(*c), "") << arch;
+    EXPECT_EQ(warningsOf(*c), "") << arch;
+    EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), std::string::npos) << arch;
+  }
 }
 
 }  // namespace
