@@ -4,7 +4,9 @@
 // the file produces (through PTX generation) must be announced by a comment
 //   # expect-<error|warning|note>@<LINE>:<COL>-<ENDCOL> <CODE>: <exact message>
 // LINE is absolute or relative to the comment (+1, -2); COL/ENDCOL are the
-// 1-based byte columns of the range's first and last character.
+// 1-based byte columns of the range's first and last character. Lines of
+// `# expect-fixit...` and `# expect-detail: ...` after one state its fix-its and
+// notes (tests/expectation_syntax.h).
 //
 // tests/golden/ir/*.ag: `--emit=ir` output must equal <file>.ag.ir.
 //
@@ -74,13 +76,30 @@ std::vector<fs::path> goldenFiles(const std::string& dir, const std::string& ext
 
 using argus::testing::Expectation;
 
-std::vector<Expectation> parseExpectations(const std::string& text, std::vector<uint32_t>& lines) {
+// Which details besides the message a file states for every diagnostic (expectation_syntax.h).
+struct StatedDetails {
+  bool fixits = false, notes = false;
+};
+
+std::vector<Expectation> parseExpectations(const std::string& text, std::vector<uint32_t>& lines,
+                                           StatedDetails* stated = nullptr) {
   std::vector<Expectation> out;
   std::istringstream in(text);
   std::string line;
   uint32_t lineNo = 0;
   while (std::getline(in, line)) {
     ++lineNo;
+    if (auto attached = argus::testing::parseAttachedLine(line)) {
+      lines.push_back(lineNo);
+      const bool fixit = attached->first == argus::testing::AttachedKind::FixIt;
+      if (stated) (fixit ? stated->fixits : stated->notes) = true;
+      if (out.empty()) {  // ARGUS_UPDATE_GOLDEN=1 rewrites it where it belongs
+        if (!updateMode()) ADD_FAILURE() << "line " << lineNo << ": an expect-fixit or expect-detail line before any expectation";
+        continue;
+      }
+      (fixit ? out.back().fixits : out.back().details).push_back(attached->second);
+      continue;
+    }
     std::optional<Expectation> e = argus::testing::parseExpectationLine(line, lineNo);
     if (!e) continue;
     lines.push_back(lineNo);
@@ -128,7 +147,8 @@ void updateExpectations(const fs::path& path, const std::string& text,
     while (std::getline(in, l)) lines.push_back(l);
   }
   std::vector<uint32_t> expectLines;
-  parseExpectations(text, expectLines);
+  StatedDetails stated;
+  parseExpectations(text, expectLines, &stated);
   // Diagnostics are computed on the text with its current comments; map each
   // diagnostic line to the stripped file, then insert new comments above.
   std::vector<int> newIndex(lines.size() + 2, 0);
@@ -151,12 +171,25 @@ void updateExpectations(const fs::path& path, const std::string& text,
       std::string indent;
       if (i < static_cast<int>(kept.size()))
         indent = kept[i].substr(0, kept[i].find_first_not_of(' ') == std::string::npos ? 0 : kept[i].find_first_not_of(' '));
-      int k = static_cast<int>(it->second.size());
-      for (int j = 0; j < k; ++j) {
+      const std::string lead = indent + (path.extension() == ".ir" ? "// expect-" : "# expect-");
+      // Each expectation's own line counts the lines below it down to its diagnostic's.
+      std::vector<std::vector<std::string>> groups;
+      for (const Expectation& e : it->second) {
+        std::vector<std::string> group = {""};
+        if (stated.fixits)
+          for (const std::string& f : e.fixits) group.push_back(lead + "fixit" + f + "\n");
+        if (stated.notes)
+          for (const std::string& n : e.details) group.push_back(lead + "detail: " + n + "\n");
+        groups.push_back(std::move(group));
+      }
+      size_t below = 0;
+      for (const auto& group : groups) below += group.size();
+      for (size_t j = 0; j < groups.size(); ++j) {
         const Expectation& e = it->second[j];
-        out += indent + (path.extension() == ".ir" ? "// expect-" : "# expect-") + e.severity + "@+" + std::to_string(k - j) + ":" +
-               std::to_string(e.col) + "-" + std::to_string(e.endCol) + " " + e.code + ": " +
-               e.message + "\n";
+        out += lead + e.severity + "@+" + std::to_string(below) + ":" + std::to_string(e.col) + "-" +
+               std::to_string(e.endCol) + " " + e.code + ": " + e.message + "\n";
+        for (size_t g = 1; g < groups[j].size(); ++g) out += groups[j][g];
+        below -= groups[j].size();
       }
     }
     if (i < static_cast<int>(kept.size())) out += kept[i] + "\n";
@@ -172,16 +205,20 @@ void checkDiagnosticsFile(const fs::path& path) {
     return;
   }
   std::vector<uint32_t> expectLines;
-  std::vector<Expectation> expected = parseExpectations(text, expectLines);
+  StatedDetails stated;
+  std::vector<Expectation> expected = parseExpectations(text, expectLines, &stated);
   argus::SourceFile file(path.filename().string(), text);
   std::vector<bool> matched(expected.size(), false);
   for (const argus::Diagnostic& d : diags) {
     Expectation actual = fromDiagnostic(d, file);
+    if (!stated.fixits) actual.fixits.clear();
+    if (!stated.notes) actual.details.clear();
     bool found = false;
     for (size_t i = 0; i < expected.size() && !found; ++i) {
       const Expectation& e = expected[i];
       if (matched[i] || e.severity != actual.severity || e.code != actual.code ||
-          e.line != actual.line || e.message != actual.message)
+          e.line != actual.line || e.message != actual.message || e.fixits != actual.fixits ||
+          e.details != actual.details)
         continue;
       if (e.hasColumns && (e.col != actual.col || e.endCol != actual.endCol)) continue;
       matched[i] = found = true;

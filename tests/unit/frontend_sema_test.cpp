@@ -170,30 +170,6 @@ TEST(SemaTypes, ExprTypesRecordTiles) {
   EXPECT_TRUE(sawTile);
 }
 
-TEST(SemaTypes, IntegerTrueDivisionOffersFloorDivision) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[i32, (N,)]):\n"
-      "    t = load(x.tile((64,))[0])\n"
-      "    x.tile((64,))[0] = t / 2\n");
-  const Diagnostic* d = a->find("AG3010");
-  ASSERT_NE(d, nullptr) << a->diagText();
-  ASSERT_EQ(d->fixits.size(), 1u);
-  EXPECT_EQ(d->fixits[0].replacement, "//");
-}
-
-TEST(SemaTypes, DTypeMismatchOffersCast) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (N,)], y: Tensor[i32, (N,)]):\n"
-      "    t = load(x.tile((64,))[0]) + load(y.tile((64,))[0])\n");
-  const Diagnostic* d = a->find("AG3005");
-  ASSERT_NE(d, nullptr) << a->diagText();
-  EXPECT_EQ(d->message, "operands of '+' have different dtypes: f32 and i32");
-  ASSERT_EQ(d->fixits.size(), 1u);
-  EXPECT_EQ(d->fixits[0].replacement, "cast(load(y.tile((64,))[0]), f32)");
-}
-
 TEST(SemaTypes, LiteralsAdaptToTheOtherOperand) {
   auto a = analyzeSource(
       "@kernel(grid=(1,))\n"
