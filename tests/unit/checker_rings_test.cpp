@@ -165,27 +165,7 @@ def scores(q: Tensor[bf16, (64, 128)], k: Tensor[bf16, (64, 128)], o: Tensor[f32
   EXPECT_EQ(std::stoll(bK) - std::stoll(aK), 64) << "k_s is one column tile (64) to the right";
 }
 
-TEST(CheckerRings, UnknownOriginsAreSilentUnlessAsserted) {
-  // Which B tile reaches b_s depends on a float argument the checker does not
-  // interpret: the merge is unknown. The built-in says nothing; an assertion
-  // says "cannot prove".
-  const std::string kernel = R"(@kernel(grid=(1,), warps=4)
-def k(A: Tensor[f32, (64, 64)], B: Tensor[f32, (64, 64)], C: Tensor[f32, (64, 64)], x: f32):
-    a_s = shared(f32, (64, 16))
-    b_s = shared(f32, (16, 64))
-    copy(a_s, A.tile((64, 16))[0, 0])
-    if x > 0.0:
-        copy(b_s, B.tile((16, 64))[0, 0])
-    else:
-        copy(b_s, B.tile((16, 64))[1, 0])
-    barrier()
-ASSERT    C.tile((64, 64))[0, 0] = dot(a_s, b_s, zeros(f32, (64, 64)))
-)";
-  auto silent = check(replaceAll(kernel, "ASSERT", ""));
-  EXPECT_TRUE(silent->diags.diagnostics().empty()) << describe(silent->diags);
-  auto asserted = check(replaceAll(kernel, "ASSERT", "    assert a_s.origin.col == b_s.origin.row\n"));
-  EXPECT_EQ(withCode(asserted->diags, "AG2004").size(), 1u) << describe(asserted->diags);
-  EXPECT_TRUE(withCode(asserted->diags, "AG2035").empty()) << describe(asserted->diags);
-}
+// Unknown origins: the built-in stays silent, an assertion says "cannot prove":
+// tests/golden/diagnostics/checker_dot_unknown_origins.ag.
 
 }  // namespace

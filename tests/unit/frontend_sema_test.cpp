@@ -170,74 +170,6 @@ TEST(SemaTypes, ExprTypesRecordTiles) {
   EXPECT_TRUE(sawTile);
 }
 
-TEST(SemaTypes, LiteralsAdaptToTheOtherOperand) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f16, (N,)]):\n"
-      "    t = load(x.tile((64,))[0])\n"
-      "    x.tile((64,))[0] = t * 2 + 0.5\n");
-  EXPECT_EQ(a->diagText(), "");
-  ASSERT_EQ(a->result.module->functions.size(), 1u);
-}
-
-TEST(SemaBroadcast, LoadedColumnIsConvertedThenBroadcast) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (M, N)], c: Tensor[f32, (M, 1)]):\n"
-      "    t = load(x.tile((64, 128))[0, 0])\n"
-      "    col = load(c.tile((64, 1))[0, 0])\n"
-      "    x.tile((64, 128))[0, 0] = t * col\n");
-  EXPECT_EQ(a->diagText(), "");
-  const ir::Function* fn = a->kernel("k");
-  ASSERT_NE(fn, nullptr);
-  EXPECT_EQ(countOps(fn->body, ir::OpKind::ConvertLayout), 1);
-  EXPECT_EQ(countOps(fn->body, ir::OpKind::Broadcast), 1);
-}
-
-TEST(SemaControl, IfYieldsAssignedVariables) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (N,)], s: f32):\n"
-      "    t = load(x.tile((64,))[0])\n"
-      "    if s > 0.0:\n"
-      "        t = t * s\n"
-      "    elif s < -1.0:\n"
-      "        t = t + 1.0\n"
-      "    else:\n"
-      "        u = 1\n"
-      "    x.tile((64,))[0] = t\n");
-  EXPECT_EQ(a->diagText(), "");
-  const ir::Function* fn = a->kernel("k");
-  ASSERT_NE(fn, nullptr);
-  EXPECT_EQ(countOps(fn->body, ir::OpKind::If), 2);
-}
-
-TEST(SemaControl, StaticIfFoldsOnConstants) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (N,)], B: const = 64):\n"
-      "    if B > 32:\n"
-      "        x.tile((B,))[0] = zeros(f32, (B,))\n"
-      "    else:\n"
-      "        x.tile((B,))[0] = undefined_name\n");
-  EXPECT_EQ(a->diagText(), "");
-  ASSERT_NE(a->kernel("k"), nullptr);
-  EXPECT_EQ(countOps(a->kernel("k")->body, ir::OpKind::If), 0);
-}
-
-TEST(SemaBuiltins, MaxWithTwoOperandsSuggestsMaximum) {
-  auto a = analyzeSource(
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (N,)]):\n"
-      "    t = load(x.tile((64,))[0])\n"
-      "    x.tile((64,))[0] = max(t, 0.0)\n");
-  const Diagnostic* d = a->find("AG3015");
-  ASSERT_NE(d, nullptr) << a->diagText();
-  EXPECT_EQ(d->message, "'max' reduces a single tile; did you mean 'maximum(t, 0.0)'?");
-  ASSERT_EQ(d->fixits.size(), 1u);
-  EXPECT_EQ(d->fixits[0].replacement, "maximum");
-}
-
 TEST(SemaDevice, RecursionIsAnError) {
   auto a = analyzeSource(
       "@device\n"
@@ -255,21 +187,9 @@ TEST(SemaDevice, RecursionIsAnError) {
   EXPECT_FALSE(d->labels.empty());
 }
 
-TEST(SemaLaunch, GridOverSizesAndConstants) {
-  auto a = analyzeSource(
-      "@kernel(grid=(cdiv(M, 2 * B), max(N // B, 1), 2), warps=8)\n"
-      "def k(x: Tensor[f32, (M, N)], B: const = 32):\n"
-      "    require(M % B == 0 and N >= 1)\n"
-      "    pass\n");
-  EXPECT_EQ(a->diagText(), "");
-  const ir::Function* fn = a->kernel("k");
-  ASSERT_NE(fn, nullptr);
-  EXPECT_EQ(fn->grid[0].str(fn->sizeNames), "cdiv(M, 64)");
-  EXPECT_EQ(fn->grid[1].str(fn->sizeNames), "max(N // 32, 1)");
-  EXPECT_EQ(fn->grid[2].str(fn->sizeNames), "2");
-  EXPECT_EQ(fn->numWarps, 8);
-  ASSERT_EQ(fn->requirements.size(), 1u);
-}
+// The IR of literals adapting, a loaded column's broadcast, an if/elif that yields, a
+// static if, and the launch grid: tests/golden/ir/sema_*.ag; max's fix-it:
+// tests/golden/diagnostics/sema_fixit_max_two_operands.ag.
 
 }  // namespace
 }  // namespace argus::testing
