@@ -5,8 +5,8 @@
 //   # expect-<error|warning|note>@<LINE>:<COL>-<ENDCOL> <CODE>: <exact message>
 // LINE is absolute or relative to the comment (+1, -2); COL/ENDCOL are the
 // 1-based byte columns of the range's first and last character. Lines of
-// `# expect-fixit...` and `# expect-detail: ...` after one state its fix-its and
-// notes (tests/expectation_syntax.h).
+// `# expect-fixit...`, `# expect-label...` and `# expect-detail: ...` after one
+// state its fix-its, labels and notes (tests/expectation_syntax.h).
 //
 // tests/golden/ir/*.ag: `--emit=ir` output must equal <file>.ag.ir.
 //
@@ -78,7 +78,7 @@ using argus::testing::Expectation;
 
 // Which details besides the message a file states for every diagnostic (expectation_syntax.h).
 struct StatedDetails {
-  bool fixits = false, notes = false;
+  bool fixits = false, labels = false, notes = false;
 };
 
 std::vector<Expectation> parseExpectations(const std::string& text, std::vector<uint32_t>& lines,
@@ -91,13 +91,17 @@ std::vector<Expectation> parseExpectations(const std::string& text, std::vector<
     ++lineNo;
     if (auto attached = argus::testing::parseAttachedLine(line)) {
       lines.push_back(lineNo);
-      const bool fixit = attached->first == argus::testing::AttachedKind::FixIt;
-      if (stated) (fixit ? stated->fixits : stated->notes) = true;
+      using argus::testing::AttachedKind;
+      const AttachedKind kind = attached->first;
+      if (stated)
+        (kind == AttachedKind::FixIt ? stated->fixits : kind == AttachedKind::Label ? stated->labels : stated->notes) = true;
       if (out.empty()) {  // ARGUS_UPDATE_GOLDEN=1 rewrites it where it belongs
-        if (!updateMode()) ADD_FAILURE() << "line " << lineNo << ": an expect-fixit or expect-detail line before any expectation";
+        if (!updateMode()) ADD_FAILURE() << "line " << lineNo << ": an expect-fixit, -label or -detail line before any expectation";
         continue;
       }
-      (fixit ? out.back().fixits : out.back().details).push_back(attached->second);
+      Expectation& owner = out.back();
+      (kind == AttachedKind::FixIt ? owner.fixits : kind == AttachedKind::Label ? owner.labels : owner.details)
+          .push_back(attached->second);
       continue;
     }
     std::optional<Expectation> e = argus::testing::parseExpectationLine(line, lineNo);
@@ -159,11 +163,26 @@ void updateExpectations(const fs::path& path, const std::string& text,
       kept.push_back(lines[i - 1]);
   }
   argus::SourceFile file(path.filename().string(), text);
-  std::map<int, std::vector<Expectation>> byLine;
+  // The comment lines each kept line gets above it, so that a fix-it's or a label's
+  // line, counted from its diagnostic's, is counted in the rewritten file.
+  auto commentLines = [&](const Expectation& e) {
+    return 1 + (stated.fixits ? e.fixits.size() : 0) + (stated.labels ? e.labels.size() : 0) +
+           (stated.notes ? e.details.size() : 0);
+  };
+  const uint32_t lastLine = static_cast<uint32_t>(lines.size());
+  std::map<int, std::vector<const argus::Diagnostic*>> byLine;
+  std::vector<size_t> insertedUpTo(kept.size() + 1, 0);
   for (const argus::Diagnostic& d : diags) {
     Expectation e = fromDiagnostic(d, file);
-    byLine[newIndex[std::min<uint32_t>(e.line, static_cast<uint32_t>(lines.size()))]].push_back(e);
+    const int k = newIndex[std::min(e.line, lastLine)];
+    byLine[k].push_back(&d);
+    insertedUpTo[static_cast<size_t>(k)] += commentLines(e);
   }
+  for (size_t i = 1; i < insertedUpTo.size(); ++i) insertedUpTo[i] += insertedUpTo[i - 1];
+  const argus::testing::LineMap rewrittenLine = [&](uint32_t line) {
+    const int k = newIndex[std::min(line, lastLine)];
+    return static_cast<uint32_t>(k + 1 + insertedUpTo[static_cast<size_t>(k)]);
+  };
   std::string out;
   for (int i = 0; i <= static_cast<int>(kept.size()); ++i) {
     auto it = byLine.find(i);
@@ -173,11 +192,15 @@ void updateExpectations(const fs::path& path, const std::string& text,
         indent = kept[i].substr(0, kept[i].find_first_not_of(' ') == std::string::npos ? 0 : kept[i].find_first_not_of(' '));
       const std::string lead = indent + (path.extension() == ".ir" ? "// expect-" : "# expect-");
       // Each expectation's own line counts the lines below it down to its diagnostic's.
+      std::vector<Expectation> expectations;
+      for (const argus::Diagnostic* d : it->second) expectations.push_back(argus::testing::expectationOf(*d, file, rewrittenLine));
       std::vector<std::vector<std::string>> groups;
-      for (const Expectation& e : it->second) {
+      for (const Expectation& e : expectations) {
         std::vector<std::string> group = {""};
         if (stated.fixits)
           for (const std::string& f : e.fixits) group.push_back(lead + "fixit" + f + "\n");
+        if (stated.labels)
+          for (const std::string& l : e.labels) group.push_back(lead + "label" + l + "\n");
         if (stated.notes)
           for (const std::string& n : e.details) group.push_back(lead + "detail: " + n + "\n");
         groups.push_back(std::move(group));
@@ -185,7 +208,7 @@ void updateExpectations(const fs::path& path, const std::string& text,
       size_t below = 0;
       for (const auto& group : groups) below += group.size();
       for (size_t j = 0; j < groups.size(); ++j) {
-        const Expectation& e = it->second[j];
+        const Expectation& e = expectations[j];
         out += lead + e.severity + "@+" + std::to_string(below) + ":" + std::to_string(e.col) + "-" +
                std::to_string(e.endCol) + " " + e.code + ": " + e.message + "\n";
         for (size_t g = 1; g < groups[j].size(); ++g) out += groups[j][g];
@@ -212,13 +235,14 @@ void checkDiagnosticsFile(const fs::path& path) {
   for (const argus::Diagnostic& d : diags) {
     Expectation actual = fromDiagnostic(d, file);
     if (!stated.fixits) actual.fixits.clear();
+    if (!stated.labels) actual.labels.clear();
     if (!stated.notes) actual.details.clear();
     bool found = false;
     for (size_t i = 0; i < expected.size() && !found; ++i) {
       const Expectation& e = expected[i];
       if (matched[i] || e.severity != actual.severity || e.code != actual.code ||
           e.line != actual.line || e.message != actual.message || e.fixits != actual.fixits ||
-          e.details != actual.details)
+          e.labels != actual.labels || e.details != actual.details)
         continue;
       if (e.hasColumns && (e.col != actual.col || e.endCol != actual.endCol)) continue;
       matched[i] = found = true;
