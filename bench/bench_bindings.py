@@ -9,7 +9,10 @@ Scalars named alpha / beta get 1 / 0. The "A @ W^T" form (a linear layer,
 transposed_b=True) takes W (N, K) instead of B, named W or B. A kernel that
 copies an operand with TMA (a "tensor_maps" entry) needs that operand's rows to
 be a multiple of 16 bytes (K a multiple of 8 for bf16): other K are n/a. A store
-map ("store": true) is not such a need: the kernel stores C without it.
+map ("store": true) is not such a need: the kernel stores C without it. The
+fused-epilogue form (bias=True, C = f(A @ B + bias)) also takes the bias, the
+rank-1 tensor of extent N: the one named bias, else the only rank-1 tensor; A, B,
+C are then matched among the others as above.
 
 MoE grouped GEMM: the tensors named X, W, block_expert (or expert_ids) and Y, else
 the first four in order: X (T_pad, K) and W (E, N, K) bf16, block_expert (T_pad / BM,)
@@ -66,12 +69,15 @@ TMA_ROW_ALIGNMENT = 16  # bytes: cuTensorMapEncodeTiled's rule for every stride
 
 
 class GemmBinding:
-    """C = A @ B, or C = A @ W^T with transposed_b (B is then W, stored (N, K))."""
+    """C = A @ B, or C = A @ W^T with transposed_b (B is then W, stored (N, K)); with
+    bias, C = f(A @ B + bias) with bias (N,) (a fused epilogue: gemm_bias_gelu)."""
 
-    def __init__(self, spec, transposed_b=False):
+    def __init__(self, spec, transposed_b=False, bias=False):
         self.spec = spec
         self.transposed_b = transposed_b
         tensors = [p for p in spec.user_params if p.kind == "tensor"]
+        self.bias = self._find_bias(tensors) if bias else None
+        tensors = [p for p in tensors if p is not self.bias]
         b_names = {"w", "b"} if transposed_b else {"b"}
         a, b, c = _by_name(tensors, {"a"}), _by_name(tensors, b_names), _by_name(tensors, {"c"})
         if not (a and b and c):
@@ -98,8 +104,34 @@ class GemmBinding:
         if a.dtype != b.dtype:
             raise MetadataMismatch(f"{spec.name}: A is {a.dtype} but {b.name} is {b.dtype}")
         self._check_shared_k()
+        if self.bias is not None:
+            self._check_bias()
         self.in_dtype, self.out_dtype = a.dtype, c.dtype
         self.tma_params = tma_loaded_params(spec)
+
+    def _find_bias(self, tensors):
+        """The bias: the tensor named bias, else the only rank-1 tensor."""
+        bias = _by_name(tensors, {"bias"})
+        if bias is None:
+            vectors = [p for p in tensors if len(p.dims) == 1]
+            if len(vectors) != 1:
+                raise MetadataMismatch(f"{self.spec.name} has {len(vectors)} rank-1 tensor parameters; a GEMM with a "
+                                       f"bias epilogue needs one, the bias (N,)")
+            bias = vectors[0]
+        if len(bias.dims) != 1:
+            raise MetadataMismatch(f"{self.spec.name}: bias '{bias.name}' has rank {len(bias.dims)}, expected 1")
+        return bias
+
+    def _check_bias(self):
+        """The bias is added along C's rows: its extent must be N (C's second), and the
+        peers add it in the inputs' dtype."""
+        bias_n, c_n = self.bias.dims[0].get("size"), self.c.dims[1].get("size")
+        if bias_n and c_n and bias_n != c_n:
+            raise MetadataMismatch(f"{self.spec.name}: bias {self.bias.name}{_dims_text(self.bias)} is not along "
+                                   f"{self.c.name}{_dims_text(self.c)}'s columns ({c_n})")
+        if self.bias.dtype != self.a.dtype:
+            raise MetadataMismatch(f"{self.spec.name}: A is {self.a.dtype} but bias '{self.bias.name}' is "
+                                   f"{self.bias.dtype}")
 
     def _check_shared_k(self):
         """With named extents, A's K must be B's K in the position the form expects:
@@ -118,7 +150,10 @@ class GemmBinding:
     def check_shape(self, m, n, k):
         """Raises Unsupported when a dimension is a constant that differs, or when TMA
         cannot describe an operand of this size (rows not a multiple of 16 bytes)."""
-        for p, shape in ((self.a, (m, k)), (self.b, self.b_shape(n, k)), (self.c, (m, n))):
+        operands = [(self.a, (m, k)), (self.b, self.b_shape(n, k)), (self.c, (m, n))]
+        if self.bias is not None:
+            operands.append((self.bias, (n,)))
+        for p, shape in operands:
             for axis, (d, extent) in enumerate(zip(p.dims, shape)):
                 if "const" in d and int(d["const"]) != extent:
                     raise Unsupported(f"{self.spec.name} was compiled for {p.name}.shape[{axis}] = {d['const']}")
@@ -127,16 +162,19 @@ class GemmBinding:
                 raise Unsupported(f"{self.spec.name} copies {p.name} with TMA, which needs rows that are a multiple "
                                   f"of {TMA_ROW_ALIGNMENT} bytes; a row of {shape[-1]} {p.dtype} is {row_bytes}")
 
-    def args(self, a, b, c):
-        """Positional arguments in the kernel's order."""
+    def args(self, a, b, c, bias=None):
+        """Positional arguments in the kernel's order; bias only for the bias form."""
         by_name = {self.a.name: a, self.b.name: b, self.c.name: c}
+        if self.bias is not None:
+            by_name[self.bias.name] = bias
         by_name.update(dict(self.scalars))
         return [by_name[p.name] for p in self.spec.user_params]
 
     def describe(self):
         tma = tma_text(self.spec, self.tma_params)
+        bias = f"bias={self.bias.name}{_dims_text(self.bias)} " if self.bias is not None else ""
         return (f"{self.spec.signature()}: A={self.a.name}{_dims_text(self.a)} "
-                f"{'W' if self.transposed_b else 'B'}={self.b.name}{_dims_text(self.b)} "
+                f"{'W' if self.transposed_b else 'B'}={self.b.name}{_dims_text(self.b)} {bias}"
                 f"C={self.c.name}{_dims_text(self.c)} {self.out_dtype}{tma}; grid {', '.join(self.spec.grid_text)}; "
                 f"{self.spec.threads} threads; {self.spec.static_shared_bytes} B shared")
 

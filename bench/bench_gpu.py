@@ -2,7 +2,7 @@
 """Argus against its peers on the GPU, side by side in one run.
 
     python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR [--quick]
-        [--only gemm|gemm_nt|gemm_nn|moe|attention|softmax|layernorm|rmsnorm]
+        [--only gemm|gemm_nt|gemm_nn|gemm_epilogue|moe|attention|softmax|layernorm|rmsnorm]
     python3 bench/bench_gpu.py --ptx-dir DIR --out-dir DIR --dry-run     # no GPU, no torch needed
 
 Workloads (DESIGN.md section 10):
@@ -21,6 +21,15 @@ Workloads (DESIGN.md section 10):
     B read N-major, TMA boxes in 64-column panels), cuBLAS (torch.matmul(A, B)), Triton (the
     same kernel as "gemm"). TMA needs 16-byte rows of A and B: K and N multiples of 8 (one
     ragged size with N = 1003 shows the n/a);
+  - "gemm_epilogue", a linear layer with its activation fused, C = gelu(A @ B + bias) (bias
+    (N,) bf16, the exact erf GELU in float32, C bf16, B stored (K, N)): Argus `gemm_bias_gelu`
+    (DIR/gemm_bias_gelu.ptx: gemm_nn's kernel with the epilogue before the store), torch
+    unfused (F.gelu(torch.addmm(bias, A, B)): what nn.Linear then F.gelu run, the bias in
+    cuBLAS's epilogue, then a GELU kernel), and Triton with the same fused epilogue
+    (bench/triton_gemm.py, autotuned). Sizes and the n/a as "gemm_nn". A is drawn with
+    standard deviation 1/sqrt(K), so that A @ B + bias is about N(0, 2) and the checks reach
+    the GELU's curved part. FLOPs = 2MNK: the epilogue is not counted. The table's
+    "Argus / best peer" is the faster peer's time over Argus's (the issue's target: >= 1);
   - "moe", the bf16 grouped GEMM of a mixture-of-experts layer: tokens routed to their top-k
     experts (random, fixed seed), the token-expert pairs sorted by expert and each expert's
     rows padded to a multiple of BM (vLLM's moe_align_block_size layout: X (T_pad, K),
@@ -85,6 +94,7 @@ from bench_bindings import (AttentionBinding, GemmBinding, MetadataMismatch, Moe
 GEMM_IMPLS = ["argus", "cublas", "triton"]
 ATTN_IMPLS = ["argus", "flash", "cudnn"]
 MOE_IMPLS = ["argus", "torch_loop", "triton"]
+EPILOGUE_IMPLS = ["argus", "torch_unfused", "triton_fused"]
 ROW_IMPLS = ["argus", "triton", "torch"]
 ROW_WORKLOADS = ("softmax", "layernorm", "rmsnorm")
 # Row kernels: builds named <name>_<tag>_b<BLOCK>_w<WARPS>.ptx are the same kernels built by
@@ -92,15 +102,18 @@ ROW_WORKLOADS = ("softmax", "layernorm", "rmsnorm")
 ROW_TAGS = {"before": "Argus before vec16 (2-byte accesses)",
             "veconly": "Argus vec16 without the approximate exp"}
 LABELS = {"torch": "torch (F.softmax / F.layer_norm / F.rms_norm)", "argus": "Argus", "cublas": "cuBLAS (torch.matmul)", "cublas_f32": "cuBLAS (mm, out_dtype f32)",
-          "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN"}
-WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "moe", "attention", "softmax", "layernorm", "rmsnorm"]
+          "triton": "Triton (autotuned)", "triton_mma": "Triton, mma.sync path (autotuned)", "torch_loop": "torch, per-expert loop", "flash": "SDPA FlashAttention-2", "cudnn": "SDPA cuDNN",
+          "torch_unfused": "torch (addmm + F.gelu)", "triton_fused": "Triton, fused epilogue (autotuned)"}
+WORKLOADS = ["gemm", "gemm_nt", "gemm_nn", "gemm_epilogue", "moe", "attention", "softmax", "layernorm", "rmsnorm"]
 LABELS.update({"argus_" + tag: label for tag, label in ROW_TAGS.items()})
 TITLES = {"gemm": "bf16 GEMM", "gemm_nt": "bf16 GEMM, Hopper path (C = A @ W^T)",
           "gemm_nn": "bf16 GEMM, Hopper path (C = A @ B, B stored (K, N))",
+          "gemm_epilogue": "bf16 GEMM + bias + GELU, Hopper path (C = gelu(A @ B + bias), B stored (K, N))",
           "moe": "bf16 MoE grouped GEMM (Y = X @ W[e]^T per block of BM rows)", "attention": "bf16 attention forward",
           "softmax": "bf16 softmax along rows", "layernorm": "bf16 layernorm (w, b)", "rmsnorm": "bf16 RMSNorm (w)"}
 ARGUS_FILES = {"gemm": [("gemm_tc.ptx", "gemm_tc")], "gemm_nt": [("gemm_persistent.ptx", "gemm_persistent"), ("gemm_wgmma.ptx", "gemm_wgmma")],
                "gemm_nn": [("gemm_nn.ptx", "gemm_nn")],
+               "gemm_epilogue": [("gemm_bias_gelu.ptx", "gemm_bias_gelu")],
                "moe": [("moe_gemm.ptx", "moe_gemm"), ("moe_gemm_persistent.ptx", "moe_gemm"),
                        ("moe_gemm_bm128.ptx", "moe_gemm")],
                "attention": [("attention.ptx", "attention")]}
@@ -112,8 +125,13 @@ def is_row(workload):
 
 
 def is_gemm(workload):
-    """gemm, gemm_nn: C = A @ B; gemm_nt: C = A @ W^T. All are (M, N, K) sized."""
-    return workload in ("gemm", "gemm_nt", "gemm_nn")
+    """gemm, gemm_nn: C = A @ B; gemm_nt: C = A @ W^T; gemm_epilogue: C = gelu(A @ B + bias).
+    All are (M, N, K) sized."""
+    return workload in ("gemm", "gemm_nt", "gemm_nn", "gemm_epilogue")
+
+
+# Workloads whose table ends with Argus against the fastest of its peers (speedup_cell).
+BEST_PEER_WORKLOADS = ("moe", "gemm_epilogue")
 
 
 def impls_for(workload):
@@ -122,6 +140,8 @@ def impls_for(workload):
         return GEMM_IMPLS + ["triton_mma"]
     if is_row(workload):
         return ROW_IMPLS
+    if workload == "gemm_epilogue":
+        return EPILOGUE_IMPLS
     return GEMM_IMPLS if is_gemm(workload) else MOE_IMPLS if workload == "moe" else ATTN_IMPLS
 
 
@@ -165,7 +185,8 @@ def row_sizes(quick):
 def sizes_of(workload, quick):
     if is_row(workload):
         return row_sizes(quick)
-    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "gemm_nn": gemm_nn_sizes, "moe": moe_sizes, "attention": attention_sizes}[workload](quick)
+    return {"gemm": gemm_sizes, "gemm_nt": gemm_nt_sizes, "gemm_nn": gemm_nn_sizes, "gemm_epilogue": gemm_nn_sizes,
+            "moe": moe_sizes, "attention": attention_sizes}[workload](quick)
 
 
 # MoE layers the timed cases take their shapes from (E experts, top-k, N and K of the
@@ -332,7 +353,7 @@ def load_specs(ptx_dir, workload, tag=None):
         if kernel not in specs:
             raise MetadataMismatch(f"{path}: no kernel '{kernel}' in its metadata (kernels: {', '.join(specs)})")
         if is_gemm(workload):
-            binding = GemmBinding(specs[kernel], transposed_b=workload == "gemm_nt")
+            binding = GemmBinding(specs[kernel], transposed_b=workload == "gemm_nt", bias=workload == "gemm_epilogue")
         elif workload == "moe":
             binding = MoeBinding(specs[kernel])
         else:
@@ -423,7 +444,7 @@ def timed_table(records, workload, impls):
     for r in records:
         if r["workload"] == workload and r["phase"] == "timed" and r["size_text"] not in sizes:
             sizes.append(r["size_text"])
-    speedup = workload == "moe" and "argus" in impls and len(impls) > 1
+    speedup = workload in BEST_PEER_WORKLOADS and "argus" in impls and len(impls) > 1
     ratios = [i for i in impls if i != "argus"] if is_row(workload) and "argus" in impls else []
     unit = " GB/s (ms)" if is_row(workload) else " TFLOP/s (ms)"
     head = "| size | " + " | ".join(LABELS[i] + unit for i in impls) + \
@@ -490,14 +511,16 @@ def markdown(doc):
              f"{env.get('nvidia_smi', '?')}", f"- torch {env.get('torch', '?')} (CUDA {env.get('cuda_runtime', '?')}, "
              f"cuDNN {env.get('cudnn', '?')}), triton {env.get('triton', '?')}, python {env.get('python', '?')}",
              "- method: each implementation is first checked on fresh random normal inputs (two per size, ragged "
-             "sizes included), output poisoned with NaN; rel. error = ||out - ref|| / ||ref|| against torch float64 "
+             "sizes included; GEMM + bias + GELU: A scaled by 1/sqrt(K), so that the GELU's input is about "
+             "N(0, 2)), output poisoned with NaN; rel. error = ||out - ref|| / ||ref|| against torch float64 "
              "(GEMM) or float32 (attention and row kernels, bf16 inputs upcast). Only implementations whose every check passed are "
              "timed: one launch per input set (4 fresh sets) captured in a CUDA graph, warm-up, then the median of "
              f"{doc['replays']} graph replays timed with CUDA events, per launch; the outputs are re-checked after "
-             "timing. GEMM FLOPs = 2MNK; attention FLOPs = 4 B H S^2 D, halved for causal; MoE FLOPs = 2 * "
+             "timing. GEMM FLOPs = 2MNK (GEMM + bias + GELU too: the epilogue is not counted); attention FLOPs = 4 B H S^2 D, halved for causal; MoE FLOPs = 2 * "
              "(token-expert pairs) * N * K, padding rows not counted, routing and padding prepared outside timing. "
              "Row kernels: GB/s of X read once, Y written once and w, b read once (bf16); Argus / peer is the "
-             "peer's time over Argus's (above 1: Argus faster).",
+             "peer's time over Argus's (above 1: Argus faster); Argus / best peer (MoE, GEMM + bias + GELU) likewise "
+             "against the fastest peer that passed.",
              ""]
     for workload in WORKLOADS:
         if not any(r["workload"] == workload for r in records):
@@ -608,7 +631,7 @@ def dry_run(args, workloads):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ptx-dir", required=True,
-                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, moe_gemm*.ptx, attention.ptx, "
+                    help="folder with gemm_tc.ptx, gemm_wgmma.ptx, gemm_bias_gelu.ptx, moe_gemm*.ptx, attention.ptx, "
                          "softmax_bf16*.ptx, ... and their .meta.json")
     ap.add_argument("--out-dir", required=True, help="where bench_gpu.json, .md and .png go")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (a smoke run)")

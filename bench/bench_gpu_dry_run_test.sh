@@ -9,7 +9,7 @@ argusc=$1 python=$2 scratch=$3
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rm -rf "$scratch" && mkdir -p "$scratch/ptx" "$scratch/bad" "$scratch/out"
 fail=0
-for name_arch in gemm_tc:sm_90 gemm_wgmma:sm_90a moe_gemm:sm_90a attention:sm_90; do
+for name_arch in gemm_tc:sm_90 gemm_wgmma:sm_90a gemm_bias_gelu:sm_90a moe_gemm:sm_90a attention:sm_90; do
   name=${name_arch%%:*} arch=${name_arch#*:}
   src="$root/examples/$name.ag"
   [ -f "$src" ] || continue
@@ -22,6 +22,15 @@ if [ -f "$scratch/ptx/gemm_wgmma.ptx" ]; then
   rc=$?; [ $rc -eq 0 ] || { echo "gemm_nt dry run exited $rc, expected 0: $out"; fail=1; }
   echo "$out" | grep -q "W=W(N, K)" || { echo "gemm_wgmma not bound as A @ W^T in: $out"; fail=1; }
   echo "$out" | grep -q "M=129 N=257 K=300: n/a" || { echo "no K=300 n/a row in: $out"; fail=1; }
+fi
+# gemm_bias_gelu is the gemm_epilogue workload's kernel: the dry run must find its bias (N,)
+# in argusc's metadata and call N = 1003 n/a (TMA rows of 16 bytes), and only that size.
+if [ -f "$scratch/ptx/gemm_bias_gelu.ptx" ]; then
+  out=$("$python" "$root/bench/bench_gpu.py" --ptx-dir "$scratch/ptx" --out-dir "$scratch/out" --dry-run --only gemm_epilogue)
+  rc=$?; [ $rc -eq 0 ] || { echo "gemm_epilogue dry run exited $rc, expected 0: $out"; fail=1; }
+  echo "$out" | grep -q "B=B(K, N) bias=bias(N) C=C(M, N)" || { echo "gemm_bias_gelu's bias not bound in: $out"; fail=1; }
+  echo "$out" | grep -q "M=1000 N=1003 K=520: n/a" || { echo "no N=1003 n/a row in: $out"; fail=1; }
+  if echo "$out" | grep -v "N=1003" | grep -q ": n/a"; then echo "an unexpected n/a gemm_epilogue case in: $out"; fail=1; fi
 fi
 # moe_gemm (BM=64) and its two-warpgroup build (BM=128) are the moe workload's kernels: each
 # case binds to the build of its padding; K = 300 is n/a (TMA) on both.

@@ -1,8 +1,9 @@
 """The GPU side of bench_gpu.py: one worker process per group ("argus:gemm",
-"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:gemm_nn", "peers:gemm_nn", "argus:moe", "peers:moe",
-"argus:attention", "peers:attention"). Checks every implementation
-of the group first, then times those whose checks all passed; returns plain
-records (see bench_gpu.py for the method)."""
+"peers:gemm", "argus:gemm_nt", "peers:gemm_nt", "argus:gemm_nn", "peers:gemm_nn",
+"argus:gemm_epilogue", "peers:gemm_epilogue", "argus:moe", "peers:moe",
+"argus:attention", "peers:attention", and the row kernels' groups). Checks every
+implementation of the group first, then times those whose checks all passed;
+returns plain records (see bench_gpu.py for the method)."""
 
 import math
 import os
@@ -18,7 +19,9 @@ SETS = 4      # input sets rotated through while timing
 
 def thresholds(workload, out_dtype):
     """Relative-error bounds (METHOD.md): fp32 accumulation of exact bf16 products is far
-    under 1e-4; rounding the output to bf16 alone gives ~1e-3; attention also rounds P."""
+    under 1e-4; rounding the output to bf16 alone gives ~1e-3; attention also rounds P.
+    gemm_epilogue has the GEMMs' bound: torch's unfused path rounds twice (A @ B + bias to
+    bf16, then the GELU's output), about 2e-3."""
     if plan.is_gemm(workload) or workload == "moe":
         return 1e-4 if out_dtype == "f32" else 8e-3
     return 1e-2  # attention; row kernels: float32 math, the bf16 output's rounding (~1e-3)
@@ -27,7 +30,8 @@ def thresholds(workload, out_dtype):
 class Problem:
     """One fresh random input set, with its reference computed on first use. GEMM:
     a (M, K) and b (K, N); for gemm_nt, w (N, K) is the data and b = w.t() its
-    strided (K, N) view, so that C = a @ b is the same product for every peer. MoE:
+    strided (K, N) view, so that C = a @ b is the same product for every peer;
+    gemm_epilogue adds bias (N,) and draws a with standard deviation 1/sqrt(K). MoE:
     x (T_pad, K), w (E, N, K), block_expert (T_pad / BM,) i32 in the layout of
     plan.moe_layout (the same routing for every input set of a size); only the rows of
     real token-expert pairs (`rows`) are checked."""
@@ -45,6 +49,14 @@ class Problem:
             self.a = torch.randn(m, k, device="cuda", dtype=bf16, generator=gen)
             self.w = torch.randn(n, k, device="cuda", dtype=bf16, generator=gen)
             self.b = self.w.t()
+            self.out_shape = (m, n)
+        elif workload == "gemm_epilogue":
+            m, n, k = size
+            # Unit-variance A would make A @ B ~ N(0, K): nearly every output would sit where
+            # gelu(x) is x or 0 and the erf would go unchecked. Scaled, A @ B + bias ~ N(0, 2).
+            self.a = torch.randn(m, k, device="cuda", dtype=bf16, generator=gen) * (1.0 / math.sqrt(k))
+            self.b = torch.randn(k, n, device="cuda", dtype=bf16, generator=gen)
+            self.bias = torch.randn(n, device="cuda", dtype=bf16, generator=gen)
             self.out_shape = (m, n)
         elif plan.is_row(workload):
             m, n, skew = size
@@ -90,6 +102,9 @@ class Problem:
             parts = [self.x[first:first + count].double() @ self.w[e].double().t()
                      for e, first, count in self.layout.segments]
             self._ref = t.cat(parts)
+            return self._ref
+        if self.workload == "gemm_epilogue":  # float64, torch's exact (erf) GELU
+            self._ref = t.nn.functional.gelu(self.a.double() @ self.b.double() + self.bias.double())
             return self._ref
         if plan.is_gemm(self.workload):
             self._ref = self.a.double() @ self.b.double()
@@ -166,7 +181,8 @@ class ArgusGemm(Impl):
         self.binding.check_shape(*size)
 
     def run(self, p, out):
-        launch(self.fn, self.binding.args(p.a, p.w if self.binding.transposed_b else p.b, out))
+        bias = p.bias if self.binding.bias is not None else None
+        launch(self.fn, self.binding.args(p.a, p.w if self.binding.transposed_b else p.b, out, bias))
         return out
 
 
@@ -372,6 +388,18 @@ class Cublas(Impl):
         return self.torch.matmul(p.a, p.b, out=out)
 
 
+class TorchAddmmGelu(Impl):
+    """C = gelu(A @ B + bias) unfused, as nn.Linear then F.gelu run it: addmm (cuBLAS, the
+    bias added in its epilogue) writes A @ B + bias in bf16, a second kernel the GELU."""
+    name = "torch_unfused"
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def run(self, p, out):
+        return self.torch.nn.functional.gelu(self.torch.addmm(p.bias, p.a, p.b))
+
+
 class CublasF32(Impl):
     name, out_dtype = "cublas_f32", "f32"
 
@@ -415,6 +443,17 @@ class TritonMmaSync(Triton):
         return self.mod.best_config_mma_sync(*size)
 
 
+class TritonFused(Triton):
+    """The Triton GEMM with the bias and the exact GELU fused into its epilogue, as Argus's."""
+    name = "triton_fused"
+
+    def run(self, p, out):
+        return self.mod.matmul_bias_gelu(p.a, p.b, p.bias, out)
+
+    def config(self, size):
+        return self.mod.best_config_bias_gelu(*size)
+
+
 class Sdpa(Impl):
     def __init__(self, torch, name, backend):
         from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -453,6 +492,8 @@ def make_impls(torch, group, ptx_dir):
         return [TorchMoeLoop(torch), TritonMoe(torch)]
     if plan.is_gemm(workload):
         argus_out = specs[0][1].out_dtype if specs[0][1] else "bf16"
+        if workload == "gemm_epilogue":
+            return [TorchAddmmGelu(torch), TritonFused(torch, argus_out)]
         impls = [Cublas(torch)] + ([CublasF32(torch)] if argus_out == "f32" else []) + [Triton(torch, argus_out)]
         if workload == "gemm":
             impls.append(TritonMmaSync(torch, argus_out))

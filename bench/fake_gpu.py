@@ -1,8 +1,8 @@
 """A pure-Python stand-in for the few torch calls bench_gpu_worker.py makes, so
 that test_bench_gpu.py can run a whole worker group (checks, graph timing, the
 re-check, the records) on a machine without a GPU, torch or numpy. Tensors are
-strided views of a Python list; sizes must stay tiny. "Launches" (matmul, a
-fake kernel) go through `launch`, which a CUDA graph being captured records and
+strided views of a Python list; sizes must stay tiny. "Launches" (matmul,
+addmm, gelu, a fake kernel) go through `launch`, which a CUDA graph being captured records and
 its replay repeats, as a real graph would."""
 
 import contextlib
@@ -109,6 +109,18 @@ class Tensor:
         assert self.shape == other.shape
         return Tensor([a - b for a, b in zip(self.values(), other.values())], self.shape, self.dtype)
 
+    def __add__(self, other):
+        """Elementwise, or a rank-1 `other` broadcast along the last axis (x + bias)."""
+        assert other.shape in (self.shape, self.shape[-1:]), (self.shape, other.shape)
+        ov = other.values()
+        return Tensor([v + ov[i % len(ov)] for i, v in enumerate(self.values())], self.shape, self.dtype)
+
+    def __mul__(self, scale):
+        assert isinstance(scale, (int, float)), "only a tensor times a number"
+        return Tensor([v * scale for v in self.values()], self.shape, self.dtype)
+
+    __rmul__ = __mul__
+
     def __matmul__(self, other):
         out = Tensor([0.0] * (self.shape[0] * other.shape[1]), (self.shape[0], other.shape[1]), self.dtype)
         _matmul_into(self, other, out)
@@ -141,6 +153,28 @@ def matmul(a, b, out=None):
     out = out if out is not None else Tensor([0.0] * (a.shape[0] * b.shape[1]), (a.shape[0], b.shape[1]), a.dtype)
     launch(lambda: _matmul_into(a, b, out))
     return out
+
+
+def addmm(bias, a, b):
+    """bias + a @ b, bias (N,) broadcast over the rows (torch.addmm with a 1-D bias)."""
+    out = Tensor([0.0] * (a.shape[0] * b.shape[1]), (a.shape[0], b.shape[1]), a.dtype)
+
+    def work():
+        _matmul_into(a, b, out)
+        out.copy_(out + bias)
+    launch(work)
+    return out
+
+
+def _gelu(x):
+    """The exact (erf) GELU, as F.gelu's default."""
+    out = Tensor([0.0] * x.numel(), x.shape, x.dtype)
+    launch(lambda: out.copy_(Tensor([0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0))) for v in x.values()],
+                                    x.shape, x.dtype)))
+    return out
+
+
+nn = types.SimpleNamespace(functional=types.SimpleNamespace(gelu=_gelu))
 
 
 class Generator:

@@ -5,6 +5,8 @@ for torch; the Argus kernel and Triton are stand-ins too). Run by ctest
     python3 -m unittest discover -s bench -p 'test_bench_gpu.py' -v"""
 
 import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -310,6 +312,213 @@ class WorkerOnFakeGpuTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             why = bench_gpu.plot(doc, os.path.join(d, "p.png"))
             self.assertTrue(why is None or "no plot" in why)
+
+
+def bias_gelu_spec_dict(names=("A", "B", "bias", "C"), bias_dims=("N",)):
+    """gemm_bias_gelu's metadata as argusc writes it (examples/gemm_bias_gelu.ag), trimmed:
+    the bias between B and C; TMA loads of A and B, TMA stores of C."""
+    a, b, bias, c = names
+    params = [tensor(a, "bf16", "M", "K"), tensor(b, "bf16", "K", "N")] + \
+        ([tensor(bias, "bf16", *bias_dims)] if bias else []) + [tensor(c, "bf16", "M", "N")]
+    return spec_dict("gemm_bias_gelu", params, ["M", "K", "N"],
+                     {"BM": 128, "BN": 256, "BK": 64, "STAGES": 4, "GROUP": 8, "SMS": 132},
+                     [{"param": a, "box": [128, 64], "swizzle_bytes": 128},
+                      {"param": b, "box": [64, 64], "swizzle_bytes": 128},
+                      {"param": c, "box": [16, 64], "swizzle_bytes": 128, "store": True}])
+
+
+def write_bias_gelu_ptx(folder):
+    with open(os.path.join(folder, "gemm_bias_gelu.ptx"), "w") as f:
+        f.write("// fake\n")
+    with open(os.path.join(folder, "gemm_bias_gelu.meta.json"), "w") as f:
+        json.dump({"version": 1, "kernels": [bias_gelu_spec_dict()]}, f)
+
+
+def gelu(v):
+    return 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))
+
+
+class GemmEpilogueTest(unittest.TestCase):
+    """gemm_epilogue: C = gelu(A @ B + bias), the binding of gemm_bias_gelu and the plan (no GPU)."""
+
+    def test_the_bias_is_passed_in_the_kernels_order(self):
+        b = GemmBinding(KernelSpec(bias_gelu_spec_dict()), bias=True)
+        self.assertEqual((b.a.name, b.b.name, b.bias.name, b.c.name), ("A", "B", "bias", "C"))
+        self.assertEqual(b.args("a", "b", "c", "bias"), ["a", "b", "bias", "c"])
+        self.assertIn("B=B(K, N) bias=bias(N) C=C(M, N) bf16; TMA for A, B; TMA stores for C", b.describe())
+
+    def test_an_unnamed_bias_is_the_rank_1_tensor(self):
+        b = GemmBinding(KernelSpec(bias_gelu_spec_dict(names=("x", "y", "v", "z"))), bias=True)
+        self.assertEqual((b.a.name, b.b.name, b.bias.name, b.c.name), ("x", "y", "v", "z"))
+        self.assertEqual(b.args("a", "b", "c", "bias"), ["a", "b", "bias", "c"])
+
+    def test_tma_rows_need_k_and_n_multiples_of_8(self):
+        b = GemmBinding(KernelSpec(bias_gelu_spec_dict()), bias=True)
+        b.check_shape(1000, 1000, 520)
+        b.check_shape(1, 8, 8)
+        with self.assertRaisesRegex(Unsupported, "copies B with TMA.*a row of 1003 bf16 is 2006"):
+            b.check_shape(1000, 1003, 520)
+        const = GemmBinding(KernelSpec(bias_gelu_spec_dict(bias_dims=(256,))), bias=True)
+        with self.assertRaisesRegex(Unsupported, "bias.shape\\[0\\] = 256"):
+            const.check_shape(1000, 1000, 520)
+
+    def test_a_bias_that_is_missing_or_not_along_n_is_a_mismatch(self):
+        with self.assertRaisesRegex(MetadataMismatch, "bias bias\\(K\\) is not along C\\(M, N\\)'s columns"):
+            GemmBinding(KernelSpec(bias_gelu_spec_dict(bias_dims=("K",))), bias=True)
+        with self.assertRaisesRegex(MetadataMismatch, "0 rank-1 tensor parameters"):
+            GemmBinding(KernelSpec(bias_gelu_spec_dict(names=("A", "B", None, "C"))), bias=True)
+        with self.assertRaisesRegex(MetadataMismatch, "unexpected extra tensor 'bias'"):
+            GemmBinding(KernelSpec(bias_gelu_spec_dict()))  # the plain GEMM binding does not drop it
+
+    def test_sizes_flops_and_peers_are_gemm_nns_with_the_epilogue(self):
+        self.assertIn("gemm_epilogue", bench_gpu.WORKLOADS)
+        self.assertTrue(bench_gpu.is_gemm("gemm_epilogue"))
+        for quick in (False, True):
+            self.assertEqual(bench_gpu.sizes_of("gemm_epilogue", quick), bench_gpu.gemm_nn_sizes(quick))
+        self.assertIn((8192, 8192, 8192), bench_gpu.sizes_of("gemm_epilogue", False)[1])
+        self.assertIn((1000, 1003, 520), bench_gpu.sizes_of("gemm_epilogue", False)[0])
+        self.assertEqual(bench_gpu.flops_of("gemm_epilogue", (4096, 4096, 512)), 2.0 * 4096 * 4096 * 512)
+        self.assertEqual(bench_gpu.impls_for("gemm_epilogue"), ["argus", "torch_unfused", "triton_fused"])
+        self.assertEqual(bench_gpu.LABELS["torch_unfused"], "torch (addmm + F.gelu)")
+        self.assertEqual(bench_gpu.LABELS["triton_fused"], "Triton, fused epilogue (autotuned)")
+        self.assertEqual(bench_gpu.ARGUS_FILES["gemm_epilogue"], [("gemm_bias_gelu.ptx", "gemm_bias_gelu")])
+
+    def dry_run(self, folder, workloads):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = bench_gpu.dry_run(argparse.Namespace(ptx_dir=folder, quick=False), workloads)
+        return rc, out.getvalue()
+
+    def test_dry_run_binds_the_bias_and_calls_n_1003_n_a(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_bias_gelu_ptx(d)
+            rc, out = self.dry_run(d, ["gemm_epilogue"])
+        self.assertEqual(rc, 0, out)
+        self.assertIn("Argus gemm_bias_gelu.ptx: built: gemm_bias_gelu(A: Tensor[bf16, (M, K)], B: Tensor[bf16, "
+                      "(K, N)], bias: Tensor[bf16, (N,)], C: Tensor[bf16, (M, N)]): A=A(M, K) B=B(K, N) bias=bias(N)",
+                      out)
+        self.assertIn("M=1000 N=1003 K=520: n/a (gemm_bias_gelu copies B with TMA", out)
+        self.assertEqual(out.count(": n/a"), 1, out)
+        self.assertIn("peers: torch (addmm + F.gelu), Triton, fused epilogue (autotuned)", out)
+
+    def test_the_default_dry_run_includes_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out = self.dry_run(d, bench_gpu.WORKLOADS)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("gemm_epilogue: checks at 8 sizes, timed at M=4096 N=4096 K=4096, M=8192 N=8192 K=8192, "
+                      "M=4096 N=4096 K=512", out)
+        self.assertIn("Argus gemm_bias_gelu.ptx: not built", out)
+
+
+class FakeBiasGeluKernel:
+    """Stands in for argus.load(...)["gemm_bias_gelu"]: C = epilogue(A @ B, bias) per element
+    on the fake stream; the exact GELU of the sum unless a test gives a wrong epilogue."""
+    attributes = {"num_regs": 168, "local_size_bytes": 0}
+
+    def __init__(self, epilogue=lambda acc, bias: gelu(acc + bias)):
+        self.epilogue, self.calls = epilogue, []
+
+    def plan(self, a, b, bias, c):
+        pass  # the binding's check_shape already calls the cases TMA cannot take n/a
+
+    def __call__(self, a, b, bias, c):
+        self.calls.append((a.shape, b.shape, bias.shape, c.shape))
+
+        def work():
+            acc, bias_values, n = (a @ b).values(), bias.values(), c.shape[1]
+            c.copy_(fake_gpu.Tensor([self.epilogue(v, bias_values[i % n]) for i, v in enumerate(acc)],
+                                    c.shape, c.dtype))
+        fake_gpu.launch(work)
+
+
+class EpilogueWorkerOnFakeGpuTest(unittest.TestCase):
+    """The gemm_epilogue worker groups (checks, graph timing, re-check) on fake_gpu: the
+    Argus kernel gets the bias, the peers compute the same, and the report compares Argus
+    with the faster peer."""
+    RAGGED, TIMED = [(5, 8, 24), (3, 9, 16)], [(4, 16, 8)]
+
+    def run_group(self, group, kernel=None, write_ptx=True):
+        triton_seen = []
+
+        def triton_bias_gelu(a, b, bias, out):
+            triton_seen.append(bias.shape)
+            y = fake_gpu.nn.functional.gelu(fake_gpu.addmm(bias, a, b))
+            fake_gpu.launch(lambda: out.copy_(y))
+            return out
+        fake_triton = types.SimpleNamespace(matmul_bias_gelu=triton_bias_gelu,
+                                            best_config_bias_gelu=lambda *size: "BLOCK_N=16")
+        with tempfile.TemporaryDirectory() as d:
+            if write_ptx:
+                write_bias_gelu_ptx(d)
+            args = argparse.Namespace(worker=group, ptx_dir=d, quick=True)
+            with mock.patch.dict(sys.modules, {"torch": fake_gpu, "triton_gemm": fake_triton}), \
+                    mock.patch.object(bench_gpu, "gemm_nn_sizes", lambda quick: (self.RAGGED, self.TIMED)), \
+                    mock.patch.object(argus, "load", lambda path: {"gemm_bias_gelu": kernel}):
+                result = bench_gpu_worker.run(args)
+        return result, triton_seen
+
+    def rows(self, result):
+        return {(r["impl"], tuple(r["size"]), r["phase"]): r for r in result["records"]}
+
+    def test_argus_gets_the_bias_is_checked_then_graph_timed(self):
+        kernel = FakeBiasGeluKernel()
+        result, _ = self.run_group("argus:gemm_epilogue", kernel)
+        rows = self.rows(result)
+        check = rows[("argus", (5, 8, 24), "check")]
+        self.assertEqual((check["status"], check["threshold"]), ("ok", 8e-3))
+        self.assertLess(check["rel_error"], 1e-12)
+        self.assertRegex(rows[("argus", (3, 9, 16), "check")]["status"], "^n/a: gemm_bias_gelu copies B with TMA")
+        timed = rows[("argus", (4, 16, 8), "timed")]
+        self.assertEqual((timed["status"], timed["timing"], timed["workload"]), ("ok", "graph", "gemm_epilogue"))
+        self.assertAlmostEqual(timed["tflops"] * 1e12 * timed["ms"] * 1e-3, 2.0 * 4 * 16 * 8)  # 2MNK
+        self.assertIn(((5, 24), (24, 8), (8,), (5, 8)), kernel.calls)  # A, B, bias, C
+        self.assertTrue(any("bias=bias(N)" in n for n in result["notes"]), result["notes"])
+
+    def test_a_wrong_epilogue_fails_and_is_never_timed(self):
+        # A @ B + bias is about N(0, 2) (A scaled by 1/sqrt(K)): a ReLU in place of the GELU
+        # is far off, as is a GELU without the bias.
+        for name, epilogue in (("relu", lambda acc, bias: max(acc + bias, 0.0)),
+                               ("no bias", lambda acc, bias: gelu(acc))):
+            with self.subTest(name):
+                rows = self.rows(self.run_group("argus:gemm_epilogue", FakeBiasGeluKernel(epilogue))[0])
+                check = rows[("argus", (5, 8, 24), "check")]
+                self.assertEqual(check["status"], "FAIL")
+                self.assertIn("rel. error", check["why"])
+                timed = rows[("argus", (4, 16, 8), "timed")]
+                self.assertEqual(timed["status"], "FAIL")
+                self.assertNotIn("ms", timed)
+
+    def test_peers_torch_unfused_and_triton_fused_pass_every_size(self):
+        result, triton_seen = self.run_group("peers:gemm_epilogue")
+        rows = self.rows(result)
+        for impl in ("torch_unfused", "triton_fused"):
+            for size in self.RAGGED + self.TIMED:  # N = 9 too: the peers need no TMA rows
+                self.assertEqual(rows[(impl, size, "check")]["status"], "ok", (impl, size))
+            self.assertEqual(rows[(impl, (4, 16, 8), "timed")]["timing"], "graph")
+        self.assertEqual(rows[("triton_fused", (4, 16, 8), "timed")]["config"], "BLOCK_N=16")
+        self.assertIn((9,), triton_seen)
+        self.assertEqual({r["impl"] for r in result["records"]}, {"torch_unfused", "triton_fused"})
+
+    def test_without_the_ptx_argus_rows_say_not_built(self):
+        result, _ = self.run_group("argus:gemm_epilogue", write_ptx=False)
+        self.assertEqual({r["status"] for r in result["records"]}, {"not built"})
+
+    def test_report_has_the_epilogue_table_with_the_speedup_over_the_best_peer(self):
+        groups = [self.run_group("argus:gemm_epilogue", FakeBiasGeluKernel())[0],
+                  self.run_group("peers:gemm_epilogue")[0]]
+        doc = {"date": "d", "command": "c", "replays": 10, "environment": {"gpu": "G"}, "groups": groups}
+        text = bench_gpu.markdown(doc)
+        title = "## bf16 GEMM + bias + GELU, Hopper path (C = gelu(A @ B + bias), B stored (K, N))\n"
+        table = text.split(title)[1].split("##")[0]
+        self.assertIn("| size | Argus TFLOP/s (ms) | torch (addmm + F.gelu) TFLOP/s (ms) | Triton, fused epilogue "
+                      "(autotuned) TFLOP/s (ms) | Argus / best peer |", table)
+        self.assertRegex(table, "\\| M=4 N=16 K=8 \\| \\*\\*\\d+\\*\\* \\(.*\\) \\| "
+                                "\\*\\*\\d+\\*\\* \\(.*\\) \\| \\*\\*\\d+\\*\\* \\(.*\\) \\| "
+                                "x\\d+\\.\\d\\d \\((torch \\(addmm \\+ F.gelu\\)|Triton, fused epilogue "
+                                "\\(autotuned\\))\\) \\|")
+        self.assertIn("the epilogue is not counted", text)
+        self.assertIn("| gemm_epilogue | Argus | M=3 N=9 K=16 | check | - | - | n/a: gemm_bias_gelu copies B", text)
+        self.assertEqual(json.loads(json.dumps(doc)), doc)
 
 
 def moe_spec_dict(bm=64, bn=128, warpgroups=1):

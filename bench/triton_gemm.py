@@ -8,6 +8,12 @@ GPU machine: `import triton` happens here, never in the dry run.
 `matmul_mma_sync` is the same kernel through Triton's Ampere passes (mma.sync,
 ldmatrix, cp.async; no wgmma or TMA), with the cubin built for the GPU at hand:
 the like-for-like peer of Argus's sm_80-style `gemm_tc`.
+
+`matmul_bias_gelu` is the same GEMM with a linear layer's epilogue fused, C =
+gelu(A @ B + bias), as Argus's `gemm_bias_gelu` computes it: the bias (N,) loaded
+once per tile and added to the fp32 accumulator, the exact (erf) GELU in fp32, then
+the cast to C's dtype. Both kernels share the tile loop (`_gemm_tile`) and the masked
+store (`_store_tile`); they differ only in what happens between the two.
 """
 
 import contextlib
@@ -39,10 +45,11 @@ MMA_SYNC_CONFIGS = [
 ]
 
 
-def _gemm_source(a_ptr, b_ptr, c_ptr, M, N, K,
-                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                 GROUP_M: tl.constexpr):
+@triton.jit
+def _gemm_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """This program's (BLOCK_M, BLOCK_N) tile of A @ B in fp32, with the tile's row and
+    column indices (past M and N at the edges: the store masks them)."""
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
@@ -55,7 +62,7 @@ def _gemm_source(a_ptr, b_ptr, c_ptr, M, N, K,
     pid_n = (pid % num_pid_in_group) // group_size_m
 
     # Rows/columns past the edge wrap (% M, % N) so the loads need no M/N mask;
-    # the store below is masked, so the wrapped values are never written.
+    # the store is masked, so the wrapped values are never written.
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
     offs_k = tl.arange(0, BLOCK_K)
@@ -71,13 +78,42 @@ def _gemm_source(a_ptr, b_ptr, c_ptr, M, N, K,
         b_ptrs += BLOCK_K * stride_bk
     offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    return acc, offs_cm, offs_cn
+
+
+@triton.jit
+def _store_tile(c_ptr, values, offs_cm, offs_cn, M, N, stride_cm, stride_cn):
+    """values (fp32) cast to C's dtype, stored where the tile is inside (M, N)."""
     c_ptrs = c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :] * stride_cn
     mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
-    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)
+    tl.store(c_ptrs, values.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+def _gemm_source(a_ptr, b_ptr, c_ptr, M, N, K,
+                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                 GROUP_M: tl.constexpr):
+    acc, offs_cm, offs_cn = _gemm_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                                       BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    _store_tile(c_ptr, acc, offs_cm, offs_cn, M, N, stride_cm, stride_cn)
+
+
+def _gemm_bias_gelu_source(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                           stride_am, stride_ak, stride_bk, stride_bn, stride_bias, stride_cm, stride_cn,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                           GROUP_M: tl.constexpr):
+    acc, offs_cm, offs_cn = _gemm_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                                       BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    # One load of the tile's BLOCK_N biases, broadcast over its rows.
+    bias = tl.load(bias_ptr + offs_cn * stride_bias, mask=offs_cn < N, other=0.0)
+    x = acc + bias.to(tl.float32)[None, :]
+    gelu = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))  # exact GELU: x * Phi(x), erf(x / sqrt(2))
+    _store_tile(c_ptr, gelu, offs_cm, offs_cn, M, N, stride_cm, stride_cn)
 
 
 _gemm_kernel = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(triton.jit(_gemm_source))
 _gemm_kernel_mma_sync = triton.autotune(configs=MMA_SYNC_CONFIGS, key=["M", "N", "K"])(triton.jit(_gemm_source))
+_gemm_bias_gelu_kernel = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(triton.jit(_gemm_bias_gelu_source))
 
 # TRITON_OVERRIDE_ARCH=sm80 selects the Ampere passes but would also build the cubin for
 # sm_80, which a Hopper GPU cannot load; while it is set by _ampere_passes, the cubin is
@@ -109,14 +145,18 @@ def _ampere_passes():
             os.environ[_OVERRIDE] = before
 
 
+def _grid(M, N):
+    """One program per output tile of the config the autotuner tries."""
+    return lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+
+
 def matmul(a, b, out):
     """out = a @ b; a (M, K), b (K, N) bf16; out (M, N) bf16 or fp32, preallocated."""
     M, K = a.shape
     K2, N = b.shape
     assert K == K2 and tuple(out.shape) == (M, N), (a.shape, b.shape, out.shape)
-    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)  # noqa: E731
-    _gemm_kernel[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                       out.stride(0), out.stride(1))
+    _gemm_kernel[_grid(M, N)](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                              out.stride(0), out.stride(1))
     return out
 
 
@@ -126,14 +166,29 @@ def matmul_mma_sync(a, b, out):
     M, K = a.shape
     K2, N = b.shape
     assert K == K2 and tuple(out.shape) == (M, N), (a.shape, b.shape, out.shape)
-    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)  # noqa: E731
     with _ampere_passes():
-        compiled = _gemm_kernel_mma_sync[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                                               out.stride(0), out.stride(1))
+        compiled = _gemm_kernel_mma_sync[_grid(M, N)](a, b, out, M, N, K, a.stride(0), a.stride(1),
+                                                      b.stride(0), b.stride(1), out.stride(0), out.stride(1))
     ptx = getattr(compiled, "asm", {}).get("ptx", "")
     if "wgmma" in ptx or (ptx and "mma.sync" not in ptx):
         raise RuntimeError("Triton did not build its mma.sync kernel (TRITON_OVERRIDE_ARCH=sm80 ignored?)")
     return out
+
+
+def matmul_bias_gelu(a, b, bias, out):
+    """out = gelu(a @ b + bias), the exact GELU in fp32; a (M, K), b (K, N), bias (N,) bf16;
+    out (M, N) bf16 or fp32, preallocated."""
+    M, K = a.shape
+    K2, N = b.shape
+    assert K == K2 and tuple(bias.shape) == (N,) and tuple(out.shape) == (M, N), \
+        (a.shape, b.shape, bias.shape, out.shape)
+    _gemm_bias_gelu_kernel[_grid(M, N)](a, b, bias, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                        bias.stride(0), out.stride(0), out.stride(1))
+    return out
+
+
+def best_config_bias_gelu(M, N, K):
+    return best_config(M, N, K, _gemm_bias_gelu_kernel)
 
 
 def best_config_mma_sync(M, N, K):
@@ -163,3 +218,8 @@ if __name__ == "__main__":
     print("rel. error", float((c.double() - ref).norm() / ref.norm()), best_config(1000, 1003, 520))
     matmul_mma_sync(a, b, c)
     print("mma.sync: rel. error", float((c.double() - ref).norm() / ref.norm()), best_config_mma_sync(1000, 1003, 520))
+    bias = torch.randn(1003, device="cuda", dtype=torch.bfloat16)
+    ref = torch.nn.functional.gelu(ref + bias.double())
+    matmul_bias_gelu(a, b, bias, c)
+    print("bias + gelu: rel. error", float((c.double() - ref).norm() / ref.norm()),
+          best_config_bias_gelu(1000, 1003, 520))
