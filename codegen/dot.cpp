@@ -18,7 +18,6 @@ namespace {
 std::string obstacleWhat(const ir::Op& op) {
   switch (op.kind) {
     case ir::OpKind::Reduce: case ir::OpKind::ReduceAll: return "a reduction";
-    case ir::OpKind::Load: return "a load";
     case ir::OpKind::Reshape: return "a reshape";
     case ir::OpKind::Broadcast: return "a broadcast";
     case ir::OpKind::ConvertLayout: return "a change of layout";

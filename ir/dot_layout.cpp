@@ -176,6 +176,9 @@ class Family {
     const size_t result = fn_.values[v].resultIndex;
     switch (def->kind) {
       case OpKind::Splat: return;
+      // A tile loaded or counted in the family's layout directly (an epilogue's residual,
+      // a column index for a mask): each thread reads or makes the elements it holds.
+      case OpKind::Load: case OpKind::Iota: return;
       case OpKind::Broadcast: broadcastEdge(*def); return;
       case OpKind::Dot: add(DotOp(*def).acc()); return;
       case OpKind::For: carried(*def, result); return;

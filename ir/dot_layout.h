@@ -7,10 +7,11 @@
 // mma.sync's (m16n8k16 over a grid of the block's warps). The accumulator's
 // whole family takes it: the zeros it starts from, the loop-carried values and
 // results, the elementwise math on it (its cast, say), up to the stores and
-// reductions that consume it; a row or column broadcast into it (an epilogue's
-// bias) is built in its layout where the broadcast's operand passes through shared
+// reductions that consume it; a tile loaded into it (an epilogue's residual) is
+// read in its layout, and a row or column broadcast into it (an epilogue's bias)
+// is built in its layout where the broadcast's operand passes through shared
 // memory anyway. A family that reaches an op this pass does not retype (a
-// reduction, a load, another dot's operand) keeps its layout, and so does a
+// reduction, another dot's operand) keeps its layout, and so does a
 // dot whose shapes fit no tensor-core layout; codegen's warning (AG5021) then
 // says why such a 16-bit dot runs on FMAs.
 //
@@ -33,7 +34,7 @@ std::optional<Layout> tensorCoreLayoutFor(const Function& fn, const Op& dot, con
 
 // Why the accumulator of `dot` keeps its layout although a tensor-core layout fits
 // the dot: the op where the accumulator's family meets something this pass does not
-// retype (a reduction, a load, a dot that reads it as an operand), or nullptr.
+// retype (a reduction, a dot that reads it as an operand), or nullptr.
 const Op* accumulatorLayoutObstacle(const Function& fn, const Op& dot, const std::string& arch);
 
 // Gives every such dot of the module, and its accumulator's family, the layout.

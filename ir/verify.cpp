@@ -325,9 +325,15 @@ class Verifier {
         const Type& v = type(load.view());
         if (v.kind != TypeKind::View) { error("operand must be a view, got " + v.str()); return; }
         if (op.operands.size() == 2) expectSameType(load.other(), Type::scalar(v.dtype), "'other'");
-        // The canonical layout, or its vectorized form (ir/vector_layout.h).
-        expectSameType(op.results[0], Type::tile(v.dtype, Layout::vectorized(v.shape, type(op.results[0]).layout.vec)),
-                       "result");
+        // The canonical layout, its vectorized form (ir/vector_layout.h), or a tensor-core
+        // accumulator's layout (an epilogue's residual read in place, ir/dot_layout.h).
+        const Layout& layout = type(op.results[0]).layout;
+        if (layout.isMma() && layout.reducedMask == 0) {
+          expectSameType(op.results[0], Type::tile(v.dtype, layout), "result");
+          if (layout.parent != v.shape) error("result layout " + layoutStr(layout) + " does not cover " + v.str());
+          return;
+        }
+        expectSameType(op.results[0], Type::tile(v.dtype, Layout::vectorized(v.shape, layout.vec)), "result");
         return;
       }
       case OpKind::Store: {

@@ -1,6 +1,7 @@
 // The built-in invariants (checker/invariant_*.cpp): what they must not report
-// (safe kernels that look like the corpus bugs), the edges of the budgets, and
-// an independent recomputation of every bank-conflict claim of the corpus.
+// (safe kernels that look like the corpus bugs) and an independent recomputation
+// of every bank-conflict claim of the corpus; the budgets' edges are golden files
+// (tests/golden/diagnostics/checker_shared_budget_*.ag, checker_registers_*.ag).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -36,13 +37,6 @@ std::string describe(const DiagnosticSink& diags) {
   return s;
 }
 
-std::vector<const Diagnostic*> withCode(const DiagnosticSink& diags, const std::string& code) {
-  std::vector<const Diagnostic*> out;
-  for (const Diagnostic& d : diags.diagnostics())
-    if (code == d.code()) out.push_back(&d);
-  return out;
-}
-
 // ---- bounds
 
 // The require() conditions are assumed: tests/golden/diagnostics/checker_requirements_assumed.ag.
@@ -69,27 +63,8 @@ def hard(x: Tensor[f32, (M, N, K)], y: Tensor[f32, (128,)]):
 
 // ---- shared-memory budget
 
-TEST(CheckerBudget, OneBufferTooManyIsReportedOnceAndStopsCodegen) {
-  std::string source = R"(@kernel(grid=(1,), warps=4)
-def over(x: Tensor[f32, (128,)], y: Tensor[f32, (128,)]):
-    a = shared(f32, (256, 128))
-    b = shared(f32, (198, 129))
-    a[0] = load(x)
-    b.tile((128,))[0, 0] = load(x)
-    barrier()
-    y.tile((128,))[0] = load(a[0]) + load(b.tile((128,))[0, 0])
-)";
-  Compilation c(SourceFile("over.ag", source), CompileOptions{});
-  EXPECT_TRUE(c.ptx().empty());
-  ASSERT_EQ(c.diagnostics().size(), 1u);  // AG2031 only: codegen's AG5001 never sees the kernel
-  const Diagnostic& d = c.diagnostics()[0];
-  EXPECT_STREQ(d.code(), "AG2031");
-  EXPECT_EQ(c.source().lineCol(d.range.begin).line, 4u);  // 'b' passes the limit
-  EXPECT_EQ(d.labels.size(), 1u);
-  EXPECT_NE(d.message.find("233240 bytes"), std::string::npos) << d.message;
-  ASSERT_FALSE(d.notes.empty());
-  EXPECT_NE(d.notes[0].find("shrink the buffers by 792 bytes"), std::string::npos) << d.notes[0];
-}
+// One buffer too many, reported once and never again by code generation:
+// tests/golden/diagnostics/checker_shared_budget_one_buffer_too_many.ag.
 
 // ---- bank conflicts
 
@@ -149,40 +124,9 @@ TEST(CheckerBanks, CorpusReplayFactorsAreRecomputed) {
 
 // ---- register budget
 
-// Found on the mma.sync attention at BM = 128: p, a (128, 64) bf16 tile in the mma layout,
-// was counted as 64 registers where its packed pairs take 32, so a kernel that ptxas fits
-// drew a warning.
-TEST(CheckerRegisters, SixteenBitMmaTilesPackTwoValuesToARegister) {
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def packed(y: Tensor[f32, (128, 128)]):
-    a = zeros(f32, (128, 128), layout=mma(warps=(4, 1))) + 1.0
-    p = cast(a, bf16)
-    b = a * 2.0
-    y.tile((128, 128))[0, 0] = a + b * b + cast(p, f32) * cast(p, f32)
-)");
-  auto found = withCode(c->diags, "AG2033");
-  ASSERT_EQ(found.size(), 1u) << describe(c->diags);
-  bool sawPacked = false;
-  for (const auto& label : found[0]->labels)
-    sawPacked |= label.message.find("'p', a (128, 128) bf16 tile, takes 64 registers") != std::string::npos;
-  EXPECT_TRUE(sawPacked) << describe(c->diags);
-}
-
-TEST(CheckerRegisters, TheLargestLiveTilesAreLabelled) {
-  auto c = check(R"(@kernel(grid=(1,), warps=1)
-def pressure(x: Tensor[f32, (64, 128)], y: Tensor[f32, (64, 128)]):
-    a = load(x)
-    b = exp(a)
-    y.tile((64, 128))[0, 0] = a + b * b
-)");
-  auto found = withCode(c->diags, "AG2033");
-  ASSERT_EQ(found.size(), 1u) << describe(c->diags);
-  EXPECT_EQ(found[0]->severity, Severity::Warning);
-  EXPECT_NE(found[0]->message.find("about 512 registers"), std::string::npos) << found[0]->message;
-  ASSERT_GE(found[0]->labels.size(), 2u);
-  EXPECT_NE(found[0]->labels[0].message.find("'a', a (64, 128) f32 tile, takes 256 registers"), std::string::npos)
-      << found[0]->labels[0].message;
-}
+// 16-bit mma tiles counted packed, and the largest live tiles labelled:
+// tests/golden/diagnostics/checker_registers_sixteen_bit_mma_tiles_pack.ag and
+// checker_registers_largest_live_tiles.ag.
 
 }  // namespace
 }  // namespace argus

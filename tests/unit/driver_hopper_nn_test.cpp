@@ -2,8 +2,9 @@
 // dot's own choice of instruction: examples/gemm_nn.ag takes wgmma with B read
 // N-major through column panels (TMA boxes one 128-byte span wide), bf16 and f16,
 // and computes A @ B on the interpreter at ragged sizes; a dot whose accumulator
-// has no layout written gets wgmma on sm_90a and mma.sync elsewhere, and a 16-bit
-// dot that stays on FMAs says why (AG5021).
+// has no layout written gets wgmma on sm_90a and mma.sync elsewhere, also with a
+// bias row broadcast over it (a 16-bit dot that stays on FMAs says why, AG5021:
+// tests/golden/diagnostics/codegen_dot_on_fmas_reasons.ag).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -159,45 +160,8 @@ TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsMmaSyncElsewhere) {
   }
 }
 
-TEST(DotInstruction, A16BitDotOnFmasSaysWhy) {
-  struct Case {
-    const char* from;
-    const char* to;
-    const char* why;
-  };
-  const Case cases[] = {
-      {"shared(bf16, (64, 32), swizzle=(2, 3, 3))", "shared(bf16, (64, 32), swizzle=(2, 2, 3))",
-       "operand 'a' has swizzle=(2, 2, 3), which splits the 8-element rows ldmatrix reads; use M >= 3"},
-      {"zeros(f32, (64, 128))", "zeros(f32, (64, 128), layout=mma(warps=(4, 1)))\n    m = max(acc, axis=1)", ""},
-  };
-  for (const Case& c : cases) {
-    std::string text = kAsyncGemm;
-    text.replace(text.find(c.from), std::string(c.from).size(), c.to);
-    auto compiled = compile("g.ag", text, "sm_90");
-    ASSERT_FALSE(compiled->ptx().empty()) << errorsOf(*compiled);
-    const std::string warnings = warningsOf(*compiled);
-    if (*c.why) {
-      EXPECT_NE(warnings.find(std::string("AG5021 this bf16 dot runs on FMAs, not on tensor cores: ") + c.why),
-                std::string::npos)
-          << warnings;
-    } else {
-      EXPECT_EQ(warnings.find("AG5021"), std::string::npos) << warnings;  // a written mma layout: tensor cores
-    }
-  }
-  // The accumulator's family reaches a reduction (a row max before the loop): it keeps
-  // its layout, and the warning says why.
-  std::string text = kAsyncGemm;
-  const std::string zeros = "acc = zeros(f32, (64, 128))";
-  text.replace(text.find(zeros), zeros.size(), zeros + "\n    peak = max(acc, axis=1)");
-  auto compiled = compile("g.ag", text, "sm_90");
-  ASSERT_FALSE(compiled->ptx().empty()) << errorsOf(*compiled);
-  EXPECT_NE(warningsOf(*compiled).find("AG5021 this bf16 dot runs on FMAs, not on tensor cores: its accumulator "
-                                       "also flows into a reduction, which keeps the accumulator in the default "
-                                       "layout; give the accumulator a tensor-core layout yourself (zeros(..., "
-                                       "layout=mma(warps=(WM, WN)))), whose reductions and broadcasts stay in it"),
-            std::string::npos)
-      << warningsOf(*compiled);
-}
+// A 16-bit dot on FMAs says why (AG5021), and an accumulator with a written mma layout
+// keeps the tensor cores when reduced: tests/golden/diagnostics/codegen_dot_on_fmas_reasons.ag.
 
 // The epilogue of a linear layer, C = gelu(A @ B + bias): the bias row broadcast over
 // the accumulator takes the accumulator's layout, so the dot keeps the tensor cores.

@@ -102,20 +102,6 @@ TEST(Random, PtxAssemblesWithPtxas) {
   }
 }
 
-TEST(Random, RejectsAFloatSeedAndFloatOffsets) {
-  argus::Compilation c(argus::SourceFile("bad.ag", R"(
-@kernel(grid=(1,), warps=4)
-def k(y: Tensor[f32, (64,)], s: f32):
-    y.tile((64,))[0] = rand(s, arange(64))
-    y.tile((64,))[0] = rand(1, cast(arange(64), f32))
-)"),
-                       argus::CompileOptions{});
-  c.ir();
-  std::vector<std::string> got;
-  for (const argus::Diagnostic& d : c.diagnostics()) got.push_back(std::string(d.code()) + ": " + d.message);
-  ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0], "AG3012: argument 'seed' of rand() must be an integer scalar, but it is an f32 scalar");
-  EXPECT_EQ(got[1].substr(0, 40), "AG3012: argument 'offsets' of rand() mus");
-}
+// A float seed or float offsets: tests/golden/diagnostics/builtin_rand_float_seed_and_offsets.ag.
 
 }  // namespace

@@ -170,22 +170,7 @@ TEST(SemaTypes, ExprTypesRecordTiles) {
   EXPECT_TRUE(sawTile);
 }
 
-TEST(SemaDevice, RecursionIsAnError) {
-  auto a = analyzeSource(
-      "@device\n"
-      "def f(v):\n"
-      "    return g(v)\n"
-      "@device\n"
-      "def g(v):\n"
-      "    return f(v)\n"
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (N,)]):\n"
-      "    x.tile((64,))[0] = f(zeros(f32, (64,)))\n");
-  const Diagnostic* d = a->find("AG3021");
-  ASSERT_NE(d, nullptr) << a->diagText();
-  EXPECT_EQ(d->message, "@device function 'f' is recursive (f -> g -> f); device functions are inlined and cannot call themselves");
-  EXPECT_FALSE(d->labels.empty());
-}
+// Recursion through several device functions: tests/golden/diagnostics/device_mutual_recursion.ag.
 
 // The IR of literals adapting, a loaded column's broadcast, an if/elif that yields, a
 // static if, and the launch grid: tests/golden/ir/sema_*.ag; max's fix-it:

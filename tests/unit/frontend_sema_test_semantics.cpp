@@ -51,21 +51,7 @@ TEST(SemaDevice, ConstantsAndTuplesPassThrough) {
   EXPECT_TRUE(sawParam);
 }
 
-TEST(SemaDevice, ErrorsInsideAreReportedOnceWithTheCallSites) {
-  auto a = analyzeSource(
-      "@device\n"
-      "def f(v):\n"
-      "    return v + missing\n"
-      "@kernel(grid=(1,))\n"
-      "def k(x: Tensor[f32, (N,)]):\n"
-      "    t = f(load(x.tile((64,))[0]))\n"
-      "    u = f(load(x.tile((64,))[1]))\n");
-  int count = 0;
-  for (const Diagnostic& d : a->diags.diagnostics()) count += std::string(d.code()) == "AG3001";
-  EXPECT_EQ(count, 1) << a->diagText();
-  ASSERT_NE(a->find("AG3001"), nullptr);
-  EXPECT_EQ(a->find("AG3001")->labels.size(), 1u);
-}
+// An error inside a device function called twice: tests/golden/diagnostics/device_error_in_body_reported_once.ag.
 
 TEST(SemaSyntaxErrors, FunctionsWithSyntaxErrorsStayQuiet) {
   auto a = analyzeSource(
