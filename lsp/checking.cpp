@@ -1,9 +1,11 @@
 #include "lsp/checking.h"
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <iterator>
 #include <mutex>
+#include <thread>
 
 #include "checker/checker.h"
 #include "codegen/codegen.h"
@@ -60,6 +62,61 @@ std::mutex& codegenMutex() {
   return mutex;
 }
 
+// Code generation that runs beside a check on a thread of its own, holding the
+// snapshot it reads, so that a cancelled check returns at once instead of waiting
+// for it. The threads are joined, not detached: by the next start once they are
+// done, and all of them by waitForBackgroundCodegen, which the scheduler calls when
+// it stops (at the process's exit it would be too late: LLVM's lazily made statics
+// may already be gone).
+class BackgroundCodegen {
+ public:
+  static BackgroundCodegen& get() {
+    static BackgroundCodegen instance;
+    return instance;
+  }
+  ~BackgroundCodegen() { waitForAll(); }
+
+  std::future<Generated> start(std::shared_ptr<const Snapshot> snapshot) {
+    auto job = std::make_shared<std::packaged_task<Generated()>>(
+        [snapshot] { return generate(*snapshot->ir, snapshot->options().arch); });
+    std::future<Generated> result = job->get_future();
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread thread([done](std::shared_ptr<std::packaged_task<Generated()>> task) {
+      (*task)();
+      task.reset();  // the snapshot goes with it, before the thread says it is done
+      done->store(true);
+    }, std::move(job));
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = workers_.begin(); it != workers_.end();) {
+      if (!it->done->load()) {
+        ++it;
+        continue;
+      }
+      it->thread.join();
+      it = workers_.erase(it);
+    }
+    workers_.push_back(Worker{std::move(thread), std::move(done)});
+    return result;
+  }
+
+  void waitForAll() {
+    std::vector<Worker> all;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      all.swap(workers_);
+    }
+    for (Worker& worker : all) worker.thread.join();
+  }
+
+ private:
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::mutex mutex_;
+  std::vector<Worker> workers_;
+};
+
 // The key of code generation's result: the options and every token.
 std::string wholeKey(const Snapshot& snapshot) {
   std::string whole = optionsKey(snapshot.options()) + '\x1d';
@@ -73,10 +130,13 @@ bool needsCheck(const Snapshot& snapshot) {
   return snapshot.ir && !snapshot.ir->functions.empty() && !hasErrors(snapshot.diagnostics);
 }
 
-std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, CheckCache& cache,
+void waitForBackgroundCodegen() { BackgroundCodegen::get().waitForAll(); }
+
+std::optional<std::vector<Diagnostic>> checkSnapshot(const std::shared_ptr<const Snapshot>& held, CheckCache& cache,
                                                      const std::function<bool()>& cancelled,
                                                      const std::function<void(const CheckProgress&)>& progress,
                                                      CheckStats* stats) {
+  const Snapshot& snapshot = *held;
   CheckStats localStats;
   CheckStats& counts = stats ? *stats : localStats;
   std::vector<Diagnostic> all = snapshot.diagnostics;
@@ -109,12 +169,13 @@ std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, C
 
   // Code generation reads the same IR and nothing the checker finds, so when
   // its diagnostics for this text are not cached it runs beside the kernels'
-  // checks; its result is used only when they find no error (as argusc does).
+  // checks; its result is used only when they find no error (as argusc does),
+  // and a cancelled check leaves it to finish on its own.
   const std::string whole = wholeKey(snapshot);
   std::optional<std::vector<Diagnostic>> codegenReused;
   if (cache.codegen) codegenReused = reuse(*cache.codegen, whole, snapshot);
   std::future<Generated> beside;
-  if (!codegenReused) beside = std::async(std::launch::async, generate, std::cref(module), snapshot.options().arch);
+  if (!codegenReused) beside = BackgroundCodegen::get().start(held);
 
   checker::Options checkerOptions;
   checkerOptions.cancelled = cancelled;

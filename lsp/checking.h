@@ -49,11 +49,17 @@ struct CheckStats {
 // Every diagnostic argusc gives for the snapshot's text (front end, checker,
 // code generation; the checker runs only when the front end found no error, code
 // generation only when the checker found none either), or nothing when
-// `cancelled` returned true before it finished.
-std::optional<std::vector<Diagnostic>> checkSnapshot(const Snapshot& snapshot, CheckCache& cache,
+// `cancelled` returned true before it finished. A cancelled check returns without
+// waiting for the code generation it started beside the checker, which holds the
+// snapshot until it ends.
+std::optional<std::vector<Diagnostic>> checkSnapshot(const std::shared_ptr<const Snapshot>& snapshot, CheckCache& cache,
                                                      const std::function<bool()>& cancelled,
                                                      const std::function<void(const CheckProgress&)>& progress = {},
                                                      CheckStats* stats = nullptr);
+
+// Returns once no code generation started by a check is running; call it before
+// the process exits (lsp::Scheduler::stop does).
+void waitForBackgroundCodegen();
 
 // What ptxas allocates for each kernel (registers, spills), from the PTX that
 // the last check of this very text generated: nothing when that check did not

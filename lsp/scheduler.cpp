@@ -32,6 +32,9 @@ void Scheduler::stop() {
     if (t.joinable()) t.join();
   workers_.clear();
   if (checker_.joinable()) checker_.join();
+  // A cancelled check's code generation may still run; LLVM's state must outlive it,
+  // so the server waits for it here rather than at the process's exit.
+  waitForBackgroundCodegen();
 }
 
 void Scheduler::update(const std::string& uri, int64_t version, std::string text,
@@ -274,7 +277,7 @@ void Scheduler::check(std::unique_lock<std::mutex>& lock, const std::shared_ptr<
   report(CheckEvent::Kind::Begin, {});
   std::optional<std::vector<Diagnostic>> all;
   try {
-    all = checkSnapshot(*snapshot, doc->cache, cancelled,
+    all = checkSnapshot(snapshot, doc->cache, cancelled,
                         [&](const CheckProgress& progress) { report(CheckEvent::Kind::Report, progress); });
   } catch (const std::exception&) {
     all.reset();  // keep what is shown; the next edit tries again

@@ -124,13 +124,35 @@ TEST(LspCoreCheck, CancelledCheckStopsAtTheNextBoundary) {
   // once cancelled, each stops at its next one.
   std::atomic<int> polls{0};
   auto started = Clock::now();
-  auto result = checkSnapshot(*snapshot, cache, [&polls] { return ++polls > 3; });
+  auto result = checkSnapshot(snapshot, cache, [&polls] { return ++polls > 3; });
   EXPECT_FALSE(result) << "a cancelled check has no result";
   EXPECT_LE(polls.load(), 7);
   EXPECT_LT(Clock::now() - started, std::chrono::seconds(30));
+  waitForBackgroundCodegen();  // its code generation, before LLVM's statics go at exit
   // The same check uncancelled has one.
   CheckCache fresh;
-  EXPECT_TRUE(checkSnapshot(*snapshot, fresh, [] { return false; }));
+  EXPECT_TRUE(checkSnapshot(snapshot, fresh, [] { return false; }));
+}
+
+// A cancelled check does not wait for the code generation it started beside the
+// checker: that goes on on its own thread, holding the snapshot it reads, so the
+// snapshot and the cache may go away at once.
+TEST(LspCoreCheck, ACancelledCheckLeavesCodeGenerationToFinishOnItsOwn) {
+  const std::string text = readSourceFile("examples/attention_wgmma_d64.ag");
+  {
+    auto snapshot = analyzeDocument(kUri, 1, 1, text, ConfiguredOptions{});
+    ASSERT_TRUE(needsCheck(*snapshot));
+    CheckCache cache;
+    EXPECT_FALSE(checkSnapshot(snapshot, cache, [] { return true; }));
+  }  // the snapshot and the cache are gone; the code generation may still run
+  waitForBackgroundCodegen();
+  auto again = analyzeDocument(kUri, 2, 2, text, ConfiguredOptions{});
+  CheckCache cache;
+  CheckStats stats;
+  auto all = checkSnapshot(again, cache, [] { return false; }, {}, &stats);
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(stats.codegenRan);
+  EXPECT_FALSE(cache.codegenPtx.empty());
 }
 
 std::string twoKernels(const std::string& block) {
@@ -152,17 +174,17 @@ TEST(LspCoreCheck, AnUnchangedKernelKeepsItsFindings) {
   CheckCache cache;
   CheckStats first;
   auto before = analyzeDocument(kUri, 1, 1, twoKernels("1024"), ConfiguredOptions{});
-  ASSERT_TRUE(checkSnapshot(*before, cache, {}, {}, &first));
+  ASSERT_TRUE(checkSnapshot(before, cache, {}, {}, &first));
   EXPECT_EQ(first.kernelsChecked, 2u);
   // Edit the second kernel only: the first (with its race) is reused.
   auto after = analyzeDocument(kUri, 2, 2, twoKernels("512"), ConfiguredOptions{});
   CheckStats second;
-  auto reused = checkSnapshot(*after, cache, {}, {}, &second);
+  auto reused = checkSnapshot(after, cache, {}, {}, &second);
   ASSERT_TRUE(reused);
   EXPECT_EQ(second.kernelsReused, 1u);
   EXPECT_EQ(second.kernelsChecked, 1u);
   CheckCache empty;
-  auto fresh = checkSnapshot(*after, empty, {});
+  auto fresh = checkSnapshot(after, empty, {});
   ASSERT_TRUE(fresh);
   EXPECT_EQ(rendered(*reused, after->file()), rendered(*fresh, after->file()));
   EXPECT_NE(rendered(*reused, after->file()).dump().find("AG2002"), std::string::npos) << "the race is kept";
