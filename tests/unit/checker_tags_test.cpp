@@ -81,36 +81,10 @@ TEST(CheckerTags, ExamplesAndCorrectChoreographiesAreProven) {
     auto c = check(source);
     EXPECT_TRUE(c->diags.diagnostics().empty()) << name << "\n" << describe(c->diags);
   }
-  auto c = check(doubleBuffer("t.stage == i - 1 and t.origin[0] == i - 1"));
-  EXPECT_TRUE(c->diags.diagnostics().empty()) << describe(c->diags);
+  // The correct double buffer: tests/checker/tags_double_buffer_stage_and_origin_clean.ag.
 }
 
-TEST(CheckerTags, TileCounterexampleReplaysWithTheDistribution) {
-  auto c = check(R"(@kernel(grid=(cdiv(M, 8),), warps=4)
-def k(x: Tensor[f32, (M, 64)], y: Tensor[f32, (M, 64)]):
-    t = load(x.tile((8, 64))[program_id(0), 0])
-    u = exp(t)
-    assert u.origin.col < 32
-    y.tile((8, 64))[program_id(0), 0] = u
-)");
-  auto errors = withCode(c->diags, "AG2010");
-  ASSERT_EQ(errors.size(), 1u) << describe(c->diags);
-  const Diagnostic& d = *errors[0];
-  EXPECT_EQ(slice(*c, d), "u.origin.col < 32");
-  ASSERT_TRUE(d.counterexample && d.counterexample->thread && d.counterexample->value);
-  const auto& cx = *d.counterexample;
-  EXPECT_EQ(*cx.warp * 32 + *cx.lane, *cx.thread);
-  std::vector<int64_t> element = numbersIn(facts(d, "element").at(0), R"(u\[([0-9]+), ([0-9]+)\])");
-  ASSERT_EQ(element.size(), 2u);
-  // Replay: the thread's value index holds that element, and its column breaks the assertion.
-  Distribution dist = Distribution::of(Layout::canonical({8, 64}), 4);
-  EXPECT_EQ(dist.coordinate(*cx.thread, *cx.value), element);
-  EXPECT_GE(element[1], 32);
-  std::vector<int64_t> found = numbersIn(facts(d, "tags found").at(0), R"(u\.origin\.col = ([0-9]+))");
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0], element[1]);  // the tile starts at column 0
-  EXPECT_NE(d.message.find("thread " + std::to_string(*cx.thread)), std::string::npos) << d.message;
-}
+// A refuted assertion on a tile's columns: tests/checker/tags_tile_column_assertion_fails.ag.
 
 TEST(CheckerTags, DotPairingCounterexampleReplaysWithTheViews) {
   auto c = check(readSource(fs::path(ARGUS_SOURCE_DIR) / "tests/golden/diagnostics/tag_gemm_swapped_index.ag"));
