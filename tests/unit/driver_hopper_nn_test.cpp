@@ -7,8 +7,12 @@
 // tests/golden/diagnostics/codegen_dot_on_fmas_reasons.ag).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "driver/compilation.h"
@@ -108,6 +112,74 @@ TEST(HopperNn, InterpreterComputesAB) {
         ADD_FAILURE() << "C[" << i << ", " << j << "] = " << got << ", expected " << ref;
     }
   EXPECT_EQ(bad, 0u);
+}
+
+// Reads a source file of the tree (an example, a golden file).
+std::string readSource(const std::string& relative) {
+  std::ifstream in(std::string(ARGUS_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The epilogues computed in the accumulator's layout (the bias row broadcast from a
+// layout reduced along the rows, a residual tile loaded in wgmma's or mma's layout)
+// give what the math says: the interpreter runs the layouts codegen emits, thread by
+// thread, so a wrong reduced axis or value index shows here as a wrong element.
+TEST(HopperNn, InterpreterComputesTheFusedEpilogues) {
+  std::mt19937 rng(23);
+  const int64_t m = 200, n = 264, k = 136;
+  HostTensor a = randomBf16({m, k}, rng), b = randomBf16({k, n}, rng);
+  HostTensor bias = randomBf16({n}, rng), residual = randomBf16({m, n}, rng);
+  auto product = [&](int64_t i, int64_t j) {
+    double sum = 0;
+    for (int64_t kk = 0; kk < k; ++kk) sum += a.get(static_cast<size_t>(i * k + kk)) * b.get(static_cast<size_t>(kk * n + j));
+    return sum;
+  };
+  struct Case {
+    std::string file, arch;
+    std::function<double(int64_t, int64_t)> expected;
+  };
+  const double alpha = 0.5;
+  const Case cases[] = {
+      {"examples/gemm_bias_gelu.ag", "sm_90a",
+       [&](int64_t i, int64_t j) {
+         const double x = product(i, j) + bias.get(static_cast<size_t>(j));
+         return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+       }},
+      {"tests/golden/diagnostics/dot_epilogue_in_registers.ag", "sm_90a",
+       [&](int64_t i, int64_t j) {
+         return std::max(alpha * product(i, j) + bias.get(static_cast<size_t>(j)), 0.0) +
+                residual.get(static_cast<size_t>(i * n + j));
+       }},
+      {"tests/golden/diagnostics/dot_epilogue_in_registers_sm90.ag", "sm_90",
+       [&](int64_t i, int64_t j) {
+         return std::max(alpha * product(i, j) + bias.get(static_cast<size_t>(j)), 0.0) +
+                residual.get(static_cast<size_t>(i * n + j));
+       }},
+  };
+  for (const Case& c : cases) {
+    std::string text = readSource(c.file);
+    if (const size_t sms = text.find("SMS: const = 132"); sms != std::string::npos) text.replace(sms, 16, "SMS: const = 3");
+    auto compiled = compile(c.file, text, c.arch);
+    ASSERT_EQ(errorsOf(*compiled), "") << c.file;
+    const argus::ir::Function& fn = *compiled->ir().functions[0];
+    HostTensor out = HostTensor::zeros(argus::ir::DType::BF16, {m, n});
+    std::vector<ArgValue> args;
+    if (fn.name == "gemm_bias_gelu") args = {&a, &b, &bias, &out};
+    else args = {&a, &b, &bias, &residual, &out, ArgValue(alpha)};
+    auto error = argus::interp::run(fn, args);
+    ASSERT_FALSE(error) << c.file << ": " << error->message;
+    size_t bad = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double ref = c.expected(i, j);
+        const double got = out.get(static_cast<size_t>(i * n + j));
+        if (std::fabs(got - ref) > 0.01 * std::fabs(ref) + 0.03 && ++bad <= 5)
+          ADD_FAILURE() << c.file << ": C[" << i << ", " << j << "] = " << got << ", expected " << ref;
+      }
+    EXPECT_EQ(bad, 0u) << c.file;
+  }
 }
 
 // The same GEMM written without a layout: the compiler picks wgmma on sm_90a.
