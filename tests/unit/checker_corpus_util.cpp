@@ -63,7 +63,7 @@ std::string iterationText(const Counterexample& cx) {
 }
 
 // The facts the corpus pins down (the others are prose for people).
-const char* const kPinnedFacts[] = {"element", "offset", "launch", "bank", "replay", "total", "registers"};
+const char* const kPinnedFacts[] = {"element", "offset", "launch", "bank", "replay", "total", "registers", "wait needed", "the copy"};
 
 }  // namespace
 
