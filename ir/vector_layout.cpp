@@ -213,16 +213,15 @@ std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps, b
     return "the tile's last extent (" + std::to_string(last) + ") is not a multiple of " + std::to_string(vec);
   Layout vectorized = layout;
   vectorized.vec = vec;
+  if (replication(vectorized, numWarps) <= replication(layout, numWarps)) return "";
   // A tile of no more elements than the block has threads is one access per thread either
   // way (an epilogue's bias row): nothing to gain, and nothing worth a note.
-  if (replication(vectorized, numWarps) > replication(layout, numWarps) && product(layout.shape()) <= numWarps * 32) {
+  if (product(layout.shape()) <= numWarps * 32) {
     *elsewhere = true;
     return "the tile has no more elements than the block has threads";
   }
-  if (replication(vectorized, numWarps) > replication(layout, numWarps))
-    return "with " + std::to_string(vec) + " elements per thread, the " + std::to_string(product(layout.shape())) +
-           "-element tile would not cover the block's " + std::to_string(numWarps * 32) + " threads";
-  return "";
+  return "with " + std::to_string(vec) + " elements per thread, the " + std::to_string(product(layout.shape())) +
+         "-element tile would not cover the block's " + std::to_string(numWarps * 32) + " threads";
 }
 
 void chooseForFunction(Function& fn, DiagnosticSink* hints) {
