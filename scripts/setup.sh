@@ -5,7 +5,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
   llvm-19-dev libzstd-dev
-  libz3-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libz3-dev libjemalloc-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcurl4-openssl-dev libpng-dev
 )
 missing=()
