@@ -31,22 +31,16 @@ void mapTerms(TagMap& map, const std::function<z3::expr(const z3::expr&)>& f) {
   }
 }
 
+// Both from the op table (ir/ops.def): a new op that writes memory is followed here as
+// soon as it declares its Write effect and ARGUS_WRITES_FROM.
 ir::ValueId writtenView(const ir::Op& op) {
-  switch (op.kind) {
-    case OpKind::Store: return ir::StoreOp(op).view();
-    case OpKind::CopyAsync: return ir::CopyAsyncOp(op).dst();
-    case OpKind::CopyBulk: return ir::CopyBulkOp(op).dst();
-    default: return ir::kNoValue;
-  }
+  std::optional<size_t> operand = ir::writtenViewOperand(op.kind);
+  return operand && *operand < op.operands.size() ? op.operands[*operand] : ir::kNoValue;
 }
 
 ir::ValueId writtenSource(const ir::Op& op) {
-  switch (op.kind) {
-    case OpKind::Store: return ir::StoreOp(op).value();
-    case OpKind::CopyAsync: return ir::CopyAsyncOp(op).src();
-    case OpKind::CopyBulk: return ir::CopyBulkOp(op).src();
-    default: return ir::kNoValue;
-  }
+  std::optional<size_t> operand = ir::writtenDataOperand(op.kind);
+  return operand && *operand < op.operands.size() ? op.operands[*operand] : ir::kNoValue;
 }
 
 z3::expr substitute(const z3::expr& e, const std::vector<z3::expr>& from, const std::vector<z3::expr>& to) {

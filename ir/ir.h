@@ -31,6 +31,7 @@ enum class OpKind : uint8_t {
 #define ARGUS_VARIADIC_OPERANDS(name, first)
 #define ARGUS_ATTR(name, type, expression)
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_WRITES_FROM(operand)
 #define ARGUS_END_OP
 #include "ir/ops.def"
 #include "ir/ops_undef.def"

@@ -8,6 +8,7 @@ namespace argus::ir {
 
 namespace {
 
+#define ARGUS_WRITES_FROM(operand)
 // Each op's effect list, with a default entry at its end so that an op without effects still
 // has a (one-element) array; the table's spans leave that entry out.
 #define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
@@ -71,6 +72,30 @@ std::optional<Layout> effectLayout(const Function& fn, const Op& op, const Effec
       return asyncCopyChunkLayout(view.dtype, view.shape);
     }
     case EffectElements::WholeViewOneThread: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> writtenViewOperand(OpKind kind) {
+  for (const EffectDecl& effect : opInfo(kind).effects)
+    if (effect.access == MemoryAccess::Write) return effect.operand;
+  return std::nullopt;
+}
+
+std::optional<size_t> writtenDataOperand(OpKind kind) {
+  switch (kind) {
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) case OpKind::Kind: {
+#define ARGUS_OPERAND(name, index)
+#define ARGUS_OPTIONAL_OPERAND(name, index)
+#define ARGUS_VARIADIC_OPERANDS(name, first)
+#define ARGUS_ATTR(name, type, expression)
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_WRITES_FROM(operand) return size_t{operand};
+#define ARGUS_END_OP \
+  return std::nullopt; \
+  }
+#include "ir/ops.def"
+#include "ir/ops_undef.def"
   }
   return std::nullopt;
 }

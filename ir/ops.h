@@ -114,6 +114,12 @@ std::optional<Layout> effectLayout(const Function& fn, const Op& op, const Effec
 // Whether an op of `kind` declares a write of the view it takes as operand `operand`.
 bool writesOperand(OpKind kind, size_t operand);
 
+// The operand an op of `kind` writes (its Write effect's view) and the operand holding the
+// data it writes there (ARGUS_WRITES_FROM: a stored tile, a copy's source view); none for an
+// op that writes no memory.
+std::optional<size_t> writtenViewOperand(OpKind kind);
+std::optional<size_t> writtenDataOperand(OpKind kind);
+
 // The value of `v` when a Const of an integer or bool scalar type defines it.
 std::optional<int64_t> constantInt(const Function& fn, ValueId v);
 
@@ -154,6 +160,7 @@ std::optional<T> as(const Op& op) {
     return expression;                     \
   }
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_WRITES_FROM(operand)
 #define ARGUS_END_OP \
   }                  \
   ;

@@ -2,6 +2,7 @@
 // the memory effects that the checker's access collection reads.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -34,6 +35,24 @@ TEST(OpTable, NamesAreUniqueAndCountsConsistent) {
     }
   }
   EXPECT_EQ(names.size(), kNumOpKinds);
+}
+
+// The checker's tag flow follows data into memory through these two; an op that writes
+// memory without naming where the data comes from would be invisible to it.
+TEST(OpTable, EveryWriteNamesItsViewAndItsData) {
+  for (size_t i = 0; i < kNumOpKinds; ++i) {
+    const OpInfo& info = opInfo(kindAt(i));
+    std::optional<size_t> view = writtenViewOperand(kindAt(i)), data = writtenDataOperand(kindAt(i));
+    EXPECT_EQ(view.has_value(), data.has_value()) << info.name << ": a Write effect needs ARGUS_WRITES_FROM and back";
+    if (view && data) {
+      EXPECT_NE(*view, *data) << info.name;
+      EXPECT_LT(static_cast<int>(*data), info.minOperands) << info.name << ": the written data must be a required operand";
+    }
+  }
+  EXPECT_EQ(writtenViewOperand(OpKind::Store), 0u);
+  EXPECT_EQ(writtenDataOperand(OpKind::Store), 1u);
+  EXPECT_EQ(writtenDataOperand(OpKind::CopyBulk), 1u);
+  EXPECT_FALSE(writtenDataOperand(OpKind::Load).has_value());
 }
 
 TEST(OpTable, ArithmeticIsTheDeclaredTrait) {
