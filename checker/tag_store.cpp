@@ -23,17 +23,38 @@ std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
 
 // The sizes, program ids and loop iterations of a model of `solver`'s
 // assertions and `bound`, asked of a fresh solver, as one equality; none when
-// that solver finds no model either.
+// that solver finds no model either. Each size the model makes larger than 2 is
+// then shrunk on its own where the violation allows (to 2, else 64), each by a
+// fresh solver, as preferSmall does incrementally: a size the violation does not
+// need (the number of experts beside the row count that shows the bug) would
+// otherwise stay wherever the solver left it, and the witness could be a launch
+// too large for the interpreter to replay (moe_gemm_persistent's E = 193).
 std::optional<z3::expr> TagFlow::launchInFreshSolver(z3::solver& solver, const z3::expr& bound) {
-  z3::solver fresh(ctx_, "QF_BV");
-  budget_.limit(fresh);
-  for (const z3::expr& a : solver.assertions()) fresh.add(a);
-  fresh.add(bound);
-  if (budget_.check(fresh) != z3::sat) return std::nullopt;
-  z3::model model = fresh.get_model();
+  z3::expr bounds = bound;
+  auto solve = [&](const z3::expr& extra) -> std::optional<z3::model> {
+    z3::solver fresh(ctx_, "QF_BV");
+    budget_.limit(fresh);
+    for (const z3::expr& a : solver.assertions()) fresh.add(a);
+    fresh.add(bounds && extra);
+    if (budget_.check(fresh) != z3::sat) return std::nullopt;
+    return fresh.get_model();
+  };
+  std::optional<z3::model> model = solve(ctx_.bool_val(true));
+  if (!model) return std::nullopt;
+  for (const auto& [name, term] : launchTerms()) {
+    if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
+    for (int64_t cap : {2, 64}) {
+      if (modelValue(*model, term) <= cap) break;
+      if (std::optional<z3::model> smaller = solve(term <= bv(cap))) {
+        bounds = bounds && term <= bv(cap);
+        model = smaller;
+        break;
+      }
+    }
+  }
   z3::expr pinned = ctx_.bool_val(true);
-  for (const auto& [name, term] : launchTerms()) pinned = pinned && term == model.eval(term, true);
-  for (const LoopFrame& l : loops()) pinned = pinned && l.j == model.eval(l.j, true);
+  for (const auto& [name, term] : launchTerms()) pinned = pinned && term == model->eval(term, true);
+  for (const LoopFrame& l : loops()) pinned = pinned && l.j == model->eval(l.j, true);
   return pinned;
 }
 
