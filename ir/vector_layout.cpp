@@ -208,18 +208,19 @@ std::string layoutProblem(const Layout& layout, int64_t vec, int64_t numWarps, b
   *elsewhere = layout.isMma();
   if (layout.isMma()) return "its family holds a tile in a tensor-core (mma) layout";
   if (layout.vec != 1) return "its family is already vectorized differently";
+  // A tile of no more elements than the block has threads is one access per thread either
+  // way (an epilogue's bias row, a row's first element read as a scalar): vectorizing would
+  // only replicate it more, so nothing to gain and nothing worth a note, whatever its shape.
+  if (product(layout.shape()) <= numWarps * 32) {
+    *elsewhere = true;
+    return "the tile has no more elements than the block has threads";
+  }
   const int64_t last = layout.parent.empty() ? 0 : layout.parent.back();
   if (last % vec != 0)
     return "the tile's last extent (" + std::to_string(last) + ") is not a multiple of " + std::to_string(vec);
   Layout vectorized = layout;
   vectorized.vec = vec;
   if (replication(vectorized, numWarps) <= replication(layout, numWarps)) return "";
-  // A tile of no more elements than the block has threads is one access per thread either
-  // way (an epilogue's bias row): nothing to gain, and nothing worth a note.
-  if (product(layout.shape()) <= numWarps * 32) {
-    *elsewhere = true;
-    return "the tile has no more elements than the block has threads";
-  }
   return "with " + std::to_string(vec) + " elements per thread, the " + std::to_string(product(layout.shape())) +
          "-element tile would not cover the block's " + std::to_string(numWarps * 32) + " threads";
 }
