@@ -18,7 +18,8 @@ The server runs with --debounce-ms=0 so the figures are the analysis itself (an
 editor adds the debounce, 200 ms by default, while the user types). The client
 advertises window.workDoneProgress and answers window/workDoneProgress/create,
 so a server that reports its checks' progress is seen finishing them. Each
---label writes lsp_latency_LABEL.json; lsp_latency.md shows every label there.
+--label writes lsp_latency_LABEL.json and its section of lsp_latency.md (replaced if the label
+is there, else appended; the rest of the file is kept).
 Reported, never asserted.
 """
 
@@ -329,22 +330,36 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, f"lsp_latency_{args.label}.json"), "w") as f:
         json.dump(result, f, indent=2)
-    results = []
-    for path in sorted(glob.glob(os.path.join(args.out, "lsp_latency_*.json"))):
-        with open(path) as f:
-            results.append(json.load(f))
-    results.sort(key=lambda r: (r["label"] != "before", r["label"]))
-    md = ["# argus-lsp latency", "",
+    md_path = os.path.join(args.out, "lsp_latency.md")
+    existing = open(md_path).read() if os.path.exists(md_path) else None
+    with open(md_path, "w") as f:
+        f.write(merge_section(existing, table(result)))
+    print("\n".join(table(result)))
+
+
+HEADER = ["# argus-lsp latency", "",
           "How long an editor waits, measured by `bench/lsp_latency.py` through the binary's pipes "
           "(see its docstring for the edits). Goals (issue 21): an edit inside comments or whitespace "
           "re-published in < 10 ms; p95 < 50 ms to the first diagnostics on every example; the checker's "
           "diagnostics as soon as they are ready.", ""]
-    for r in results:
-        md += table(r) + [""]
-    with open(os.path.join(args.out, "lsp_latency.md"), "w") as f:
-        f.write("\n".join(md))
-    print("\n".join(md))
 
+
+def merge_section(existing, section):
+    """The report with this label's section replaced, or appended when it is new. Every other
+    section, and any text written by hand around them, stays as it was (a report re-rendered
+    from the JSON files alone lost the runs whose JSON lives elsewhere, and their commentary)."""
+    if existing is None:
+        return "\n".join(HEADER + section) + "\n"
+    lines = existing.rstrip("\n").split("\n")
+    head = section[0]
+    if head in lines:
+        start = lines.index(head)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("### ")), len(lines))
+        kept_after = lines[end:]
+        lines = lines[:start] + section + ([""] + kept_after if kept_after else [])
+    else:
+        lines = lines + [""] + section
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 if __name__ == "__main__":
     main()
