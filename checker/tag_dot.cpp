@@ -484,7 +484,7 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   // partial: a trip short (or none), or a K tile one ahead.
   z3::expr small = ctx.bool_val(true);
   for (const auto& [name, term] : flow.launchTerms())
-    if (name.rfind("program_id", 0) != 0 && name.rfind("num_programs", 0) != 0)
+    if (TagFlow::isRuntimeSize(name))
       small = small && z3::ule(term, flow.bv(1 << 16)) && z3::uge(term, flow.bv(1));  // no empty tensor: its products are 0 anyway
   z3::solver solver(ctx, "QF_BV");
   SolverBudget& budget = flow.budget();

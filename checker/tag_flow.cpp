@@ -122,7 +122,7 @@ bool TagFlow::check(const z3::expr& formula) {
     small.add(formula);
     for (const LoopFrame& l : loops()) small.add(z3::ult(l.j, bv(4)));
     for (const auto& [name, term] : launchTerms())
-      if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0)
+      if (isRuntimeSize(name))
         small.add(fixed ? term == bv(200) : term <= bv(256));
     return budget_.check(small) == z3::sat;
   };

@@ -124,6 +124,11 @@ class TagFlow {
   }
   // The launch parameters the encoding introduced (for counterexamples).
   const std::vector<std::pair<std::string, z3::expr>>& launchTerms() const { return launch_; }
+  // Whether a launch term (launchTerms()) is a runtime size rather than a program id or a
+  // grid extent: the terms a witness's size bounds apply to.
+  static bool isRuntimeSize(const std::string& launchName) {
+    return launchName.rfind("num_programs", 0) != 0 && launchName.rfind("program_id", 0) != 0;
+  }
   std::string position(SourceRange range) const;
   z3::context& context() { return ctx_; }
   // The launch values of a model ("N = 64, program_id(0) = 1"), and a narrowing

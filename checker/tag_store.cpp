@@ -42,7 +42,7 @@ std::optional<z3::expr> TagFlow::launchInFreshSolver(z3::solver& solver, const z
   std::optional<z3::model> model = solve(ctx_.bool_val(true));
   if (!model) return std::nullopt;
   for (const auto& [name, term] : launchTerms()) {
-    if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
+    if (!isRuntimeSize(name)) continue;
     for (int64_t cap : {2, 64}) {
       if (modelValue(*model, term) <= cap) break;
       if (std::optional<z3::model> smaller = solve(term <= bv(cap))) {
@@ -93,7 +93,7 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
       // reads (and narrows further, within that launch).
       z3::expr atLeastTwo = ctx_.bool_val(true);
       for (const auto& [name, term] : launchTerms())
-        if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0) atLeastTwo = atLeastTwo && term >= bv(2);
+        if (isRuntimeSize(name)) atLeastTwo = atLeastTwo && term >= bv(2);
       std::optional<z3::expr> pinned = launchInFreshSolver(solver, tierBound && atLeastTwo);
       if (!pinned) pinned = launchInFreshSolver(solver, tierBound);
       if (!pinned) continue;
@@ -112,7 +112,7 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
     // can replay. Only on the path that found a violation.
     if (sizes[tier] >= 128)
       for (const auto& [name, term] : launchTerms()) {
-        if (name.rfind("num_programs", 0) == 0 || name.rfind("program_id", 0) == 0) continue;
+        if (!isRuntimeSize(name)) continue;
         for (int64_t bound : {2, 16, 64}) {
           assumed.push_back(literal(term <= bv(bound)));
           if (budget_.check(solver, assumed) == z3::sat) break;  // keep this bound
@@ -124,7 +124,7 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
     // least 2 when the violation has them. Asked only once a violation is found.
     z3::expr atLeastTwo = ctx_.bool_val(true);
     for (const auto& [name, term] : launchTerms())
-      if (name.rfind("num_programs", 0) != 0 && name.rfind("program_id", 0) != 0) atLeastTwo = atLeastTwo && term >= bv(2);
+      if (isRuntimeSize(name)) atLeastTwo = atLeastTwo && term >= bv(2);
     assumed.push_back(literal(atLeastTwo));
     if (budget_.check(solver, assumed) == z3::sat) return z3::sat;
     drop(assumed);
