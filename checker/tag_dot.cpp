@@ -416,6 +416,70 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
 
 namespace argus::checker {
 
+namespace {
+
+// The first column of [0, K) that no product of row 0 reads at one launch
+// (the model's), with what the loop did read; none when every column is
+// read, or where an origin is unknown or the loop too long to evaluate.
+struct Coverage {
+  z3::model model;
+  int64_t column = 0, extent = 0, trips = 0;
+  std::optional<int64_t> first, last;
+};
+
+std::optional<Coverage> coverageAt(TagFlow& flow, const z3::model& model, const LoopFrame& loop,
+                                   const z3::expr& rowZero, const z3::expr& describedRowZero, const z3::expr& trips,
+                                   const z3::expr& K, const z3::expr& k, int64_t tileK) {
+  // Every constant but this loop's j and k takes the model's value.
+  std::vector<z3::expr> from, to;
+  {
+    std::vector<z3::expr> work{rowZero, describedRowZero, trips, K, loop.valid};
+    std::set<unsigned> seen;
+    while (!work.empty()) {
+      z3::expr e = work.back();
+      work.pop_back();
+      if (!seen.insert(e.id()).second || !e.is_app()) continue;
+      if (e.is_const() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
+        if (!z3::eq(e, loop.j) && !z3::eq(e, k)) {
+          from.push_back(e);
+          to.push_back(model.eval(e, true));
+        }
+        continue;
+      }
+      for (unsigned i = 0; i < e.num_args(); ++i) work.push_back(e.arg(i));
+    }
+  }
+  auto numeral = [&](const z3::expr& e) -> std::optional<int64_t> {
+    z3::expr v = substitute(e, from, to).simplify();
+    uint64_t bits = 0;
+    if (!v.is_numeral() || !v.is_numeral_u64(bits)) return std::nullopt;
+    return static_cast<int32_t>(static_cast<uint32_t>(bits));
+  };
+  std::optional<int64_t> kValue = numeral(K), tripValue = numeral(trips);
+  constexpr int64_t kMaxEvaluations = 4096;
+  if (!kValue || !tripValue || *kValue <= 0 || *tripValue * tileK > kMaxEvaluations) return std::nullopt;
+  std::set<int64_t> covered;
+  Coverage out{model, 0, 0, 0, std::nullopt, std::nullopt};
+  for (int64_t j = 0; j < *tripValue; ++j)
+    for (int64_t kk = 0; kk < tileK; ++kk) {
+      std::vector<z3::expr> at{loop.j, k}, values{flow.bv(j), flow.bv(kk)};
+      z3::expr isDescribed = substitute(substitute(describedRowZero, at, values), from, to).simplify();
+      if (!isDescribed.is_true()) return std::nullopt;  // unknown somewhere: no claim
+      std::optional<int64_t> c = numeral(substitute(rowZero, at, values));
+      if (!c) return std::nullopt;
+      covered.insert(*c);
+      if (j == 0 && kk == 0) out.first = c;
+      out.last = c;
+    }
+  while (out.column < *kValue && covered.count(out.column)) ++out.column;
+  if (out.column >= *kValue) return std::nullopt;
+  out.extent = *kValue;
+  out.trips = *tripValue;
+  return out;
+}
+
+}  // namespace
+
 // Built-in: an accumulated dot() sums the whole K axis of its operands
 // (AG2039). For acc = dot(a, b, acc) carried by a loop whose result is stored
 // where a product belongs (storesDotResult), every column of A must meet the
@@ -491,71 +555,44 @@ void checkDotCoversK(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diag
   budget.limit(solver);
   solver.add(launch && small && z3::ugt(K, flow.bv(0)));
   if (flow.preferSmall(solver) != z3::sat) return;
-  z3::model model = solver.get_model();
-  // Every constant but this loop's j, m and k takes the model's value.
   z3::expr rowZero = substitute(column, {m}, {flow.bv(0)});
   z3::expr describedRowZero = substitute(described, {m}, {flow.bv(0)});
-  std::vector<z3::expr> from, to;
-  {
-    std::vector<z3::expr> work{rowZero, describedRowZero, trips, K, loop.valid};
-    std::set<unsigned> seen;
-    while (!work.empty()) {
-      z3::expr e = work.back();
-      work.pop_back();
-      if (!seen.insert(e.id()).second || !e.is_app()) continue;
-      if (e.is_const() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
-        if (!z3::eq(e, loop.j) && !z3::eq(e, k)) {
-          from.push_back(e);
-          to.push_back(model.eval(e, true));
-        }
-        continue;
-      }
-      for (unsigned i = 0; i < e.num_args(); ++i) work.push_back(e.arg(i));
-    }
+  // The smallest launch, then a ragged one (every runtime size one past a
+  // multiple of 64, or 8 past where the requirements align it): a trip count
+  // that rounds K down (K // BK) covers the whole axis whenever K is a
+  // multiple of the tile, which the smallest launch may well be.
+  std::optional<Coverage> miss = coverageAt(flow, solver.get_model(), loop, rowZero, describedRowZero, trips, K, k,
+                                            aShape[1]);
+  for (int64_t past : {1, 8, 16}) {
+    if (miss) break;
+    z3::expr ragged = ctx.bool_val(true);
+    for (const auto& [name, term] : flow.launchTerms())
+      if (TagFlow::isRuntimeSize(name)) ragged = ragged && (term & flow.bv(63)) == flow.bv(past);
+    z3::solver raggedLaunch(ctx, "QF_BV");
+    budget.limit(raggedLaunch);
+    raggedLaunch.add(launch && small && z3::ugt(K, flow.bv(0)) && ragged);
+    if (flow.preferSmall(raggedLaunch) != z3::sat) continue;
+    miss = coverageAt(flow, raggedLaunch.get_model(), loop, rowZero, describedRowZero, trips, K, k, aShape[1]);
+    break;
   }
-  auto numeral = [&](const z3::expr& e) -> std::optional<int64_t> {
-    z3::expr v = substitute(e, from, to).simplify();
-    uint64_t bits = 0;
-    if (!v.is_numeral() || !v.is_numeral_u64(bits)) return std::nullopt;
-    return static_cast<int32_t>(static_cast<uint32_t>(bits));
-  };
-  std::optional<int64_t> kValue = numeral(K), tripValue = numeral(trips);
-  constexpr int64_t kMaxEvaluations = 4096;
-  if (!kValue || !tripValue || *kValue <= 0 || *tripValue * aShape[1] > kMaxEvaluations) return;
-  std::set<int64_t> covered;
-  std::optional<int64_t> from0, toLast;
-  for (int64_t j = 0; j < *tripValue; ++j)
-    for (int64_t kk = 0; kk < aShape[1]; ++kk) {
-      std::vector<z3::expr> at2{loop.j, k}, values{flow.bv(j), flow.bv(kk)};
-      z3::expr here = substitute(describedRowZero, at2, values);
-      z3::expr isDescribed = substitute(here, from, to).simplify();
-      if (!isDescribed.is_true()) return;  // unknown somewhere: no claim
-      std::optional<int64_t> c = numeral(substitute(rowZero, at2, values));
-      if (!c) return;
-      covered.insert(*c);
-      if (j == 0 && kk == 0) from0 = c;
-      toLast = c;
-    }
-  int64_t columnValue = 0;  // the first column of [0, K) no product reads
-  while (columnValue < *kValue && covered.count(columnValue)) ++columnValue;
-  if (columnValue >= *kValue) return;
+  if (!miss) return;
   {
-    std::string launchText = flow.launchText(model);
+    std::string launchText = flow.launchText(miss->model);
     // "column 5" of A itself; "row 5" of K where A is P = softmax(Q @ K^T).
-    std::string missing = axisText(pa, ks->a.axis, columnValue);
+    std::string missing = axisText(pa, ks->a.axis, miss->column);
     std::string plural = missing.substr(0, missing.find(' ')) + "s";
     if (plural == "rows" || plural == "columns") plural += " ";
     else plural = "indices ";
     std::string extent = (dim.sizeIndex >= 0 ? fn.sizeNames[static_cast<size_t>(dim.sizeIndex)] : "K") + " = " +
-                         std::to_string(*kValue);
-    std::string reads = *tripValue <= 0 ? "the loop over '" + loop.name + "' runs no iteration"
-                        : "its " + std::to_string(*tripValue) + " iteration" + (*tripValue == 1 ? "" : "s") +
-                              " over '" + loop.name + "' read " + plural + std::to_string(*from0) + " to " +
-                              std::to_string(*toLast) + " of '" + pa.name + "'";
+                         std::to_string(miss->extent);
+    std::string reads = miss->trips <= 0 ? "the loop over '" + loop.name + "' runs no iteration"
+                        : "its " + std::to_string(miss->trips) + " iteration" + (miss->trips == 1 ? "" : "s") +
+                              " over '" + loop.name + "' read " + plural + std::to_string(miss->first.value_or(0)) +
+                              " to " + std::to_string(miss->last.value_or(0)) + " of '" + pa.name + "'";
     Diagnostic& d = diags.report(DiagId::DotMissesK, op.range, {missing, pa.name, extent, reads});
     Counterexample cx;
     cx.facts.emplace_back("missing", missing + " of '" + pa.name + "' (" + extent + ")");
-    cx.facts.emplace_back("trips", std::to_string(*tripValue));
+    cx.facts.emplace_back("trips", std::to_string(miss->trips));
     if (!launchText.empty()) cx.facts.emplace_back("launch", launchText);
     cx.trace = a.trace;
     d.counterexample = std::move(cx);

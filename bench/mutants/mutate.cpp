@@ -56,6 +56,7 @@ class Mutator {
     loopBound();
     loopVariableOffByOne();
     loopVariableSwap();
+    cdivRoundsDown();
     return std::move(out_);
   }
 
@@ -296,6 +297,19 @@ class Mutator {
     }
   }
 
+  // `cdiv(a, b)` -> `(a) // (b)`: a tile count (a loop's trips, the grid's
+  // blocks) that rounds down, one tile short whenever b does not divide a.
+  void cdivRoundsDown() {
+    for (size_t i = 0; i + 1 < tokens_.size(); ++i) {
+      if (!inBody_[i] || !isName(i, "cdiv") || kind(i + 1) != "'('" || partner_[i + 1] == npos) continue;
+      auto args = pieces(i + 1);
+      if (args.size() != 2) continue;
+      std::string a = tokenText(args[0].first, args[0].second), b = tokenText(args[1].first, args[1].second);
+      emit("cdiv-rounds-down", "cdiv(" + a + ", " + b + ") -> (" + a + ") // (" + b + ")",
+           {{tokens_[i].range.begin, tokens_[partner_[i + 1]].range.end, "(" + a + ") // (" + b + ")"}});
+    }
+  }
+
   // Loop variables in scope at each token: `for v in ...:` headers enclosing it.
   struct LoopVar {
     std::string name;
@@ -368,7 +382,7 @@ class Mutator {
 const std::vector<std::string>& operatorNames() {
   static const std::vector<std::string> names = {
       "int-off-by-one", "program-id-swap", "drop-sync", "move-sync", "swap-dot-operands", "drop-swizzle",
-      "transpose-subscript", "loop-bound", "loop-variable-off-by-one", "loop-variable-swap"};
+      "transpose-subscript", "loop-bound", "loop-variable-off-by-one", "loop-variable-swap", "cdiv-rounds-down"};
   return names;
 }
 

@@ -118,6 +118,8 @@ TEST(Mutants, LoopBoundsAndLoopVariablesShift) {
   EXPECT_TRUE(std::any_of(shifted.begin(), shifted.end(), [](const Mutant& m) { return hasLine(m, "s = (kt + 1) % 2"); }));
   EXPECT_TRUE(std::any_of(shifted.begin(), shifted.end(),
                           [](const Mutant& m) { return hasLine(m, "A.tile((BM, BK))[program_id(0), (kt + 1)]"); }));
+  auto rounded = byOp("cdiv-rounds-down");
+  EXPECT_TRUE(std::any_of(rounded.begin(), rounded.end(), [](const Mutant& m) { return hasLine(m, "range((K) // (BK))"); }));
   // The loop header's own variable is not a use.
   EXPECT_FALSE(std::any_of(shifted.begin(), shifted.end(), [](const Mutant& m) { return hasLine(m, "for (kt + 1)"); }));
 }
