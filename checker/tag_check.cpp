@@ -55,6 +55,8 @@ class AssertionChecker {
       try {
         flow_.budget().setTraceLabel("tags:dot-k");
         checkDotOperandsAgreeInK(flow_, fn_, diags_, options_, op);
+        flow_.budget().setTraceLabel("tags:dot-batch");
+        checkDotOperandsShareBatch(flow_, fn_, diags_, op);
         flow_.budget().setTraceLabel("tags:dot-accumulator");
         checkDotAccumulatorAgrees(flow_, fn_, diags_, op);
         flow_.budget().setTraceLabel("tags:dot-covers-k");

@@ -15,8 +15,6 @@
 
 namespace argus::checker {
 
-namespace {
-
 // The tensor parameter whose loads `value` comes from, through shared memory,
 // copies and casts; -1 when it is not that simple (several tensors, a value
 // computed by a dot or a reduction, a loop-carried tile).
@@ -76,6 +74,33 @@ int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
       return -1;
   }
 }
+
+// Every origin component of `tags` at tile coordinate `to` that is known lies
+// inside its tensor: a masked element past a tensor's edge is zero, and so is
+// its product, so only elements inside both tensors must agree. Component d
+// of an origin indexes the axis originAxes names (a load's: axis d of its tensor).
+z3::expr insideTensor(TagFlow& flow, const ir::Function& fn, const TagMap& tags, const ir::Param& tensor,
+                      const std::vector<z3::expr>& coords, const std::vector<z3::expr>& to) {
+  z3::context& ctx = flow.context();
+  z3::expr all = ctx.bool_val(true);
+  for (size_t d = 0; d < std::max(tensor.dims.size(), tags.originAxes.size()); ++d) {
+    auto it = tags.tags.find(originKey(static_cast<int64_t>(d)));
+    if (it == tags.tags.end()) continue;
+    const ir::DimRef* dim = d < tensor.dims.size() ? &tensor.dims[d] : nullptr;
+    if (d < tags.originAxes.size() && tags.originAxes[d].tensor >= 0) {
+      const ir::Param& along = fn.params[static_cast<size_t>(tags.originAxes[d].tensor)];
+      dim = &along.dims[static_cast<size_t>(tags.originAxes[d].axis)];
+    }
+    if (!dim) continue;
+    z3::expr extent = dim->constant >= 0 ? flow.bv(dim->constant)
+                                         : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim->sizeIndex)].c_str(), 32);
+    z3::expr value = substitute(it->second.value, coords, to);
+    all = all && z3::implies(substitute(it->second.present && it->second.known, coords, to), value >= 0 && value < extent);
+  }
+  return all;
+}
+
+namespace {
 
 ir::ValueId storage(const ir::Function& fn, ir::ValueId v) {
   const ir::Op* def = fn.values[v].def;
@@ -315,26 +340,8 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   auto at = [&](const z3::expr& e, const std::vector<z3::expr>& to) { return substitute(e, coords, to); };
   z3::expr kA = at(aIt->second.value, atA), kB = at(bIt->second.value, atB);
   z3::expr described = at(aIt->second.present && aIt->second.known, atA) && at(bIt->second.present && bIt->second.known, atB);
-  // A masked element past a tensor's edge is zero, and so is its product:
-  // only elements inside both tensors must agree. Component d of an origin
-  // indexes the axis originAxes names (a load's: axis d of its tensor).
   auto inside = [&](const TagMap& tags, const ir::Param& tensor, const std::vector<z3::expr>& to) {
-    z3::expr all = ctx.bool_val(true);
-    for (size_t d = 0; d < std::max(tensor.dims.size(), tags.originAxes.size()); ++d) {
-      auto it = tags.tags.find(originKey(static_cast<int64_t>(d)));
-      if (it == tags.tags.end()) continue;
-      const ir::DimRef* dim = d < tensor.dims.size() ? &tensor.dims[d] : nullptr;
-      if (d < tags.originAxes.size() && tags.originAxes[d].tensor >= 0) {
-        const ir::Param& along = fn.params[static_cast<size_t>(tags.originAxes[d].tensor)];
-        dim = &along.dims[static_cast<size_t>(tags.originAxes[d].axis)];
-      }
-      if (!dim) continue;
-      z3::expr extent = dim->constant >= 0 ? flow.bv(dim->constant)
-                                           : ctx.bv_const(fn.sizeNames[static_cast<size_t>(dim->sizeIndex)].c_str(), 32);
-      z3::expr value = at(it->second.value, to);
-      all = all && z3::implies(at(it->second.present && it->second.known, to), value >= 0 && value < extent);
-    }
-    return all;
+    return insideTensor(flow, fn, tags, tensor, coords, to);
   };
   z3::expr formula = flow.assumptions() && z3::ult(m, flow.bv(aShape[0])) && z3::ult(k, flow.bv(aShape[1])) &&
                      z3::ult(n, flow.bv(accShape[1])) && described && kA != kB && inside(a, pa, atA) &&

@@ -235,6 +235,14 @@ struct DotK {
 // an earlier dot whose operands are, with K extents of the same size), and the
 // check in the state of the walk.
 std::optional<DotK> dotK(const ir::Function& fn, const ir::Op& op);
+// The tensor parameter whose loads `value` comes from, through shared memory,
+// copies and casts; -1 when it is not that simple.
+int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth);
+// Every known origin component of `tags` at tile coordinate `to` lies inside its tensor.
+z3::expr insideTensor(TagFlow& flow, const ir::Function& fn, const TagMap& tags, const ir::Param& tensor,
+                      const std::vector<z3::expr>& coords, const std::vector<z3::expr>& to);
+// The built-in "the operands of a dot come from one batch" (AG2044, tag_batch.cpp).
+void checkDotOperandsShareBatch(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op);
 // The one dot whose result `value` is through elementwise ops, casts, selects
 // and ifs (not through a broadcast or a reduction); null for none or several.
 const ir::Op* producingDot(const ir::Function& fn, ir::ValueId value);
