@@ -282,8 +282,13 @@ class SeparationCheck {
     // that grow with the sizes; 257 a loop or grid one tile short.
     int sizedAxes = 0;
     for (const ir::LaunchExpr& axis : fn_.grid) sizedAxes += dependsOnSizes(axis) ? 1 : 0;
-    for (int64_t atLeast : {int64_t{1}, int64_t{2}, int64_t{257}}) {
+    // Past the widest tile as well: a row kernel whose tile is the whole row
+    // (BLOCK = 4096) without its `require(N <= BLOCK)` leaves the rest of a
+    // longer row unwritten, which no launch of 257 shows.
+    const int64_t pastWidestTile = widestTile() + 1;
+    for (int64_t atLeast : {int64_t{1}, int64_t{2}, int64_t{257}, pastWidestTile}) {
       if (atLeast == 2 && sizedAxes < 2) continue;
+      if (atLeast == pastWidestTile && pastWidestTile <= 257) continue;
       std::optional<Unwritten> found = unwrittenAt(tensor, sides, everySize(atLeast));
       // Found at 257: the smallest of a few launches in between that shows it
       // too (sizes of 2 only where they were not asked already, which costs
@@ -313,6 +318,16 @@ class SeparationCheck {
       reportUnwritten(tensor, *of[0], found->element, found->sizes, of.size());
       return;
     }
+  }
+
+  // The largest extent of any tile the kernel views (a load's, a store's, a copy's).
+  int64_t widestTile() const {
+    int64_t widest = 0;
+    forEachOpWithDepth(fn_.body, 0, [&](const ir::Op& op, int) {
+      if (op.kind != OpKind::View || op.results.empty()) return;
+      for (int64_t extent : fn_.typeOf(op.results[0]).shape) widest = std::max(widest, extent);
+    });
+    return widest;
   }
 
   struct Unwritten {
