@@ -240,6 +240,29 @@ void TagFlow::store(ir::ValueId view, const TagMap& tile, const ir::Op& op) {
 
 // ---------------------------------------------------------------- compute
 
+// The axes an elementwise result's origin components index, merged with one
+// more operand's, component by component: an operand without a component
+// does not constrain its axis (a row statistic has no origin along the axis it
+// summarizes, so acc / l_i keeps acc's column axis), and two operands whose
+// components index different axes leave the result with none.
+static void mergeOriginAxes(TagMap& merged, const TagMap& in) {
+  std::vector<OriginAxis>& axes = merged.originAxes;
+  if (axes.empty() || in.originAxes.empty() || axes.size() != in.originAxes.size()) {
+    if (axes != in.originAxes) axes.clear();
+    return;
+  }
+  for (size_t d = 0; d < axes.size(); ++d) {
+    const std::string key = originKey(static_cast<int64_t>(d));
+    if (!in.tags.count(key) || axes[d] == in.originAxes[d]) continue;
+    if (!merged.tags.count(key)) {  // no operand so far had this component: its axis is this one's
+      axes[d] = in.originAxes[d];
+      continue;
+    }
+    axes.clear();
+    return;
+  }
+}
+
 // Elementwise: per element, a tag is kept where the operands that carry it
 // agree, and unknown where they may not.
 TagMap TagFlow::elementwise(const ir::Op& op) {
@@ -248,6 +271,17 @@ TagMap TagFlow::elementwise(const ir::Op& op) {
   for (ir::ValueId id : op.operands) {
     const TagMap* in = tilesTags(id);
     if (!in) continue;
+    // The origin's axes first, against the components merged so far.
+    if (!in->tags.empty()) {
+      if (first) {
+        out.originTensor = in->originTensor;
+        out.originAxes = in->originAxes;
+      } else {
+        if (out.originTensor != in->originTensor) out.originTensor = -1;
+        mergeOriginAxes(out, *in);
+      }
+      first = false;
+    }
     for (const auto& [key, term] : in->tags) {
       auto it = out.tags.find(key);
       if (it == out.tags.end()) {
@@ -261,16 +295,6 @@ TagMap TagFlow::elementwise(const ir::Op& op) {
       t.present = t.present || term.present;
       addLabels(t.why, term.why, 3);
       addLabels(t.why, {Label{op.range, "operands of this operation may disagree on tag '" + key + "'"}}, 3);
-    }
-    if (!in->tags.empty()) {
-      if (first) {
-        out.originTensor = in->originTensor;
-        out.originAxes = in->originAxes;
-      } else {
-        if (out.originTensor != in->originTensor) out.originTensor = -1;
-        if (out.originAxes != in->originAxes) out.originAxes.clear();
-      }
-      first = false;
     }
     addLabels(out.trace, in->trace, 4);
   }

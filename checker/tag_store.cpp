@@ -148,17 +148,22 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
   const ir::Param* to = nullptr;
   for (const ir::Param& p : fn_.params)
     if (p.value == ir::ViewOp(*view).base() && p.kind == ir::ParamKind::Tensor) to = &p;
-  if (!to || tile->originAxes.size() != to->dims.size()) return;
+  if (!to || tile->originAxes.size() > to->dims.size()) return;
+  // A dot result's origin names a row of A and a column of B: the last two
+  // axes of a destination with leading batch axes (attention's (BH, S, D)
+  // output), which the view fixes.
+  const size_t shift = to->dims.size() - tile->originAxes.size();
   // Each component of the origin must index an axis as long as the destination's.
   bool oneTensor = true;
   for (size_t d = 0; d < tile->originAxes.size(); ++d) {
     const OriginAxis& axis = tile->originAxes[d];
     const ir::DimRef& source = fn_.params[static_cast<size_t>(axis.tensor)].dims[static_cast<size_t>(axis.axis)];
-    bool sameConstant = source.constant >= 0 && source.constant == to->dims[d].constant;
-    bool sameSize = source.sizeIndex >= 0 && source.sizeIndex == to->dims[d].sizeIndex;
+    bool sameConstant = source.constant >= 0 && source.constant == to->dims[d + shift].constant;
+    bool sameSize = source.sizeIndex >= 0 && source.sizeIndex == to->dims[d + shift].sizeIndex;
     if (!sameConstant && !sameSize) return;
     oneTensor = oneTensor && axis.tensor == tile->originAxes[0].tensor && axis.axis == static_cast<int64_t>(d);
   }
+  if (shift > 0 && oneTensor) return;  // a loaded tile stored into a tensor of another rank: not a same-shape copy
   const ir::Param& from = fn_.params[static_cast<size_t>(tile->originAxes[0].tensor)];
   const ir::Type& tileType = fn_.values[store.value()].type;
   size_t r = to->dims.size(), k = tileType.shape.size();
@@ -173,14 +178,15 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
   z3::expr wrong = ctx_.bool_val(false);
   std::vector<z3::expr> origin;
   for (size_t d = 0; d < r; ++d) {
-    auto it = tile->tags.find(originKey(static_cast<int64_t>(d)));
-    if (it == tile->tags.end()) return;
     z3::expr offset = d + 1 < view->operands.size() ? flow_.scalar(view->operands[d + 1]) : flow_.bv(0);
     dest.push_back(d >= r - k ? offset + coords[d - (r - k)] : offset);
     const ir::DimRef& dim = to->dims[d];
     z3::expr extent = dim.constant >= 0 ? flow_.bv(dim.constant)
                                         : ctx_.bv_const(fn_.sizeNames[static_cast<size_t>(dim.sizeIndex)].c_str(), 32);
     context = context && dest.back() >= 0 && dest.back() < extent;  // stores outside the tensor are skipped
+    if (d < shift) continue;  // a batch axis: the origin does not name it
+    auto it = tile->tags.find(originKey(static_cast<int64_t>(d - shift)));
+    if (it == tile->tags.end()) return;
     origin.push_back(substitute(it->second.value, from0, coords));
     context = context && substitute(it->second.present, from0, coords) && substitute(it->second.known, from0, coords);
     wrong = wrong || origin.back() != dest.back();
@@ -196,7 +202,7 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
   // fill value of an edge tile: clearer, and the interpreter shows it. Small
   // launches first: there a violation is found fastest (preferSmall).
   solver.push();
-  for (size_t d = 0; d < r; ++d) {
+  for (size_t d = 0; d < origin.size(); ++d) {
     const OriginAxis& axis = tile->originAxes[d];
     const ir::DimRef& dim = fn_.params[static_cast<size_t>(axis.tensor)].dims[static_cast<size_t>(axis.axis)];
     z3::expr extent = dim.constant >= 0 ? flow_.bv(dim.constant)
@@ -225,7 +231,8 @@ void checkStoreLandsAtOrigin(TagFlow& flow_, const ir::Function& fn_, Diagnostic
   auto axisText = [&](size_t d) {
     const OriginAxis& axis = tile->originAxes[d];
     const ir::Param& tensor = fn_.params[static_cast<size_t>(axis.tensor)];
-    std::string name = tensor.dims.size() == 2 ? (axis.axis == 0 ? "row " : "column ") : "index " ;
+    const int64_t rank = static_cast<int64_t>(tensor.dims.size());
+    std::string name = axis.axis == rank - 2 ? "row " : axis.axis == rank - 1 ? "column " : "index ";
     return name + std::to_string(modelValue(model, origin[d])) + " of '" + tensor.name + "'";
   };
   Diagnostic& d = oneTensor ? diags_.report(DiagId::StoreAgainstOrigin, op.range,
