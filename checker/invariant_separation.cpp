@@ -284,16 +284,31 @@ class SeparationCheck {
     for (const ir::LaunchExpr& axis : fn_.grid) sizedAxes += dependsOnSizes(axis) ? 1 : 0;
     // Past the widest tile as well: a row kernel whose tile is the whole row
     // (BLOCK = 4096) without its `require(N <= BLOCK)` leaves the rest of a
-    // longer row unwritten, which no launch of 257 shows.
-    const int64_t pastWidestTile = widestTile() + 1;
-    for (int64_t atLeast : {int64_t{1}, int64_t{2}, int64_t{257}, pastWidestTile}) {
-      if (atLeast == 2 && sizedAxes < 2) continue;
-      if (atLeast == pastWidestTile && pastWidestTile <= 257) continue;
-      std::optional<Unwritten> found = unwrittenAt(tensor, sides, everySize(atLeast));
+    // longer row unwritten, which no launch of 257 shows. Then each size in
+    // turn long (16 of the widest tiles and one more) and the others at their
+    // least: a grouped tile order whose group is sized by the wrong axis
+    // misses tiles only when one axis has more tiles than a group and the
+    // other few.
+    const int64_t widest = widestTile();
+    std::vector<std::vector<int64_t>> launches{everySize(1)};
+    if (sizedAxes >= 2) launches.push_back(everySize(2));
+    launches.push_back(everySize(257));
+    if (widest + 1 > 257) launches.push_back(everySize(widest + 1));
+    if (fn_.sizeNames.size() >= 2 && 16 * widest + 1 > 257)
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) {
+        bool extentOfTensor = false;  // M and N of C, not K
+        for (const ir::DimRef& dim : tensor.dims) extentOfTensor = extentOfTensor || dim.sizeIndex == static_cast<int>(i);
+        if (!extentOfTensor) continue;
+        std::vector<int64_t> oneLong = everySize(1);
+        oneLong[i] = 16 * widest + 1;
+        launches.push_back(oneLong);
+      }
+    for (const std::vector<int64_t>& atLeast : launches) {
+      std::optional<Unwritten> found = unwrittenAt(tensor, sides, atLeast);
       // Found at 257: the smallest of a few launches in between that shows it
       // too (sizes of 2 only where they were not asked already, which costs
       // every correct kernel a launch), a witness easier to replay and read.
-      if (found && atLeast == 257)
+      if (found && atLeast == everySize(257))
         for (int64_t smaller : {int64_t{2}, int64_t{17}, int64_t{33}, int64_t{65}, int64_t{129}}) {
           if (smaller == 2 && sizedAxes >= 2) continue;
           if (std::optional<Unwritten> there = unwrittenAt(tensor, sides, everySize(smaller))) {
@@ -305,8 +320,10 @@ class SeparationCheck {
       // Then each size on its own, the others kept: a size the miss does not
       // depend on (the experts of a MoE GEMM) drops to 2, so the witness's
       // tensors stay small enough to replay.
+      std::vector<int64_t> shorter{2, 17, 33, 65, 2 * widest + 1, 4 * widest + 1, 8 * widest + 1};
+      std::sort(shorter.begin(), shorter.end());
       for (size_t i = 0; i < found->sizes.size(); ++i)
-        for (int64_t smaller : {int64_t{2}, int64_t{17}, int64_t{33}, int64_t{65}}) {
+        for (int64_t smaller : shorter) {
           if (smaller >= found->sizes[i]) break;
           std::vector<int64_t> bounds = found->sizes;
           bounds[i] = smaller;
@@ -377,6 +394,15 @@ class SeparationCheck {
         solver.add(*side->thread == bv(0) && *side->value == bv(0));
         z3::check_result r = budget_.check(solver);
         solver.pop();
+        // Then some block in the first iteration of every loop: a persistent
+        // kernel's block p walks tile p first, so any element of the first
+        // `grid` tiles is found without the search through iterations.
+        if (r != z3::sat && side->to.size() > 3) {
+          solver.push();
+          for (size_t i = 3; i < side->to.size(); ++i) solver.add(side->to[static_cast<int>(i)] == bv(0));
+          r = budget_.check(solver);
+          solver.pop();
+        }
         if (r != z3::sat) r = budget_.check(solver);
         written = written || r == z3::sat;
         decided = decided && r != z3::unknown;
