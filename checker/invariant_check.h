@@ -6,7 +6,8 @@
 //   AG2032         bank conflicts of shared accesses in loops (a warning);
 //   AG2033         the live register tiles fit 255 registers per thread (a warning);
 //   AG2037         no shared buffer is read that nothing in the kernel writes;
-//   AG2038         no global access lies outside its tensor in every launch.
+//   AG2038         no global access lies outside its tensor in every launch;
+//   AG2045         no block reads a global element another block writes.
 #pragma once
 
 #include <string>
@@ -23,6 +24,8 @@ void checkBankConflicts(const ir::Function& fn, DiagnosticSink& diags, const Sou
 void checkRegisterBudget(const ir::Function& fn, DiagnosticSink& diags);
 void checkSharedWritten(const ir::Function& fn, DiagnosticSink& diags);
 void checkGlobalAccessesMeetTensors(const ir::Function& fn, DiagnosticSink& diags, const Options& options);
+// AG2045: no block reads a global element that another block of the launch writes.
+void checkCrossBlockReads(const ir::Function& fn, DiagnosticSink& diags, const Options& options);
 
 inline void checkBuiltinInvariants(const ir::Function& fn, DiagnosticSink& diags, const SourceFile* file,
                                    const Options& options) {
@@ -30,6 +33,7 @@ inline void checkBuiltinInvariants(const ir::Function& fn, DiagnosticSink& diags
   checkSharedWritten(fn, diags);
   checkSharedBounds(fn, diags, file, options);
   checkGlobalAccessesMeetTensors(fn, diags, options);
+  checkCrossBlockReads(fn, diags, options);
   checkBankConflicts(fn, diags, file);
   checkRegisterBudget(fn, diags);
 }

@@ -346,4 +346,27 @@ std::vector<std::pair<std::string, int64_t>> ScalarEncoder::launchValues(const z
   return out;
 }
 
+// Mirrors the conditions ScalarEncoder assumes: anything else is dropped there,
+// which would over-approximate where a store runs, so the check stays silent.
+bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth) {
+  if (depth > 64 || id >= fn.values.size()) return false;
+  const ir::Op* def = fn.values[id].def;
+  if (!def) return false;
+  switch (def->kind) {
+    case OpKind::Const: return true;
+    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);
+    case OpKind::Unary:
+      return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
+             conditionEncodable(fn, ir::UnaryOp(*def).x(), depth + 1);
+    case OpKind::Binary: {
+      const ir::BinaryOp bin(*def);
+      return def->operands.size() == 2 &&
+             (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
+              def->attrs.binary == ir::BinaryKind::Xor) &&
+             conditionEncodable(fn, bin.lhs(), depth + 1) && conditionEncodable(fn, bin.rhs(), depth + 1);
+    }
+    default: return false;
+  }
+}
+
 }  // namespace argus::checker

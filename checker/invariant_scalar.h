@@ -35,6 +35,11 @@ struct ScalarRange {
 };
 std::optional<ScalarRange> scalarRange(const ir::Function& fn, const ScalarScope& scope, ir::ValueId id);
 
+// Whether `id` is a condition ScalarEncoder encodes (a comparison of i32
+// scalars, not/and/or/xor of such); anything else is dropped there, which
+// over-approximates where code under it runs.
+bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth = 0);
+
 class ScalarEncoder {
  public:
   // `impliedRequirements`: whether the launch includes the requirements the compiler

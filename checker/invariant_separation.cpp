@@ -65,30 +65,6 @@ struct Instance {
   z3::expr renamed(z3::expr e) { return from.empty() ? e : e.substitute(from, to); }
 };
 
-bool isI32(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::I32; }
-
-// Mirrors the conditions ScalarEncoder assumes: anything else is dropped there,
-// which would over-approximate where a store runs, so the check stays silent.
-bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth = 0) {
-  if (depth > 64 || id >= fn.values.size()) return false;
-  const ir::Op* def = fn.values[id].def;
-  if (!def) return false;
-  switch (def->kind) {
-    case OpKind::Const: return true;
-    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);
-    case OpKind::Unary:
-      return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
-             conditionEncodable(fn, ir::UnaryOp(*def).x(), depth + 1);
-    case OpKind::Binary: {
-      const ir::BinaryOp bin(*def);
-      return def->operands.size() == 2 &&
-             (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
-              def->attrs.binary == ir::BinaryKind::Xor) &&
-             conditionEncodable(fn, bin.lhs(), depth + 1) && conditionEncodable(fn, bin.rhs(), depth + 1);
-    }
-    default: return false;
-  }
-}
 
 std::string elementText(const std::string& tensor, const std::vector<int64_t>& element) {
   std::string s = tensor + "[";
