@@ -57,8 +57,7 @@ class CrossBlockCheck {
 
   void run() {
     budget_.setTraceLabel("cross-block");
-    ScalarScope scope;
-    collect(fn_.body, scope);
+    collect(fn_.body);
     for (const GlobalAccess& w : accesses_) {
       if (!w.write) continue;
       for (const GlobalAccess& r : accesses_) {
@@ -74,9 +73,10 @@ class CrossBlockCheck {
   }
 
  private:
-  void collect(const ir::Block& block, ScalarScope& scope) {
-    for (const auto& op : block.ops) {
-      for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, *op)) {
+  void collect(const ir::Block& body) {
+    ScalarScope scope;
+    forEachOpInScope(body, scope, [&](const ir::Op& op, const ScalarScope& around) {
+      for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, op)) {
         if (effect.space != ir::MemSpace::Global) continue;
         const ir::Op* view = fn_.values[effect.view].def;
         if (!view || view->kind != OpKind::View || view->operands.empty()) continue;
@@ -86,24 +86,10 @@ class CrossBlockCheck {
           if (p.value == base && p.kind == ir::ParamKind::Tensor) tensor = &p;
         if (!tensor || view->operands.size() != tensor->dims.size() + 1) continue;
         bool encodable = true;
-        for (const auto& [cond, taken] : scope.conditions) encodable = encodable && conditionEncodable(fn_, cond);
-        if (encodable)
-          accesses_.push_back({op.get(), view, tensor, scope, effect.decl->access == ir::MemoryAccess::Write});
+        for (const auto& [cond, taken] : around.conditions) encodable = encodable && conditionEncodable(fn_, cond);
+        if (encodable) accesses_.push_back({&op, view, tensor, around, effect.decl->access == ir::MemoryAccess::Write});
       }
-      if (op->kind == OpKind::For && !op->regions.empty()) {
-        scope.loops.push_back(op.get());
-        collect(op->regions[0], scope);
-        scope.loops.pop_back();
-      } else if (op->kind == OpKind::If && op->regions.size() == 2 && !op->operands.empty()) {
-        for (int branch = 0; branch < 2; ++branch) {
-          scope.conditions.push_back({ir::IfOp(*op).condition(), branch == 0});
-          collect(op->regions[static_cast<size_t>(branch)], scope);
-          scope.conditions.pop_back();
-        }
-      } else {
-        for (const ir::Block& region : op->regions) collect(region, scope);
-      }
-    }
+    });
   }
 
   z3::expr bv(int64_t v) { return ctx_->bv_val(v, 32); }

@@ -17,6 +17,7 @@
 
 #include "checker/solver_budget.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::checker {
 
@@ -24,6 +25,28 @@ struct ScalarScope {
   std::vector<const ir::Op*> loops;                       // enclosing For ops, outermost first
   std::vector<std::pair<ir::ValueId, bool>> conditions;   // enclosing If conditions and the branch taken
 };
+
+// Calls `visit(op, scope)` for every op of `block` and its regions in program
+// order, `scope` holding the loops and `if` conditions around it.
+template <typename Visit>
+void forEachOpInScope(const ir::Block& block, ScalarScope& scope, const Visit& visit) {
+  for (const auto& op : block.ops) {
+    visit(*op, static_cast<const ScalarScope&>(scope));
+    if (op->kind == ir::OpKind::For && !op->regions.empty()) {
+      scope.loops.push_back(op.get());
+      forEachOpInScope(op->regions[0], scope, visit);
+      scope.loops.pop_back();
+    } else if (op->kind == ir::OpKind::If && op->regions.size() == 2 && !op->operands.empty()) {
+      for (size_t branch = 0; branch < 2; ++branch) {
+        scope.conditions.push_back({ir::IfOp(*op).condition(), branch == 0});
+        forEachOpInScope(op->regions[branch], scope, visit);
+        scope.conditions.pop_back();
+      }
+    } else {
+      for (const ir::Block& region : op->regions) forEachOpInScope(region, scope, visit);
+    }
+  }
+}
 
 // A cheap first pass before Z3: the range [lo, hi] of an i32 scalar at the
 // program point of `scope` by interval arithmetic, or nothing. Sound under the

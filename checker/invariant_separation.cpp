@@ -79,8 +79,7 @@ class SeparationCheck {
 
   void run() {
     budget_.setTraceLabel("separation");
-    ScalarScope scope;
-    collect(fn_.body, scope);
+    collect(fn_.body);
     checkOutputsWritten();
     for (size_t i = 0; i < stores_.size(); ++i)
       for (size_t j = i; j < stores_.size(); ++j) {
@@ -98,35 +97,23 @@ class SeparationCheck {
   }
 
  private:
-  void collect(const ir::Block& block, ScalarScope& scope) {
-    for (const auto& op : block.ops) {
+  void collect(const ir::Block& body) {
+    ScalarScope scope;
+    forEachOpInScope(body, scope, [&](const ir::Op& op, const ScalarScope& around) {
       // Global writes as the op table declares them (ir/ops.def): a store's tile is encoded; a
       // write the check has no encoding for is "cannot prove", never skipped.
-      for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, *op)) {
+      for (const ir::MemoryEffect& effect : ir::memoryEffects(fn_, op)) {
         if (effect.space != ir::MemSpace::Global || effect.decl->access != ir::MemoryAccess::Write) continue;
         if (effect.decl->elements == ir::EffectElements::StoredValueLayout)
-          addStore(*op, scope);
+          addStore(op, around);
         else
-          diags_.report(DiagId::CheckerCannotProve, op->range,
+          diags_.report(DiagId::CheckerCannotProve, op.range,
                         {"no two blocks or threads write the same element of global memory with this " +
-                             std::string(ir::opKindName(op->kind)),
+                             std::string(ir::opKindName(op.kind)),
                          "the checker does not know which elements each thread writes for it; the CPU interpreter "
                          "checks the launches it runs"});
       }
-      if (op->kind == OpKind::For && !op->regions.empty()) {
-        scope.loops.push_back(op.get());
-        collect(op->regions[0], scope);
-        scope.loops.pop_back();
-      } else if (op->kind == OpKind::If && op->regions.size() == 2 && !op->operands.empty()) {
-        for (int branch = 0; branch < 2; ++branch) {
-          scope.conditions.push_back({ir::IfOp(*op).condition(), branch == 0});
-          collect(op->regions[static_cast<size_t>(branch)], scope);
-          scope.conditions.pop_back();
-        }
-      } else {
-        for (const ir::Block& region : op->regions) collect(region, scope);
-      }
-    }
+    });
   }
 
   // `store`: an op whose global write is StoredValueLayout, which only Store declares (ir/ops.def).

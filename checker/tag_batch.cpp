@@ -36,14 +36,7 @@ void checkDotOperandsShareBatch(TagFlow& flow, const ir::Function& fn, Diagnosti
   if (rank < 3 || pb.dims.size() != rank) return;
   for (size_t d = 0; d + 2 < rank; ++d)
     if (!sameExtentAxis(pa.dims[d], pb.dims[d])) return;
-  auto operandTags = [&](ir::ValueId id) {
-    if (fn.values[id].type.isTile()) {
-      const TagMap* t = flow.tilesTags(id);
-      return t ? *t : TagMap{};
-    }
-    return flow.viewTags(id);
-  };
-  TagMap a = operandTags(dot.a()), b = operandTags(dot.b());
+  TagMap a = dotOperandTags(flow, fn, dot.a()), b = dotOperandTags(flow, fn, dot.b());
   const std::vector<int64_t>& aShape = fn.values[dot.a()].type.shape;
   const std::vector<int64_t>& accShape = fn.values[dot.acc()].type.shape;
   if (aShape.size() != 2 || accShape.size() != 2) return;
@@ -83,15 +76,7 @@ void checkDotOperandsShareBatch(TagFlow& flow, const ir::Function& fn, Diagnosti
     const std::string bElement = dot.transB() ? bName + "[" + std::to_string(nv) + ", " + std::to_string(kv) + "]"
                                               : bName + "[" + std::to_string(kv) + ", " + std::to_string(nv) + "]";
     Counterexample cx;
-    const ir::Distribution dist = ir::Distribution::of(fn.values[dot.acc()].type.layout, fn.numWarps);
-    for (int64_t t = 0; t < fn.numThreads(); ++t)
-      if (int64_t v = dist.valueIndexOf(t, {mv, nv}); v >= 0) {
-        cx.thread = t;
-        cx.warp = t / 32;
-        cx.lane = t % 32;
-        cx.value = v;
-        break;
-      }
+    nameLowestThreadHolding(cx, fn, fn.values[dot.acc()].type.layout, {mv, nv});
     for (const LoopFrame& l : flow.loops()) cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
     std::string summary;
     if (cx.thread)

@@ -18,6 +18,27 @@ namespace argus::checker {
 // The tensor parameter whose loads `value` comes from, through shared memory,
 // copies and casts; -1 when it is not that simple (several tensors, a value
 // computed by a dot or a reduction, a loop-carried tile).
+TagMap dotOperandTags(TagFlow& flow, const ir::Function& fn, ir::ValueId operand) {
+  if (fn.values[operand].type.isTile()) {
+    const TagMap* t = flow.tilesTags(operand);
+    return t ? *t : TagMap{};
+  }
+  return flow.viewTags(operand);
+}
+
+void nameLowestThreadHolding(Counterexample& cx, const ir::Function& fn, const ir::Layout& layout,
+                             const std::vector<int64_t>& coordinate) {
+  const ir::Distribution dist = ir::Distribution::of(layout, fn.numWarps);
+  for (int64_t t = 0; t < fn.numThreads(); ++t)
+    if (int64_t v = dist.valueIndexOf(t, coordinate); v >= 0) {
+      cx.thread = t;
+      cx.warp = t / 32;
+      cx.lane = t % 32;
+      cx.value = v;
+      return;
+    }
+}
+
 int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth) {
   if (value >= fn.values.size() || depth > 32) return -1;
   const ir::Type& type = fn.values[value].type;
@@ -317,14 +338,7 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
   const ir::DotOp dot(op);
   if (userAssertsOrigins(fn, fn.body, storage(fn, dot.a()), storage(fn, dot.b()))) return;
   z3::context& ctx = flow.context();
-  auto operandTags = [&](ir::ValueId id) {
-    if (fn.values[id].type.isTile()) {
-      const TagMap* t = flow.tilesTags(id);
-      return t ? *t : TagMap{};
-    }
-    return flow.viewTags(id);
-  };
-  TagMap a = operandTags(dot.a()), b = operandTags(dot.b());
+  TagMap a = dotOperandTags(flow, fn, dot.a()), b = dotOperandTags(flow, fn, dot.b());
   bool transB = dot.transB();
   const ir::Param& pa = fn.params[static_cast<size_t>(ks->a.tensor)];
   const ir::Param& pb = fn.params[static_cast<size_t>(ks->b.tensor)];
@@ -371,16 +385,7 @@ void checkDotOperandsAgreeInK(TagFlow& flow, const ir::Function& fn, DiagnosticS
                                 : bName + "[" + std::to_string(kv) + ", " + std::to_string(nv) + "]";
   // The lowest thread that holds acc[m, n] computes this product.
   Counterexample cx;
-  const ir::Type& accType = fn.values[dot.acc()].type;
-  ir::Distribution dist = ir::Distribution::of(accType.layout, fn.numWarps);
-  for (int64_t t = 0; t < fn.numThreads(); ++t)
-    if (int64_t v = dist.valueIndexOf(t, {mv, nv}); v >= 0) {
-      cx.thread = t;
-      cx.warp = t / 32;
-      cx.lane = t % 32;
-      cx.value = v;
-      break;
-    }
+  nameLowestThreadHolding(cx, fn, fn.values[dot.acc()].type.layout, {mv, nv});
   for (const LoopFrame& l : flow.loops()) cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
   std::string who = cx.thread ? "thread " + std::to_string(*cx.thread) + " (warp " + std::to_string(*cx.warp) +
                                     ", lane " + std::to_string(*cx.lane) + "), value " + std::to_string(*cx.value) + ": "

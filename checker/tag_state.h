@@ -235,6 +235,11 @@ struct DotK {
 // an earlier dot whose operands are, with K extents of the same size), and the
 // check in the state of the walk.
 std::optional<DotK> dotK(const ir::Function& fn, const ir::Op& op);
+// The tags of a dot operand: a register tile's, or a shared view's.
+TagMap dotOperandTags(TagFlow& flow, const ir::Function& fn, ir::ValueId operand);
+// Names in `cx` the lowest thread holding `coordinate` of a tile of `layout`, and its value index.
+void nameLowestThreadHolding(Counterexample& cx, const ir::Function& fn, const ir::Layout& layout,
+                             const std::vector<int64_t>& coordinate);
 // The tensor parameter whose loads `value` comes from, through shared memory,
 // copies and casts; -1 when it is not that simple.
 int traceOrigin(const ir::Function& fn, ir::ValueId value, int depth);
