@@ -88,7 +88,7 @@ TEST(ClusterPtx, WithoutAProducerWarpgroupEveryBlockCopiesItsWholeTile) {
   ASSERT_NE(text.find(loop), std::string::npos);
   ASSERT_NE(text.find(init), std::string::npos);
   text.replace(text.find(init), init.size(), init + " + bias");
-  text.insert(text.find(loop), "    bias = cast(sum(load(C.tile((BM, BN))[0, 0])), f32)\n");
+  text.insert(text.find(loop), "    bias = cast(sum(load(A.tile((BM, BK))[0, 0])), f32)\n");
   auto c = compile("fallback.ag", text);
   const std::string& ptx = c->ptx();
   ASSERT_EQ(errorsOf(*c), "");

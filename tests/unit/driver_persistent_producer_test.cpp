@@ -62,7 +62,7 @@ TEST(PersistentProducer, TheSnakeOrderComputesWhatThePlainOrderDoes) {
 
 TEST(PersistentProducer, AStatementTheProducerCannotRunUnspecializesTheLoop) {
   // A scalar reduced from a tile, in the loop over tiles: AG4045, a working kernel.
-  std::string text = withTileIndex("        bias = cast(sum(load(C.tile((BM, BN))[0, 0])), f32)\n");
+  std::string text = withTileIndex("        bias = cast(sum(load(A.tile((BM, BK))[0, 0])), f32)\n");
   const std::string init = "layout=wgmma(warpgroups=2))";
   text.replace(text.find(init), init.size(), init + " + bias");
   auto c = compile("bias.ag", text);
