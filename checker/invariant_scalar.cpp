@@ -350,8 +350,9 @@ std::vector<std::pair<std::string, int64_t>> ScalarEncoder::launchValues(const z
 // which would over-approximate where a store runs, so the check stays silent.
 bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth) {
   if (depth > 64 || id >= fn.values.size()) return false;
-  const ir::Op* def = fn.values[id].def;
-  if (!def) return false;
+  const ir::Value& v = fn.values[id];
+  if (v.type.kind != ir::TypeKind::Scalar || v.type.dtype != ir::DType::Bool || !v.def) return false;
+  const ir::Op* def = v.def;
   switch (def->kind) {
     case OpKind::Const: return true;
     case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);

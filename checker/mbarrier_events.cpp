@@ -1,6 +1,7 @@
 // Events of the mbarrier protocol and their encoding over a window of
 // iterations (see mbarrier_events.h).
 #include "checker/mbarrier_events.h"
+#include "checker/invariant_scalar.h"
 
 #include <algorithm>
 #include <functional>
@@ -16,31 +17,6 @@ using ir::OpKind;
 
 namespace {
 
-bool isI32(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::I32; }
-
-// Mirrors ScalarEncoder::condition: the if conditions it assumes. The others
-// become a free guard per instance.
-bool encodableCondition(const ir::Function& fn, ir::ValueId id, int depth = 0) {
-  if (depth > 32 || id >= fn.values.size()) return false;
-  const ir::Value& v = fn.values[id];
-  if (v.type.kind != ir::TypeKind::Scalar || v.type.dtype != ir::DType::Bool || !v.def) return false;
-  const Op* def = v.def;
-  switch (def->kind) {
-    case OpKind::Const: return true;
-    case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);
-    case OpKind::Unary:
-      return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
-             encodableCondition(fn, ir::UnaryOp(*def).x(), depth + 1);
-    case OpKind::Binary: {
-      const ir::BinaryOp bin(*def);
-      return def->operands.size() == 2 &&
-             (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
-              def->attrs.binary == ir::BinaryKind::Xor) &&
-             encodableCondition(fn, bin.lhs(), depth + 1) && encodableCondition(fn, bin.rhs(), depth + 1);
-    }
-    default: return false;
-  }
-}
 
 class Collector {
  public:
@@ -269,7 +245,7 @@ MbEncoder::Template& MbEncoder::templateOf(const MbEvent& event) {
   for (const z3::expr& c : enc.constraints()) present = present && c;
   for (size_t c = 0; c < event.scope.conditions.size(); ++c) {
     const auto& [cond, taken] = event.scope.conditions[c];
-    if (encodableCondition(fn_, cond)) continue;
+    if (conditionEncodable(fn_, cond)) continue;
     z3::expr g = ctx_.bool_const(("guard" + std::to_string(event.order) + "_" + std::to_string(c)).c_str());
     t->renamed.push_back(g);
     present = present && (taken ? g : !g);
