@@ -354,21 +354,22 @@ class SeparationCheck {
         // Block 0's thread 0 in the first iterations usually writes element 0: with every
         // unknown a number the solver answers at once, where the search takes 0.2-0.4 s
         // through a grouped tile order's divisions.
-        solver.push();
-        for (size_t i = 0; i < side->from.size(); ++i) solver.add(side->to[static_cast<int>(i)] == bv(0));
-        solver.add(*side->thread == bv(0) && *side->value == bv(0));
-        z3::check_result r = budget_.check(solver);
-        solver.pop();
+        // (Copies, not push/pop: see copyOfSolver.)
+        z3::solver firstThread = copyOfSolver(solver);
+        budget_.limit(firstThread);
+        for (size_t i = 0; i < side->from.size(); ++i) firstThread.add(side->to[static_cast<int>(i)] == bv(0));
+        firstThread.add(*side->thread == bv(0) && *side->value == bv(0));
+        z3::check_result r = budget_.answer(firstThread);
         // Then some block in the first iteration of every loop: a persistent
         // kernel's block p walks tile p first, so any element of the first
         // `grid` tiles is found without the search through iterations.
         if (r != z3::sat && side->to.size() > 3) {
-          solver.push();
-          for (size_t i = 3; i < side->to.size(); ++i) solver.add(side->to[static_cast<int>(i)] == bv(0));
-          r = budget_.check(solver);
-          solver.pop();
+          z3::solver firstIterations = copyOfSolver(solver);
+          budget_.limit(firstIterations);
+          for (size_t i = 3; i < side->to.size(); ++i) firstIterations.add(side->to[static_cast<int>(i)] == bv(0));
+          r = budget_.answer(firstIterations);
         }
-        if (r != z3::sat) r = budget_.check(solver);
+        if (r != z3::sat) r = budget_.answer(solver);
         written = written || r == z3::sat;
         decided = decided && r != z3::unknown;
         if (written) break;
@@ -395,12 +396,11 @@ class SeparationCheck {
   // when the requirements rule it out.
   std::vector<int64_t> smallestLaunch(z3::solver& launch, const std::vector<int64_t>& atLeast) {
     std::vector<int64_t> sizes;
-    launch.push();
-    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) launch.add(sizeVar(i) == bv(atLeast[i]));
-    bool atBound = budget_.check(launch) == z3::sat;
-    launch.pop();
-    if (atBound) return atLeast;
-    if (budget_.check(launch) != z3::sat) return sizes;
+    z3::solver atBoundLaunch = copyOfSolver(launch);
+    budget_.limit(atBoundLaunch);
+    for (size_t i = 0; i < fn_.sizeNames.size(); ++i) atBoundLaunch.add(sizeVar(i) == bv(atLeast[i]));
+    if (budget_.answer(atBoundLaunch) == z3::sat) return atLeast;
+    if (budget_.answer(launch) != z3::sat) return sizes;
     z3::optimize smallest(*ctx_);
     budget_.limit(smallest);
     for (const z3::expr& e : launch.assertions()) smallest.add(e);
@@ -526,34 +526,39 @@ class SeparationCheck {
     // model is a real counterexample.
     z3::expr small = ctx_->bool_val(true);
     for (size_t i = 0; i < fn_.sizeNames.size(); ++i) small = small && z3::ule(sizeVar(i), bv(kSmallSize));
-    solver.push();
-    solver.add(small);
-    budget_.limit(solver);
-    z3::check_result result = budget_.check(solver);
+    z3::solver smallLaunches = copyOfSolver(solver);
+    smallLaunches.add(small);
+    budget_.limit(smallLaunches);
+    z3::check_result result = budget_.check(smallLaunches);
     if (result == z3::unknown) {  // undecided: "cannot prove", never silence and never a guess
-      cannotProve(a, b, "the solver gave up (" + budget_.unknownReason(solver) + ")");
+      cannotProve(a, b, "the solver gave up (" + budget_.unknownReason(smallLaunches) + ")");
       return;
     }
     if (result == z3::sat) {
-      z3::model model = minimize(solver.assertions(), first, second).value_or(solver.get_model());
+      z3::model model = minimize(smallLaunches.assertions(), first, second).value_or(smallLaunches.get_model());
       return report(a, b, first, second, model);
     }
-    solver.pop();
     // Separate in every small launch; now any launch, within a smaller limit:
     // undecided there is "cannot prove" for the larger launches, never silence.
-    budget_.limit(solver, kLargeLaunchRlimit);
-    z3::check_result every = budget_.check(solver);
+    // Asked of Z3's incremental core (what a QF_BV solver turns into after a
+    // push), which decides these wide queries within the limit where the
+    // bit-blaster does not (invariant_product_unwritten.ag's tiled GEMM).
+    z3::solver everyLaunch = bitVectorSolver(*ctx_);
+    for (const z3::expr& e : solver.assertions()) everyLaunch.add(e);
+    everyLaunch.add(!small);
+    budget_.limit(everyLaunch, kLargeLaunchRlimit);
+    z3::check_result every = budget_.checkExactly(everyLaunch);
     if (every == z3::unsat) return;
     if (every == z3::unknown) {
       bool divides = dividesByRuntimeValue(*a.view) || dividesByRuntimeValue(*b.view);
       cannotProve(a, b,
                   "it holds in every launch whose runtime sizes are all at most " + std::to_string(kSmallSize) +
-                      ", but for larger launches the solver gave up (" + budget_.unknownReason(solver, kLargeLaunchRlimit) +
+                      ", but for larger launches the solver gave up (" + budget_.unknownReason(everyLaunch, kLargeLaunchRlimit) +
                       (divides ? "; the tile indices divide by a value computed from the runtime sizes" : "") +
                       "); the CPU interpreter checks the launches it runs");
       return;
     }
-    z3::model model = minimize(solver.assertions(), first, second).value_or(solver.get_model());
+    z3::model model = minimize(solver.assertions(), first, second).value_or(everyLaunch.get_model());
     // A conflict only at sizes past 2^30, where i32 index arithmetic such as
     // cdiv(M, BM) wraps: the kernel is wrong there, but no tensor that large
     // is launched in practice, and a witness of two billion rows helps no one.

@@ -1,5 +1,7 @@
 #include "checker/solver_budget.h"
 
+#include "checker/narrow_width.h"
+
 #include <algorithm>
 #include <chrono>
 #include <atomic>
@@ -54,6 +56,12 @@ z3::solver bitVectorSolver(z3::context& ctx) {
   return steps.mk_solver();
 }
 
+z3::solver copyOfSolver(const z3::solver& solver) {
+  z3::solver copy(solver.ctx(), "QF_BV");
+  for (const z3::expr& e : solver.assertions()) copy.add(e);
+  return copy;
+}
+
 z3::context& SolverBudget::contextFor(const Options& options, std::unique_ptr<z3::context>& own) {
   if (options.solverContext) return options.solverContext->get();
   if (!own) own = std::make_unique<z3::context>();
@@ -102,7 +110,34 @@ void SolverBudget::account(uint64_t before, uint64_t after, double ms, z3::check
   }
 }
 
+std::optional<z3::check_result> SolverBudget::checkNarrowed(const z3::expr& formula) {
+  std::optional<z3::expr> narrow = narrowedFormula(formula);
+  if (!narrow) return std::nullopt;
+  z3::solver solver = bitVectorSolver(formula.ctx());
+  limit(solver);
+  solver.add(*narrow);
+  uint64_t before = resourceCounter(solver.statistics());
+  Clock::time_point start = Clock::now();
+  z3::check_result result = solver.check();
+  double ms = msSince(start);
+  account(before, resourceCounter(solver.statistics()), ms, result);
+  if (traceDirectory()) traceQuery(options_, traceLabel_ + " (narrowed)", solver.to_smt2(), ms, lastUnits_, result);
+  if (result == z3::unknown) return std::nullopt;
+  return result;
+}
+
 z3::check_result SolverBudget::check(z3::solver& solver) {
+  if (std::optional<z3::check_result> narrowed = checkNarrowed(z3::mk_and(solver.assertions())))
+    if (*narrowed == z3::unsat) return z3::unsat;
+  return checkExactly(solver);
+}
+
+z3::check_result SolverBudget::answer(z3::solver& solver) {
+  if (std::optional<z3::check_result> narrowed = checkNarrowed(z3::mk_and(solver.assertions()))) return *narrowed;
+  return checkExactly(solver);
+}
+
+z3::check_result SolverBudget::checkExactly(z3::solver& solver) {
   uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check();
@@ -113,6 +148,9 @@ z3::check_result SolverBudget::check(z3::solver& solver) {
 }
 
 z3::check_result SolverBudget::check(z3::solver& solver, const z3::expr_vector& assumptions) {
+  if (std::optional<z3::check_result> narrowed =
+          checkNarrowed(z3::mk_and(solver.assertions()) && z3::mk_and(assumptions)))
+    if (*narrowed == z3::unsat) return z3::unsat;
   uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check(assumptions);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "checker/checker.h"
@@ -42,6 +43,14 @@ class SharedSolverContext {
 // never slower (docs/checker.md, "Cheap before solving").
 z3::solver bitVectorSolver(z3::context& ctx);
 
+// A fresh QF_BV solver holding `solver`'s assertions: how to ask a check with
+// more constraints, in place of push/pop. A push turns Z3's QF_BV solver
+// incremental for good, and it then bit-blasts every assertion at the push,
+// dividers and multipliers included, before any check (gemm_tc spent 40% of
+// its whole compile in Z3_solver_push), where a narrowed question
+// (narrow_width.h) is answered without that.
+z3::solver copyOfSolver(const z3::solver& solver);
+
 class SolverBudget {
  public:
   // The context an analysis builds its formulas in: the one check() shares
@@ -61,8 +70,15 @@ class SolverBudget {
   // The same, at most `cap` units (an analysis whose queries should stay cheaper).
   void limit(z3::solver& solver, uint64_t cap) const;
   void limit(z3::optimize& optimize) const;
-  // solver.check(), counted in the profile and in the kernel's budget.
+  // solver.check(), counted in the profile and in the kernel's budget. Asked
+  // narrowed first (narrow_width.h) where the bounds the assertions put on
+  // their unknowns allow: unsatisfiable there is the answer; satisfiable asks
+  // the solver itself too, whose model the caller reads.
   z3::check_result check(z3::solver& solver);
+  // The same for a caller that reads no model: satisfiable narrowed is the answer as well.
+  z3::check_result answer(z3::solver& solver);
+  // solver.check() without the narrowed question first (a query that has no narrowed form).
+  z3::check_result checkExactly(z3::solver& solver);
   z3::check_result check(z3::solver& solver, const z3::expr_vector& assumptions);
   z3::check_result check(z3::optimize& optimize);
   // Why a solver answered "unknown", in words for a diagnostic.
@@ -77,6 +93,8 @@ class SolverBudget {
 
  private:
   uint64_t queryLimit() const;
+  // The narrowed formula's answer; nullopt when there is none or it is undecided.
+  std::optional<z3::check_result> checkNarrowed(const z3::expr& formula);
   // Adds what one query spent: Z3's counter is per context and cumulative, and
   // the context is shared by every analysis of a function (Options::solverContext).
   void account(uint64_t before, uint64_t after, double ms, z3::check_result result);
