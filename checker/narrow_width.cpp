@@ -90,13 +90,19 @@ class Narrower {
       : ctx_(formula.ctx()), formula_(formula), maxWidth_(maxWidth), order_(postorder(formula)) {}
 
   std::optional<z3::expr> run() {
-    for (const z3::expr& e : order_)
+    bool circuits = false;
+    for (const z3::expr& e : order_) {
       if (!e.is_app() || (e.is_bv() && e.get_sort().bv_size() > 64)) return std::nullopt;
+      circuits = circuits || hasCircuit(e);
+    }
     for (int round = 0; round < 8; ++round) {
       computeIntervals();
       if (!refineBounds()) break;
       if (empty_) return ctx_.bool_val(false);  // bounds no value meets: no model
     }
+    // Without a multiplier or divider the bit-blasted formula is small at
+    // any width, and a second question would cost more than it saves.
+    if (!circuits) return std::nullopt;
     // An unknown whose bound is wider than the width keeps no bound: the
     // narrowed formula cannot state it, and no interval may rely on it.
     for (;;) {
@@ -118,6 +124,25 @@ class Narrower {
   }
 
  private:
+  // A product of two unknowns, or a division or remainder by anything but a power of two.
+  static bool hasCircuit(const z3::expr& e) {
+    if (!e.is_bv() || e.num_args() < 2) return false;
+    switch (e.decl().decl_kind()) {
+      case Z3_OP_BMUL: {
+        unsigned unknown = 0;
+        for (unsigned i = 0; i < e.num_args(); ++i) unknown += e.arg(i).is_numeral() ? 0 : 1;
+        return unknown >= 2;
+      }
+      case Z3_OP_BSDIV: case Z3_OP_BUDIV: case Z3_OP_BSREM: case Z3_OP_BUREM: case Z3_OP_BSMOD: {
+        const z3::expr d = e.arg(1);
+        if (!d.is_numeral()) return true;
+        uint64_t v = 0;
+        return !d.is_numeral_u64(v) || v == 0 || (v & (v - 1)) != 0;
+      }
+      default: return false;
+    }
+  }
+
   Interval& interval(const z3::expr& e) { return intervals_[e.id()]; }
   unsigned widthOf(const z3::expr& e) const { return e.get_sort().bv_size(); }
   bool narrowed(const z3::expr& e) const { return e.is_bv() && widthOf(e) > width_; }

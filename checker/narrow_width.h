@@ -21,7 +21,9 @@ namespace argus::checker {
 // a division, a remainder, a comparison, a shift or an extension reads a
 // value of at most `width - 2` bits and a sign. nullopt when no width below
 // `maxWidth` is provably enough (an unknown without a bound, a product that
-// may wrap) or the formula has an operation the narrowing does not model.
+// may wrap), the formula has an operation the narrowing does not model, or
+// it has no multiplier or divider circuit to shrink (a product of two
+// unknowns, a division or remainder by anything but a power of two).
 // `false` when the bounds contradict each other. The unknowns of the result
 // are new constants ("name!narrow").
 std::optional<z3::expr> narrowedFormula(const z3::expr& formula, unsigned maxWidth = 24);
