@@ -540,9 +540,11 @@ class SeparationCheck {
     }
     // Separate in every small launch; now any launch, within a smaller limit:
     // undecided there is "cannot prove" for the larger launches, never silence.
-    // Asked of Z3's incremental core (what a QF_BV solver turns into after a
-    // push), which decides these wide queries within the limit where the
-    // bit-blaster does not (invariant_product_unwritten.ag's tiled GEMM).
+    // Asked of the bit-blaster, the small launches (separate, above) left
+    // out: cold, Z3's QF_BV solver left the persistent GEMM of
+    // invariant_product_unwritten.ag undecided within the limit, which this
+    // decides (it used to be decided after the small tier's check had warmed
+    // the solver up under a push).
     z3::solver everyLaunch = bitVectorSolver(*ctx_);
     for (const z3::expr& e : solver.assertions()) everyLaunch.add(e);
     everyLaunch.add(!small);
