@@ -592,7 +592,13 @@ class Narrower {
       return ctx_.function((e.decl().name().str() + "!narrow").c_str(), domain, range)(args);
     }
     if (!narrowed(e)) {
-      if (n == 0) return e;
+      if (n == 0) {
+        // An unknown already narrow keeps its bound too: the conditions its
+        // bound decided are constants now.
+        if (auto it = bounds_.find(e.id()); it != bounds_.end() && e.is_bv())
+          ranges.push_back(e >= numeral(it->second.lo, widthOf(e)) && e <= numeral(it->second.hi, widthOf(e)));
+        return e;
+      }
       if (e.is_bool())
         if (std::optional<bool> known = truth(e)) return ctx_.bool_val(*known);
       if (sameSorts) return e.decl()(args);

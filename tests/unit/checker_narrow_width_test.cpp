@@ -111,6 +111,22 @@ TEST(NarrowWidth, TagsComparedForEqualityNarrowWithTheirFunction) {
   EXPECT_FALSE(narrowedFormula(bounds && tag(j) == tag(k + 1)).has_value());
 }
 
+TEST(NarrowWidth, AnUnknownAlreadyNarrowKeepsTheBoundThatDecidedItsConditions) {
+  // s is 8 bits, narrower than the width chosen: its bound s < 100 decides
+  // the conditions on it, which become constants, so the bound must stay.
+  z3::context ctx;
+  z3::expr s = ctx.bv_const("s", 8), x = ctx.bv_const("x", 32);
+  z3::expr wide = z3::sext(s, 24);
+  z3::expr f = z3::ult(s, ctx.bv_val(100, 8)) && x >= 0 && x < ctx.bv_val(1000, 32) &&
+               x / ctx.bv_val(3, 32) == wide + ctx.bv_val(200, 32);
+  std::optional<z3::expr> narrowed = narrowedFormula(f);
+  ASSERT_TRUE(narrowed.has_value());
+  EXPECT_EQ(solve(ctx, f), solve(ctx, *narrowed));
+  // s = 120 meets x / 3 == s + 200 (x = 960) but not s < 100: the narrowed
+  // formula must still say no.
+  EXPECT_EQ(solve(ctx, *narrowed && s == ctx.bv_val(120, 8)), z3::unsat);
+}
+
 // Random index arithmetic over bounded unknowns: the narrowed formula, where
 // there is one, has the formula's answer, and its model, widened by sign
 // extension, satisfies the formula.
