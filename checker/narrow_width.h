@@ -18,8 +18,12 @@ namespace argus::checker {
 // `formula` over bit-vectors of `width` bits, satisfiable exactly when
 // `formula` is: every term wider than `width` is replaced by its low `width`
 // bits, which is the term itself wherever the interval analysis shows that
-// a division, a remainder, a comparison, a shift or an extension reads a
-// value of at most `width - 2` bits and a sign. nullopt when no width below
+// a division, a remainder, a comparison, a right shift, a bit extraction or
+// a function's argument reads a value of at most `width - 2` bits and a sign
+// (sums, products, bitwise operations and extensions keep their low bits
+// whatever the values); each unknown keeps its bound as an assertion, and a
+// function whose values are only compared for equality (a tag) is narrowed
+// with them. nullopt when no width below
 // `maxWidth` is provably enough (an unknown without a bound, a product that
 // may wrap), the formula has an operation the narrowing does not model, or
 // it has no multiplier or divider circuit to shrink (a product of two
