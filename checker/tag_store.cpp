@@ -32,9 +32,8 @@ std::string TagFlow::launchText(const std::optional<z3::model>& model) const {
 std::optional<z3::expr> TagFlow::launchInFreshSolver(z3::solver& solver, const z3::expr& bound) {
   z3::expr bounds = bound;
   auto solve = [&](const z3::expr& extra) -> std::optional<z3::model> {
-    z3::solver fresh(ctx_, "QF_BV");
+    z3::solver fresh = copyOfSolver(solver);
     budget_.limit(fresh);
-    for (const z3::expr& a : solver.assertions()) fresh.add(a);
     fresh.add(bounds && extra);
     if (budget_.check(fresh) != z3::sat) return std::nullopt;
     return fresh.get_model();
@@ -97,9 +96,8 @@ z3::check_result TagFlow::preferSmall(z3::solver& solver) {
       std::optional<z3::expr> pinned = launchInFreshSolver(solver, tierBound && atLeastTwo);
       if (!pinned) pinned = launchInFreshSolver(solver, tierBound);
       if (!pinned) continue;
-      z3::solver again(ctx_, "QF_BV");
+      z3::solver again = copyOfSolver(solver);
       budget_.limit(again);
-      for (const z3::expr& a : solver.assertions()) again.add(a);
       again.add(*pinned);
       if (budget_.check(again) != z3::sat) continue;
       solver = again;
