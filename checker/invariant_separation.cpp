@@ -26,6 +26,7 @@
 #include <set>
 #include <vector>
 
+#include "checker/integer_reading.h"
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
 #include "checker/layout_encode.h"
@@ -43,6 +44,8 @@ namespace {
 // question for every launch may spend after that.
 constexpr int64_t kSmallSize = 256;
 constexpr uint64_t kLargeLaunchRlimit = 500'000;
+// The same question over the integers (separateOverIntegers), each half.
+constexpr uint64_t kIntegerRlimit = 400'000;
 // Past this, a conflict is one of i32 wrap-around in the size arithmetic.
 constexpr int64_t kLargestPlausibleSize = int64_t{1} << 30;
 
@@ -58,6 +61,8 @@ struct Instance {
   std::unique_ptr<ScalarEncoder> encoder;
   z3::expr_vector from, to;  // renaming of this side's program ids and iterations
   std::vector<z3::expr> constraints;
+  std::vector<z3::expr> layoutConstraints;  // the thread and value's, also in constraints
+  std::vector<z3::expr> coordinate;         // in the stored tile, by the layout (32-bit, its last axes)
   std::vector<z3::expr> element;  // 64-bit coordinates in the tensor
   std::vector<z3::expr> offset;   // the view's offsets (32-bit)
   std::vector<z3::expr> programIds;
@@ -490,11 +495,13 @@ class SeparationCheck {
     z3::expr v = ctx_->bv_const(("value" + suffix).c_str(), 32);
     side.thread = t;
     side.value = v;
-    side.constraints.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
+    side.layoutConstraints.push_back(z3::ult(t, bv(fn_.numThreads())) && z3::ult(v, bv(dist.valuesPerThread)));
     EncodedDistribution encoded = encodeDistribution(*ctx_, layout, dist, t, v, /*withPrimaryOwner=*/true);
     const std::vector<z3::expr>& c = encoded.coordinate;
+    side.coordinate = c;
     // Only the primary owner stores; leftover bits are replicas.
-    for (const z3::expr& condition : encoded.primaryOwner) side.constraints.push_back(condition);
+    for (const z3::expr& condition : encoded.primaryOwner) side.layoutConstraints.push_back(condition);
+    side.constraints.insert(side.constraints.end(), side.layoutConstraints.begin(), side.layoutConstraints.end());
     size_t r = s.tensor->dims.size(), k = c.size();
     if (k > r) return false;
     for (size_t d = 0; d < r; ++d) {
@@ -514,12 +521,14 @@ class SeparationCheck {
     if (!ctx_) ctx_ = &SolverBudget::contextFor(options_, ownContext_);
     Instance first(*ctx_), second(*ctx_);
     if (!encode(a, "_a", first) || !encode(b, "_b", second)) return;
-    z3::solver solver(*ctx_, "QF_BV");
-    for (const z3::expr& c : first.constraints) solver.add(c);
-    for (const z3::expr& c : second.constraints) solver.add(c);
-    for (size_t d = 0; d < first.element.size(); ++d) solver.add(first.element[d] == second.element[d]);
+    z3::expr_vector sameElement(*ctx_);
+    for (const z3::expr& c : first.constraints) sameElement.push_back(c);
+    for (const z3::expr& c : second.constraints) sameElement.push_back(c);
+    for (size_t d = 0; d < first.element.size(); ++d) sameElement.push_back(first.element[d] == second.element[d]);
     z3::expr otherBlock = ctx_->bool_val(false);
     for (size_t axis = 0; axis < 3; ++axis) otherBlock = otherBlock || first.programIds[axis] != second.programIds[axis];
+    z3::solver solver(*ctx_, "QF_BV");
+    for (const z3::expr& c : sameElement) solver.add(c);
     solver.add(otherBlock || *first.thread != *second.thread);
     // Small launches first (every runtime size at most kSmallSize): there the
     // solver settles a grouped tile order's divisions quickly, both ways, and a
@@ -538,7 +547,11 @@ class SeparationCheck {
       z3::model model = minimize(smallLaunches.assertions(), first, second).value_or(smallLaunches.get_model());
       return report(a, b, first, second, model);
     }
-    // Separate in every small launch; now any launch, within a smaller limit:
+    // Separate in every small launch; now every launch in which no index
+    // computation wraps around, over the integers, where the quotients and
+    // remainders of a grouped tile order have short proofs.
+    if (separateOverIntegers(z3::mk_and(sameElement), otherBlock, first, second)) return;
+    // Any launch, within a smaller limit:
     // undecided there is "cannot prove" for the larger launches, never silence.
     // Asked of the bit-blaster, the small launches (separate, above) left
     // out: cold, Z3's QF_BV solver left the persistent GEMM of
@@ -576,6 +589,56 @@ class SeparationCheck {
       return;
     }
     report(a, b, first, second, model);
+  }
+
+  // Whether no two blocks, and no two threads of one block, store the same
+  // element in any launch whose index arithmetic does not wrap around
+  // (integer_reading.h), asked as two questions: the blocks' tile orders
+  // and the layout of one block's tile are different proofs, and together
+  // they sent the solver searching (gemm_tc: 1 M resource units at once).
+  // In one block the program ids are the same terms, so the tile's offsets
+  // cancel and what is left is the layout's digits.
+  bool separateOverIntegers(z3::expr sameElement, const z3::expr& otherBlock, const Instance& first,
+                            const Instance& second) {
+    z3::expr_vector secondIds(*ctx_), firstIds(*ctx_);
+    for (size_t axis = 0; axis < 3; ++axis) {
+      secondIds.push_back(second.programIds[axis]);
+      firstIds.push_back(first.programIds[axis]);
+    }
+    z3::expr otherThread = *first.thread != *second.thread;
+    if (!unsatOverIntegers(sameElement && otherBlock)) return false;
+    // One block. Where the tile's offsets are the same terms on both sides
+    // (a store outside loops), the elements are equal exactly when the
+    // layout's coordinates are: a question about the layout alone, a few
+    // bits wide.
+    bool sameOffsets = first.coordinate.size() == second.coordinate.size();
+    for (size_t d = 0; sameOffsets && d < first.offset.size(); ++d)
+      sameOffsets = z3::eq(z3::expr(second.offset[d]).substitute(secondIds, firstIds), first.offset[d]);
+    if (sameOffsets) {
+      z3::solver layoutOnly = bitVectorSolver(*ctx_);
+      for (const Instance* side : {&first, &second})
+        for (const z3::expr& c : side->layoutConstraints) layoutOnly.add(c);
+      for (size_t d = 0; d < first.coordinate.size(); ++d) layoutOnly.add(first.coordinate[d] == second.coordinate[d]);
+      layoutOnly.add(otherThread);
+      budget_.limit(layoutOnly);
+      if (budget_.checkExactly(layoutOnly) == z3::unsat) return true;
+    }
+    return unsatOverIntegers(sameElement.substitute(secondIds, firstIds) && otherThread);
+  }
+
+  // In a context of its own: the integer terms and the solver's state would
+  // otherwise change how the bit-vector questions asked after it in this
+  // context go (invariant_product_unwritten.ag's every-launch question,
+  // decided within its limit alone, stayed undecided after them).
+  bool unsatOverIntegers(const z3::expr& question) {
+    if (!integerCtx_) integerCtx_ = std::make_unique<z3::context>();
+    z3::expr translated(*integerCtx_, Z3_translate(*ctx_, question, *integerCtx_));
+    std::optional<z3::expr> overIntegers = readAsIntegers(translated);
+    if (!overIntegers) return false;
+    z3::solver solver = integerSolver(*integerCtx_);
+    solver.add(*overIntegers);
+    budget_.limit(solver, kIntegerRlimit);
+    return budget_.checkExactly(solver) == z3::unsat;
   }
 
   // Whether the view's offsets use a division or remainder by a non-constant (a grouped
@@ -692,6 +755,7 @@ class SeparationCheck {
   std::vector<GlobalStore> stores_;
   std::set<const ir::Param*> unmodelled_;  // tensors with a store the encoding does not model
   std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
+  std::unique_ptr<z3::context> integerCtx_;  // separateOverIntegers
   z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
 };

@@ -1,5 +1,7 @@
 #include "checker/narrow_width.h"
 
+#include "checker/formula_walk.h"
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -62,26 +64,6 @@ Interval divide(const Interval& a, const Interval& b) {
     if (a.lo < 0) out.push_back(1);
   }
   return {*std::min_element(out.begin(), out.end()), *std::max_element(out.begin(), out.end())};
-}
-
-// The formula's terms, operands first, each once.
-std::vector<z3::expr> postorder(const z3::expr& root) {
-  std::vector<z3::expr> order;
-  std::unordered_map<unsigned, bool> seen;
-  std::vector<std::pair<z3::expr, unsigned>> stack;
-  stack.emplace_back(root, 0);
-  seen[root.id()] = true;
-  while (!stack.empty()) {
-    auto& [e, next] = stack.back();
-    if (e.is_app() && next < e.num_args()) {
-      z3::expr child = e.arg(next++);
-      if (seen.emplace(child.id(), true).second) stack.emplace_back(child, 0);
-      continue;
-    }
-    order.push_back(e);
-    stack.pop_back();
-  }
-  return order;
 }
 
 class Narrower {

@@ -34,6 +34,10 @@ const char* traceDirectory() {
   return dir && *dir ? dir : nullptr;
 }
 
+// A solver made from tactics (bitVectorSolver) prints no assertions of its own:
+// a plain solver holding the same ones does.
+std::string assertionsText(const z3::solver& solver) { return copyOfSolver(solver).to_smt2(); }
+
 void traceQuery(const Options& options, const std::string& label, const std::string& formula, double ms,
                 uint64_t units, z3::check_result result) {
   const char* dir = traceDirectory();
@@ -54,6 +58,14 @@ z3::solver bitVectorSolver(z3::context& ctx) {
   z3::tactic steps = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-values") & z3::tactic(ctx, "solve-eqs") &
                      z3::tactic(ctx, "simplify") & z3::tactic(ctx, "bit-blast") & z3::tactic(ctx, "sat");
   return steps.mk_solver();
+}
+
+z3::solver integerSolver(z3::context& ctx) {
+  z3::solver solver(ctx);
+  z3::params params(ctx);
+  params.set("arith.solver", 2u);
+  solver.set(params);
+  return solver;
 }
 
 z3::solver copyOfSolver(const z3::solver& solver) {
@@ -121,7 +133,7 @@ std::optional<z3::check_result> SolverBudget::checkNarrowed(const z3::expr& form
   z3::check_result result = solver.check();
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
-  if (traceDirectory()) traceQuery(options_, traceLabel_ + " (narrowed)", solver.to_smt2(), ms, lastUnits_, result);
+  if (traceDirectory()) traceQuery(options_, traceLabel_ + " (narrowed)", assertionsText(solver), ms, lastUnits_, result);
   if (result == z3::unknown) return std::nullopt;
   return result;
 }
@@ -138,12 +150,15 @@ z3::check_result SolverBudget::answer(z3::solver& solver) {
 }
 
 z3::check_result SolverBudget::checkExactly(z3::solver& solver) {
+  // Printed before the check: a tactic solver that gives up keeps its own
+  // bit-blasted goal in place of the assertions.
+  std::string text = traceDirectory() ? assertionsText(solver) : std::string();
   uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check();
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
-  if (traceDirectory()) traceQuery(options_, traceLabel_, solver.to_smt2(), ms, lastUnits_, result);
+  if (traceDirectory()) traceQuery(options_, traceLabel_, text, ms, lastUnits_, result);
   return result;
 }
 
@@ -157,7 +172,7 @@ z3::check_result SolverBudget::check(z3::solver& solver, const z3::expr_vector& 
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
   if (traceDirectory()) {
-    std::string text = solver.to_smt2() + "; under the assumptions\n";
+    std::string text = assertionsText(solver) + "; under the assumptions\n";
     for (unsigned i = 0; i < assumptions.size(); ++i) text += "; " + assumptions[static_cast<int>(i)].to_string() + "\n";
     traceQuery(options_, traceLabel_ + " (assumptions)", text, ms, lastUnits_, result);
   }

@@ -43,6 +43,13 @@ class SharedSolverContext {
 // never slower (docs/checker.md, "Cheap before solving").
 z3::solver bitVectorSolver(z3::context& ctx);
 
+// A solver for formulas read over the integers (integer_reading.h): Z3's
+// default with its older arithmetic solver (arith.solver=2), which settled the
+// grouped tile orders' separation in 7 to 60 ms where the newer one needed
+// 13 to 700 (resource counts on the six grouped/persistent GEMMs' queries,
+// 2026-12-07; docs/checker.md, "Separation of global stores").
+z3::solver integerSolver(z3::context& ctx);
+
 // A fresh QF_BV solver holding `solver`'s assertions: how to ask a check with
 // more constraints, in place of push/pop. A push turns Z3's QF_BV solver
 // incremental for good, and it then bit-blasts every assertion at the push,
