@@ -549,8 +549,11 @@ class SeparationCheck {
     }
     // Separate in every small launch; now every launch in which no index
     // computation wraps around, over the integers, where the quotients and
-    // remainders of a grouped tile order have short proofs.
-    if (separateOverIntegers(z3::mk_and(sameElement), otherBlock, first, second)) return;
+    // remainders of a grouped tile order have short proofs (only there: the
+    // bit-vectors settle linear offsets at once, and every question asked in
+    // the lane's context can change how the later ones go).
+    const bool divides = dividesByRuntimeValue(*a.view) || dividesByRuntimeValue(*b.view);
+    if (divides && separateOverIntegers(z3::mk_and(sameElement), otherBlock, first, second)) return;
     // Any launch, within a smaller limit:
     // undecided there is "cannot prove" for the larger launches, never silence.
     // Asked of the bit-blaster, the small launches (separate, above) left
@@ -565,7 +568,6 @@ class SeparationCheck {
     z3::check_result every = budget_.checkExactly(everyLaunch);
     if (every == z3::unsat) return;
     if (every == z3::unknown) {
-      bool divides = dividesByRuntimeValue(*a.view) || dividesByRuntimeValue(*b.view);
       cannotProve(a, b,
                   "it holds in every launch whose runtime sizes are all at most " + std::to_string(kSmallSize) +
                       ", but for larger launches the solver gave up (" + budget_.unknownReason(everyLaunch, kLargeLaunchRlimit) +
@@ -626,16 +628,11 @@ class SeparationCheck {
     return unsatOverIntegers(sameElement.substitute(secondIds, firstIds) && otherThread);
   }
 
-  // In a context of its own: the integer terms and the solver's state would
-  // otherwise change how the bit-vector questions asked after it in this
-  // context go (invariant_product_unwritten.ag's every-launch question,
-  // decided within its limit alone, stayed undecided after them).
+  // In the lane's context: one of its own would cost 50 to 70 ms to make.
   bool unsatOverIntegers(const z3::expr& question) {
-    if (!integerCtx_) integerCtx_ = std::make_unique<z3::context>();
-    z3::expr translated(*integerCtx_, Z3_translate(*ctx_, question, *integerCtx_));
-    std::optional<z3::expr> overIntegers = readAsIntegers(translated);
+    std::optional<z3::expr> overIntegers = readAsIntegers(question);
     if (!overIntegers) return false;
-    z3::solver solver = integerSolver(*integerCtx_);
+    z3::solver solver = integerSolver(*ctx_);
     solver.add(*overIntegers);
     budget_.limit(solver, kIntegerRlimit);
     return budget_.checkExactly(solver) == z3::unsat;
@@ -755,7 +752,6 @@ class SeparationCheck {
   std::vector<GlobalStore> stores_;
   std::set<const ir::Param*> unmodelled_;  // tensors with a store the encoding does not model
   std::unique_ptr<z3::context> ownContext_;  // only when check() gave none
-  std::unique_ptr<z3::context> integerCtx_;  // separateOverIntegers
   z3::context* ctx_ = nullptr;
   SolverBudget budget_{options_};
 };

@@ -44,10 +44,11 @@ class SharedSolverContext {
 z3::solver bitVectorSolver(z3::context& ctx);
 
 // A solver for formulas read over the integers (integer_reading.h): Z3's
-// default with its older arithmetic solver (arith.solver=2), which settled the
-// grouped tile orders' separation in 7 to 60 ms where the newer one needed
-// 13 to 700 (resource counts on the six grouped/persistent GEMMs' queries,
-// 2026-12-07; docs/checker.md, "Separation of global stores").
+// default with its older arithmetic solver (arith.solver=2). On the grouped
+// GEMMs' separation questions (2026-12-07, one question each before the
+// split into blocks and threads) it needed 31 to 52 thousand resource units
+// where the default needed about the same, except gemm_tc's: 1.0 M against
+// the default's 1.9 M.
 z3::solver integerSolver(z3::context& ctx);
 
 // A fresh QF_BV solver holding `solver`'s assertions: how to ask a check with
