@@ -33,9 +33,10 @@ class IntegerReading {
       read_.emplace(e.id(), *read);
     }
     productFacts();
-    z3::expr all = at(formula);
-    for (const z3::expr& c : assumed_) all = all && c;
-    return all;
+    z3::expr_vector all(ctx_);  // one flat conjunction, not a chain as deep as the facts are many
+    all.push_back(at(formula));
+    for (const z3::expr& c : assumed_) all.push_back(c);
+    return z3::mk_and(all);
   }
 
  private:
@@ -49,6 +50,13 @@ class IntegerReading {
     if (w < 64 && (bits >> (w - 1)) & 1) bits |= ~uint64_t{0} << w;  // sign-extend
     value = static_cast<int64_t>(bits);
     return true;
+  }
+
+  // -2^(w-1) <= x <= 2^(w-1) - 1, for w up to 64.
+  z3::expr fitsSigned(const z3::expr& x, unsigned w) const {
+    const uint64_t half = uint64_t{1} << (w - 1);
+    z3::expr most = ctx_.int_val(half - 1);
+    return x >= -most - 1 && x <= most;
   }
 
   z3::expr power(unsigned k) const { return ctx_.int_val(static_cast<int64_t>(uint64_t{1} << k)); }
@@ -113,8 +121,7 @@ class IntegerReading {
         if (e.num_args() != 0) return std::nullopt;
         if (auto small = smallUnknowns_.find(e.id()); small != smallUnknowns_.end()) return bitsOf(e, small->second);
         z3::expr x = ctx_.int_const(e.decl().name().str().c_str());
-        const int64_t half = static_cast<int64_t>(uint64_t{1} << (w - 1));
-        assumed_.push_back(x >= ctx_.int_val(-half) && x <= ctx_.int_val(half - 1));
+        assumed_.push_back(fitsSigned(x, w));
         return x;
       }
       case Z3_OP_BADD:
@@ -134,9 +141,8 @@ class IntegerReading {
       case Z3_OP_EXTRACT: {
         // The low bits of a value that fits in them.
         if (Z3_get_decl_int_parameter(ctx_, e.decl(), 1) != 0) return std::nullopt;
-        const int64_t half = static_cast<int64_t>(uint64_t{1} << (w - 1));
         z3::expr x = arg(e, 0);
-        assumed_.push_back(x >= ctx_.int_val(-half) && x <= ctx_.int_val(half - 1));
+        assumed_.push_back(fitsSigned(x, w));
         return x;
       }
       case Z3_OP_ITE:

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <z3++.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -101,6 +102,19 @@ TEST(IntegerReading, UnsignedConstantsKeepTheirUnsignedValue) {
   std::optional<z3::expr> overIntegers = readAsIntegers(f);
   ASSERT_TRUE(overIntegers);
   EXPECT_EQ(solveIntegers(ctx, *overIntegers), z3::sat);
+}
+
+TEST(IntegerReading, SixtyFourBitUnknownsKeepTheirWholeRange) {
+  // The bounds of a 64-bit unknown are -2^63 and 2^63 - 1 (computed at first
+  // by negating an int64_t -2^63: undefined behaviour that happened to give
+  // the right bound).
+  z3::context ctx;
+  z3::expr x = ctx.bv_const("x", 64);
+  std::optional<z3::expr> lowest = readAsIntegers(x == ctx.bv_val(INT64_MIN, 64));
+  std::optional<z3::expr> highest = readAsIntegers(x == ctx.bv_val(INT64_MAX, 64) && x > ctx.bv_val(0, 64));
+  ASSERT_TRUE(lowest && highest);
+  EXPECT_EQ(solveIntegers(ctx, *lowest), z3::sat);
+  EXPECT_EQ(solveIntegers(ctx, *highest), z3::sat);
 }
 
 TEST(IntegerReading, ShiftsByAVariableAreNotRead) {
