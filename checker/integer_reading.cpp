@@ -169,19 +169,20 @@ class IntegerReading {
       case Z3_OP_BSDIV:
       case Z3_OP_BSDIV_I:
       case Z3_OP_BSREM:
-      case Z3_OP_BSREM_I: {
-        if (auto sliced = sliceByPowerOfTwo(e, kind == Z3_OP_BSDIV || kind == Z3_OP_BSDIV_I)) return sliced;
-        auto [q, r] = truncatedDivision(e, arg(e, 0), arg(e, 1));
-        return kind == Z3_OP_BSDIV || kind == Z3_OP_BSDIV_I ? q : r;
-      }
+      case Z3_OP_BSREM_I:
       case Z3_OP_BUDIV:
       case Z3_OP_BUDIV_I:
       case Z3_OP_BUREM:
       case Z3_OP_BUREM_I: {
-        if (auto sliced = sliceByPowerOfTwo(e, kind == Z3_OP_BUDIV || kind == Z3_OP_BUDIV_I)) return sliced;
+        const bool quotient =
+            kind == Z3_OP_BSDIV || kind == Z3_OP_BSDIV_I || kind == Z3_OP_BUDIV || kind == Z3_OP_BUDIV_I;
+        const bool unsignedRead =
+            kind == Z3_OP_BUDIV || kind == Z3_OP_BUDIV_I || kind == Z3_OP_BUREM || kind == Z3_OP_BUREM_I;
+        if (auto sliced = sliceByPowerOfTwo(e, quotient)) return sliced;
         // Read as unsigned, both are non-negative: the signed division is the same.
-        auto [q, r] = truncatedDivision(e, unsignedArg(e, 0), unsignedArg(e, 1));
-        return kind == Z3_OP_BUDIV || kind == Z3_OP_BUDIV_I ? q : r;
+        auto [q, r] = unsignedRead ? truncatedDivision(e, unsignedRead, unsignedArg(e, 0), unsignedArg(e, 1))
+                                   : truncatedDivision(e, unsignedRead, arg(e, 0), arg(e, 1));
+        return quotient ? q : r;
       }
       default:
         return std::nullopt;
@@ -306,9 +307,8 @@ class IntegerReading {
   // by zero as the bit-vectors define it (quotient -1 or 1, remainder a).
   // One pair per operands of `division`, shared by the division and the
   // remainder of the same operands.
-  std::pair<z3::expr, z3::expr> truncatedDivision(const z3::expr& division, const z3::expr& a, const z3::expr& b) {
-    const bool unsignedRead = division.decl().decl_kind() == Z3_OP_BUDIV || division.decl().decl_kind() == Z3_OP_BUDIV_I ||
-                              division.decl().decl_kind() == Z3_OP_BUREM || division.decl().decl_kind() == Z3_OP_BUREM_I;
+  std::pair<z3::expr, z3::expr> truncatedDivision(const z3::expr& division, bool unsignedRead, const z3::expr& a,
+                                                  const z3::expr& b) {
     auto key = std::make_tuple(division.arg(0).id(), division.arg(1).id(), unsignedRead);
     if (auto found = divisions_.find(key); found != divisions_.end()) return found->second;
     std::pair<z3::expr, z3::expr> qr(a, a);

@@ -1,12 +1,12 @@
 #include "checker/narrow_width.h"
 
-#include "checker/formula_walk.h"
-
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include "checker/formula_walk.h"
 
 namespace argus::checker {
 

@@ -34,9 +34,13 @@ const char* traceDirectory() {
   return dir && *dir ? dir : nullptr;
 }
 
-// A solver made from tactics (bitVectorSolver) prints no assertions of its own:
-// a plain solver holding the same ones does.
-std::string assertionsText(const z3::solver& solver) { return copyOfSolver(solver).to_smt2(); }
+// What the trace prints of a query, taken before the check (empty when not
+// tracing): a solver made from tactics (bitVectorSolver) prints no assertions
+// of its own, and one that gives up keeps its bit-blasted goal in their place;
+// a plain solver holding the same assertions prints them.
+std::string assertionsText(const z3::solver& solver) {
+  return traceDirectory() ? copyOfSolver(solver).to_smt2() : std::string();
+}
 
 void traceQuery(const Options& options, const std::string& label, const std::string& formula, double ms,
                 uint64_t units, z3::check_result result) {
@@ -128,12 +132,7 @@ std::optional<z3::check_result> SolverBudget::checkNarrowed(const z3::expr& form
   z3::solver solver = bitVectorSolver(formula.ctx());
   limit(solver);
   solver.add(*narrow);
-  uint64_t before = resourceCounter(solver.statistics());
-  Clock::time_point start = Clock::now();
-  z3::check_result result = solver.check();
-  double ms = msSince(start);
-  account(before, resourceCounter(solver.statistics()), ms, result);
-  if (traceDirectory()) traceQuery(options_, traceLabel_ + " (narrowed)", assertionsText(solver), ms, lastUnits_, result);
+  z3::check_result result = countedCheck(solver, traceLabel_ + " (narrowed)");
   if (result == z3::unknown) return std::nullopt;
   return result;
 }
@@ -149,16 +148,16 @@ z3::check_result SolverBudget::answer(z3::solver& solver) {
   return checkExactly(solver);
 }
 
-z3::check_result SolverBudget::checkExactly(z3::solver& solver) {
-  // Printed before the check: a tactic solver that gives up keeps its own
-  // bit-blasted goal in place of the assertions.
-  std::string text = traceDirectory() ? assertionsText(solver) : std::string();
+z3::check_result SolverBudget::checkExactly(z3::solver& solver) { return countedCheck(solver, traceLabel_); }
+
+z3::check_result SolverBudget::countedCheck(z3::solver& solver, const std::string& label) {
+  const std::string text = assertionsText(solver);
   uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check();
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
-  if (traceDirectory()) traceQuery(options_, traceLabel_, text, ms, lastUnits_, result);
+  if (traceDirectory()) traceQuery(options_, label, text, ms, lastUnits_, result);
   return result;
 }
 
@@ -166,13 +165,14 @@ z3::check_result SolverBudget::check(z3::solver& solver, const z3::expr_vector& 
   if (std::optional<z3::check_result> narrowed =
           checkNarrowed(z3::mk_and(solver.assertions()) && z3::mk_and(assumptions)))
     if (*narrowed == z3::unsat) return z3::unsat;
+  std::string text = assertionsText(solver);
   uint64_t before = resourceCounter(solver.statistics());
   Clock::time_point start = Clock::now();
   z3::check_result result = solver.check(assumptions);
   double ms = msSince(start);
   account(before, resourceCounter(solver.statistics()), ms, result);
   if (traceDirectory()) {
-    std::string text = assertionsText(solver) + "; under the assumptions\n";
+    text += "; under the assumptions\n";
     for (unsigned i = 0; i < assumptions.size(); ++i) text += "; " + assumptions[static_cast<int>(i)].to_string() + "\n";
     traceQuery(options_, traceLabel_ + " (assumptions)", text, ms, lastUnits_, result);
   }

@@ -101,6 +101,8 @@ class SolverBudget {
 
  private:
   uint64_t queryLimit() const;
+  // solver.check(), counted and traced under `label`.
+  z3::check_result countedCheck(z3::solver& solver, const std::string& label);
   // The narrowed formula's answer; nullopt when there is none or it is undecided.
   std::optional<z3::check_result> checkNarrowed(const z3::expr& formula);
   // Adds what one query spent: Z3's counter is per context and cumulative, and
