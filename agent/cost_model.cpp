@@ -75,8 +75,8 @@ class ScalarValues {
       }
       case OpKind::Cast: r = args.at(0); break;
       case OpKind::Select: r = args.at(0) ? args.at(1) : args.at(2); break;
-      case OpKind::Binary: r = binary(op.attrs.binary, args.at(0), args.at(1)); break;
-      case OpKind::Compare: r = compare(op.attrs.cmp, args.at(0), args.at(1)); break;
+      case OpKind::Binary: r = binary(ir::BinaryOp(op).binaryKind(), args.at(0), args.at(1)); break;
+      case OpKind::Compare: r = compare(ir::CompareOp(op).cmpKind(), args.at(0), args.at(1)); break;
       default: break;
     }
     if (r) known_[op.results[0]] = *r;

@@ -20,18 +20,6 @@ namespace {
 bool isI32(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::I32; }
 bool isBool(const ir::Type& t) { return t.kind == ir::TypeKind::Scalar && t.dtype == ir::DType::Bool; }
 
-z3::expr compare(CmpKind kind, const z3::expr& x, const z3::expr& y) {
-  switch (kind) {
-    case CmpKind::Eq: return x == y;
-    case CmpKind::Ne: return x != y;
-    case CmpKind::Lt: return x < y;
-    case CmpKind::Le: return x <= y;
-    case CmpKind::Gt: return x > y;
-    case CmpKind::Ge: return x >= y;
-  }
-  return x == y;
-}
-
 constexpr int64_t kI32Min = INT32_MIN, kI32Max = INT32_MAX;
 
 std::optional<ScalarRange> fits(int64_t lo, int64_t hi) {
@@ -80,7 +68,7 @@ std::optional<ScalarRange> rangeOf(const ir::Function& fn, const ScalarScope& sc
       if (def->operands.size() != 2) return std::nullopt;
       auto x = operand(0), y = operand(1);
       if (!x || !y) return std::nullopt;
-      switch (def->attrs.binary) {
+      switch (ir::BinaryOp(*def).binaryKind()) {
         case BinaryKind::Add: return wrapped(x->lo + y->lo, x->hi + y->hi);
         case BinaryKind::Sub: return wrapped(x->lo - y->hi, x->hi - y->lo);
         case BinaryKind::Mul: {
@@ -213,11 +201,11 @@ std::optional<z3::expr> ScalarEncoder::conditionTerm(ir::ValueId id) {
     case OpKind::Compare: {
       const ir::CompareOp cmp(*def);
       if (def->operands.size() == 2 && isI32(fn_.values[cmp.lhs()].type))
-        return compare(def->attrs.cmp, scalar(cmp.lhs()), scalar(cmp.rhs()));
+        return encodeI32Compare(cmp.cmpKind(), scalar(cmp.lhs()), scalar(cmp.rhs()));
       return std::nullopt;
     }
     case OpKind::Unary:
-      if (def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1)
+      if (ir::UnaryOp(*def).unaryKind() == ir::UnaryKind::Not && def->operands.size() == 1)
         if (auto c = condition(ir::UnaryOp(*def).x())) return !*c;
       return std::nullopt;
     case OpKind::Binary: {
@@ -225,9 +213,9 @@ std::optional<z3::expr> ScalarEncoder::conditionTerm(ir::ValueId id) {
       const ir::BinaryOp bin(*def);
       auto a = condition(bin.lhs()), b = condition(bin.rhs());
       if (!a || !b) return std::nullopt;
-      if (def->attrs.binary == BinaryKind::And) return *a && *b;
-      if (def->attrs.binary == BinaryKind::Or) return *a || *b;
-      if (def->attrs.binary == BinaryKind::Xor) return *a != *b;
+      if (ir::BinaryOp(*def).binaryKind() == BinaryKind::And) return *a && *b;
+      if (ir::BinaryOp(*def).binaryKind() == BinaryKind::Or) return *a || *b;
+      if (ir::BinaryOp(*def).binaryKind() == BinaryKind::Xor) return *a != *b;
       return std::nullopt;
     }
     default: return std::nullopt;
@@ -290,7 +278,7 @@ z3::expr ScalarEncoder::scalarTerm(ir::ValueId id) {
       case OpKind::Binary: {
         if (def->operands.size() != 2) { result = opaque(id); break; }
         z3::expr x = operand(0), y = operand(1);
-        if (auto r = encodeI32Binary(def->attrs.binary, x, y)) result = *r;
+        if (auto r = encodeI32Binary(ir::BinaryOp(*def).binaryKind(), x, y)) result = *r;
         else result = opaque(id);
         break;
       }
@@ -357,13 +345,13 @@ bool conditionEncodable(const ir::Function& fn, ir::ValueId id, int depth) {
     case OpKind::Const: return true;
     case OpKind::Compare: return def->operands.size() == 2 && isI32(fn.values[ir::CompareOp(*def).lhs()].type);
     case OpKind::Unary:
-      return def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1 &&
+      return ir::UnaryOp(*def).unaryKind() == ir::UnaryKind::Not && def->operands.size() == 1 &&
              conditionEncodable(fn, ir::UnaryOp(*def).x(), depth + 1);
     case OpKind::Binary: {
       const ir::BinaryOp bin(*def);
       return def->operands.size() == 2 &&
-             (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or ||
-              def->attrs.binary == ir::BinaryKind::Xor) &&
+             (ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::And || ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::Or ||
+              ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::Xor) &&
              conditionEncodable(fn, bin.lhs(), depth + 1) && conditionEncodable(fn, bin.rhs(), depth + 1);
     }
     default: return false;

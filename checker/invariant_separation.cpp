@@ -654,7 +654,7 @@ class SeparationCheck {
       const ir::Op* def = fn_.values[id].def;
       if (!def) continue;
       if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
-          (def->attrs.binary == ir::BinaryKind::Div || def->attrs.binary == ir::BinaryKind::Rem)) {
+          (ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::Div || ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::Rem)) {
         const ir::ValueId rhs = ir::BinaryOp(*def).rhs();
         const ir::Op* divisor = rhs < fn_.values.size() ? fn_.values[rhs].def : nullptr;
         if (!divisor || divisor->kind != OpKind::Const) return true;

@@ -56,7 +56,7 @@ class TxCheck {
     if (!fn_.values[index].name.empty()) return fn_.values[index].name;
     if (def && def->kind == OpKind::Binary && def->operands.size() == 2 && depth < 4) {
       const char* sym = nullptr;
-      switch (def->attrs.binary) {
+      switch (ir::BinaryOp(*def).binaryKind()) {
         case ir::BinaryKind::Add: sym = " + "; break;
         case ir::BinaryKind::Sub: sym = " - "; break;
         case ir::BinaryKind::Mul: sym = " * "; break;

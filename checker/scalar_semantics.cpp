@@ -114,6 +114,18 @@ std::optional<z3::expr> launchDivisibility(const ir::LaunchExpr& eq,
   return x->extract(bits - 1, 0) == x->ctx().bv_val(0, bits);
 }
 
+z3::expr encodeI32Compare(ir::CmpKind kind, const z3::expr& x, const z3::expr& y) {
+  switch (kind) {
+    case ir::CmpKind::Eq: return x == y;
+    case ir::CmpKind::Ne: return x != y;
+    case ir::CmpKind::Lt: return x < y;
+    case ir::CmpKind::Le: return x <= y;
+    case ir::CmpKind::Gt: return x > y;
+    case ir::CmpKind::Ge: return x >= y;
+  }
+  return x == y;  // not reached: every CmpKind is listed
+}
+
 std::optional<z3::expr> encodeI32Binary(BinaryKind kind, const z3::expr& x, const z3::expr& y) {
   switch (kind) {
     case BinaryKind::Add: return x + y;

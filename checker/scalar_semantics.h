@@ -19,6 +19,10 @@ namespace argus::checker {
 // result as an unknown value.
 std::optional<z3::expr> encodeI32Binary(ir::BinaryKind kind, const z3::expr& x, const z3::expr& y);
 
+// The truth of x `kind` y on 32-bit two's complement values (signed, as the generated code
+// compares i32).
+z3::expr encodeI32Compare(ir::CmpKind kind, const z3::expr& x, const z3::expr& y);
+
 // C's truncating x / y or x % y. By a power-of-two constant it is the low
 // bits (the remainder) or an arithmetic shift (the quotient), corrected for a
 // negative dividend: bit wiring instead of a divider circuit. Measured

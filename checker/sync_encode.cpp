@@ -90,7 +90,7 @@ z3::expr PairEncoder::scalarTerm(Side& side, ir::ValueId id) {
       case OpKind::Binary: {
         if (def->operands.size() != 2) { result = opaque(side, id); break; }
         z3::expr x = operand(0), y = operand(1);
-        if (auto r = encodeI32Binary(def->attrs.binary, x, y)) result = *r;
+        if (auto r = encodeI32Binary(ir::BinaryOp(*def).binaryKind(), x, y)) result = *r;
         else result = opaque(side, id);
         break;
       }
@@ -107,15 +107,7 @@ z3::expr PairEncoder::scalarTerm(Side& side, ir::ValueId id) {
         }
         const ir::CompareOp cmp(*cond);
         z3::expr x = scalar(side, cmp.lhs()), y = scalar(side, cmp.rhs());
-        z3::expr c = x == y;
-        switch (cond->attrs.cmp) {
-          case CmpKind::Eq: c = x == y; break;
-          case CmpKind::Ne: c = x != y; break;
-          case CmpKind::Lt: c = x < y; break;
-          case CmpKind::Le: c = x <= y; break;
-          case CmpKind::Gt: c = x > y; break;
-          case CmpKind::Ge: c = x >= y; break;
-        }
+        const z3::expr c = encodeI32Compare(cmp.cmpKind(), x, y);
         result = z3::ite(c, operand(1), operand(2));
         break;
       }

@@ -195,8 +195,9 @@ class AssertionChecker {
   }
 
   void checkOne(const ir::Op& op) {
-    const std::vector<int64_t>& code = op.attrs.ints;
-    const std::vector<std::string>& names = op.attrs.names;
+    const ir::AssertOp assertion(op);
+    const std::vector<int64_t>& code = assertion.code();
+    const std::vector<std::string>& names = assertion.names();
     std::vector<z3::expr> constraints;
     std::vector<Subject> subjects;
     for (size_t k = 0; k < op.operands.size(); ++k) {
@@ -284,14 +285,7 @@ class AssertionChecker {
         case ir::AssertCode::Compare: {
           z3::expr y = pop(), x = pop();
           if (!x.is_bv() || !y.is_bv()) return;  // malformed
-          switch (static_cast<ir::CmpKind>(arg(1))) {
-            case ir::CmpKind::Eq: stack.push_back(x == y); break;
-            case ir::CmpKind::Ne: stack.push_back(x != y); break;
-            case ir::CmpKind::Lt: stack.push_back(x < y); break;
-            case ir::CmpKind::Le: stack.push_back(x <= y); break;
-            case ir::CmpKind::Gt: stack.push_back(x > y); break;
-            case ir::CmpKind::Ge: stack.push_back(x >= y); break;
-          }
+          stack.push_back(encodeI32Compare(static_cast<ir::CmpKind>(arg(1)), x, y));
           compared_ = {x, y};
           pc += 2;
           lastWasCompare = pc >= code.size();
@@ -437,7 +431,8 @@ class AssertionChecker {
     std::string launch = flow_.launchText(model);
     if (!launch.empty()) cx.facts.emplace_back("launch", launch);
     d.counterexample = std::move(cx);
-    if (!op.attrs.names.empty() && !op.attrs.names[0].empty()) d.notes.push_back("the assertion says: " + op.attrs.names[0]);
+    if (const std::string& message = ir::AssertOp(op).message(); !message.empty())
+      d.notes.push_back("the assertion says: " + message);
     d.notes.push_back("the assertion must hold for every element, thread and loop iteration that reaches it");
   }
 

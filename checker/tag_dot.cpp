@@ -132,9 +132,10 @@ ir::ValueId storage(const ir::Function& fn, ir::ValueId v) {
 // for it (AG2010 or AG2004 there); the built-in stays quiet.
 bool userAssertsOrigins(const ir::Function& fn, const ir::Block& block, ir::ValueId a, ir::ValueId b) {
   for (const auto& op : block.ops) {
-    const std::vector<std::string>& names = op->attrs.names;  // [message, tag names...]
-    if (op->kind == ir::OpKind::Assert && names.size() > 1 &&
-        std::find(names.begin() + 1, names.end(), "origin") != names.end()) {
+    static const std::vector<std::string> kNoNames;
+    const std::vector<std::string>& names =
+        op->kind == ir::OpKind::Assert ? ir::AssertOp(*op).names() : kNoNames;  // [message, tag names...]
+    if (names.size() > 1 && std::find(names.begin() + 1, names.end(), "origin") != names.end()) {
       bool readsA = false, readsB = false;
       for (ir::ValueId v : op->operands) {
         if (v >= fn.values.size() || fn.values[v].type.isScalar()) continue;

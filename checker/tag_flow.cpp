@@ -492,8 +492,8 @@ void TagFlow::step(const ir::Op& op) {
       const ir::TagSetOp tag(op);
       TagMap out;
       if (const TagMap* t = tilesTags(tag.tile())) out = *t;
-      if (!op.attrs.names.empty())
-        out.tags.insert_or_assign(op.attrs.names[0],
+      if (!tag.tagName().empty())
+        out.tags.insert_or_assign(tag.tagName(),
                                   TagTerm{scalar(tag.tagValue()), ctx_.bool_val(true), ctx_.bool_val(true), {}});
       addLabels(out.trace, {Label{op.range, "tagged here"}}, 4);
       tiles_[op.results[0]] = std::move(out);

@@ -125,7 +125,7 @@ z3::expr TagFlow::scalarTerm(ir::ValueId id) {
       }
       case OpKind::Binary: {
         z3::expr x = operand(0), y = operand(1);
-        if (auto r = encodeI32Binary(def->attrs.binary, x, y)) result = *r;
+        if (auto r = encodeI32Binary(ir::BinaryOp(*def).binaryKind(), x, y)) result = *r;
         else result = opaque(id);
         break;
       }
@@ -174,23 +174,16 @@ std::optional<z3::expr> TagFlow::truth(ir::ValueId id) {
     const ir::Type& t = fn_.values[cmp.lhs()].type;
     if (!t.isScalar() || t.dtype != ir::DType::I32) return std::nullopt;
     z3::expr x = scalar(cmp.lhs()), y = scalar(cmp.rhs());
-    switch (def->attrs.cmp) {
-      case ir::CmpKind::Eq: return x == y;
-      case ir::CmpKind::Ne: return x != y;
-      case ir::CmpKind::Lt: return x < y;
-      case ir::CmpKind::Le: return x <= y;
-      case ir::CmpKind::Gt: return x > y;
-      case ir::CmpKind::Ge: return x >= y;
-    }
+    return encodeI32Compare(cmp.cmpKind(), x, y);
   }
   if (def->kind == OpKind::Binary && def->operands.size() == 2 &&
-      (def->attrs.binary == ir::BinaryKind::And || def->attrs.binary == ir::BinaryKind::Or)) {
+      (ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::And || ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::Or)) {
     const ir::BinaryOp bin(*def);
     std::optional<z3::expr> x = truth(bin.lhs()), y = truth(bin.rhs());
     if (!x || !y) return std::nullopt;
-    return def->attrs.binary == ir::BinaryKind::And ? (*x && *y) : (*x || *y);
+    return ir::BinaryOp(*def).binaryKind() == ir::BinaryKind::And ? (*x && *y) : (*x || *y);
   }
-  if (def->kind == OpKind::Unary && def->attrs.unary == ir::UnaryKind::Not && def->operands.size() == 1) {
+  if (def->kind == OpKind::Unary && ir::UnaryOp(*def).unaryKind() == ir::UnaryKind::Not && def->operands.size() == 1) {
     std::optional<z3::expr> x = truth(ir::UnaryOp(*def).x());
     if (x) return !*x;
   }

@@ -122,9 +122,9 @@ bool KernelLowering::lowerConst(const ir::Op& op) {
 namespace {
 
 bool isTranscendental(const ir::Op& op) {
-  if (op.kind == ir::OpKind::Binary) return op.attrs.binary == ir::BinaryKind::Pow;
+  if (op.kind == ir::OpKind::Binary) return ir::BinaryOp(op).binaryKind() == ir::BinaryKind::Pow;
   if (op.kind != ir::OpKind::Unary) return false;
-  switch (op.attrs.unary) {
+  switch (ir::UnaryOp(op).unaryKind()) {
     case ir::UnaryKind::Exp: case ir::UnaryKind::Exp2: case ir::UnaryKind::Log: case ir::UnaryKind::Log2:
     case ir::UnaryKind::Tanh: case ir::UnaryKind::Erf: case ir::UnaryKind::Sin: case ir::UnaryKind::Cos:
       return true;
@@ -134,8 +134,8 @@ bool isTranscendental(const ir::Op& op) {
 }
 
 std::string opDescription(const ir::Op& op) {
-  if (op.kind == ir::OpKind::Binary) return ir::binaryKindName(op.attrs.binary);
-  if (op.kind == ir::OpKind::Unary) return ir::unaryKindName(op.attrs.unary);
+  if (op.kind == ir::OpKind::Binary) return ir::binaryKindName(ir::BinaryOp(op).binaryKind());
+  if (op.kind == ir::OpKind::Unary) return ir::unaryKindName(ir::UnaryOp(op).unaryKind());
   return ir::opKindName(op.kind);
 }
 
@@ -162,9 +162,9 @@ bool endsInNarrowing(const ir::Function& fn, const Users& users, ir::ValueId id,
       continue;
     }
     const bool summed = (op->kind == ir::OpKind::Reduce || op->kind == ir::OpKind::ReduceAll) &&
-                        op->attrs.reduce == ir::ReduceKind::Sum;
+                        ir::reduceKindOf(*op) == ir::ReduceKind::Sum;
     const bool scaled = op->kind == ir::OpKind::Binary &&
-                        (op->attrs.binary == ir::BinaryKind::Mul || op->attrs.binary == ir::BinaryKind::Div);
+                        (ir::BinaryOp(*op).binaryKind() == ir::BinaryKind::Mul || ir::BinaryOp(*op).binaryKind() == ir::BinaryKind::Div);
     const bool spread = op->kind == ir::OpKind::Splat || op->kind == ir::OpKind::Broadcast;  // the same values
     if (!(summed || scaled || spread) || !endsInNarrowing(fn, users, op->results[0], depth + 1)) return false;
   }
@@ -204,7 +204,7 @@ bool KernelLowering::onlyNarrowed(ir::ValueId id) {
         const bool narrowing = op->kind == ir::OpKind::Cast && !op->results.empty() &&
                                (fn_.typeOf(op->results[0]).dtype == DType::BF16 ||
                                 fn_.typeOf(op->results[0]).dtype == DType::F16);
-        const bool summed = op->kind == ir::OpKind::Reduce && op->attrs.reduce == ir::ReduceKind::Sum;
+        const bool summed = op->kind == ir::OpKind::Reduce && ir::reduceKindOf(*op) == ir::ReduceKind::Sum;
         for (ir::ValueId operand : op->operands) uses[operand] |= narrowing || summed ? 1 : 2;
         for (const ir::Block& region : op->regions) walk(region);
       }
@@ -234,13 +234,13 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
       return internalError(op.range, std::string("operand layouts of ") + ir::opKindName(op.kind) + " disagree");
   }
   std::vector<llvm::Value*> results(count, nullptr);
-  const bool expApproximate = op.kind == ir::OpKind::Unary && op.attrs.unary == ir::UnaryKind::Exp &&
+  const bool expApproximate = op.kind == ir::OpKind::Unary && ir::UnaryOp(op).unaryKind() == ir::UnaryKind::Exp &&
                               operandType == DType::F32 && endsInNarrowing(fn_, op);
   // x / s with one divisor for every value of this thread (a scalar or a row statistic the
   // thread holds once), the quotient ending in a 16-bit cast: x * (1 / s), the reciprocal
   // correctly rounded once per thread (docs/language.md, "Dtypes"; within 1.5 ulp of f32).
   llvm::Value* reciprocal = nullptr;
-  if (op.kind == ir::OpKind::Binary && op.attrs.binary == ir::BinaryKind::Div && operandType == DType::F32 &&
+  if (op.kind == ir::OpKind::Binary && ir::BinaryOp(op).binaryKind() == ir::BinaryKind::Div && operandType == DType::F32 &&
       count > 1 && operands.size() == 2 &&
       std::all_of(operands[1].begin(), operands[1].end(), [&](llvm::Value* d) { return d == operands[1][0]; }) &&
       endsInNarrowing(fn_, op))
@@ -253,18 +253,18 @@ bool KernelLowering::lowerElementwise(const ir::Op& op) {
     switch (op.kind) {
       case ir::OpKind::Binary:
         results[v] = reciprocal ? b_.CreateFMul(operands[0][v], reciprocal)
-                                : emitBinary(op.attrs.binary, operandType, operands[0][v], operands[1][v]);
+                                : emitBinary(ir::BinaryOp(op).binaryKind(), operandType, operands[0][v], operands[1][v]);
         break;
-      case ir::OpKind::Compare: results[v] = emitCompare(op.attrs.cmp, operandType, operands[0][v], operands[1][v]); break;
+      case ir::OpKind::Compare: results[v] = emitCompare(ir::CompareOp(op).cmpKind(), operandType, operands[0][v], operands[1][v]); break;
       case ir::OpKind::Unary:
-        if (op.attrs.unary == ir::UnaryKind::Exp && operandType == DType::F32 && expApproximate) {
+        if (ir::UnaryOp(op).unaryKind() == ir::UnaryKind::Exp && operandType == DType::F32 && expApproximate) {
           results[v] = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {},
                                           {b_.CreateFMul(operands[0][v], f32(1.4426950408889634))});
           break;
         }
-        results[v] = op.attrs.unary == ir::UnaryKind::Exp2 && operandType == DType::F32 && onlyNarrowed(op.results[0])
+        results[v] = ir::UnaryOp(op).unaryKind() == ir::UnaryKind::Exp2 && operandType == DType::F32 && onlyNarrowed(op.results[0])
                          ? b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {operands[0][v]})
-                         : emitUnary(op.attrs.unary, operandType, operands[0][v]);
+                         : emitUnary(ir::UnaryOp(op).unaryKind(), operandType, operands[0][v]);
         break;
       case ir::OpKind::Fma: results[v] = emitFma(operandType, operands[0][v], operands[1][v], operands[2][v]); break;
       case ir::OpKind::Select: results[v] = b_.CreateSelect(operands[0][v], operands[1][v], operands[2][v]); break;

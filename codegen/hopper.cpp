@@ -142,7 +142,9 @@ bool KernelLowering::lowerMbarrier(const ir::Op& op) {
 
 // A free-stage barrier of a pipeline whose stages other blocks of the cluster refill.
 bool KernelLowering::clusterRelease(const ir::Op& op) const {
-  return fn_.clusterSize > 1 && !op.attrs.ints.empty() && op.attrs.ints[0] == ir::kMbarrierClusterRelease;
+  if (fn_.clusterSize <= 1) return false;
+  return op.kind == ir::OpKind::MbarrierInit ? ir::MbarrierInitOp(op).clusterRelease()
+                                              : ir::MbarrierArriveOp(op).clusterRelease();
 }
 
 // True when every MbarrierArrive on `bars` is the whole block's and `count`, its

@@ -94,13 +94,13 @@ bool KernelLowering::lowerReduce(const ir::Op& op) {
     int64_t target = outDist.valueIndexOf(0, c);
     if (target < 0) return internalError(op.range, "reduce result does not hold an element of its operand");
     llvm::Value*& acc = partial[static_cast<size_t>(target)];
-    acc = acc ? combine(op.attrs.reduce, in.dtype, acc, src.values[v]) : src.values[v];
+    acc = acc ? combine(ir::reduceKindOf(op), in.dtype, acc, src.values[v]) : src.values[v];
   }
   // 2. Across the lanes that hold other coordinates of the axis.
   uint32_t laneBits = inLayout->map.laneBitsOf(static_cast<int>(axis));
   for (int bit = 0; bit < 5; ++bit) {
     if (!((laneBits >> bit) & 1u)) continue;
-    for (llvm::Value*& x : partial) x = combine(op.attrs.reduce, in.dtype, x, shuffleXor(x, in.dtype, 1 << bit));
+    for (llvm::Value*& x : partial) x = combine(ir::reduceKindOf(op), in.dtype, x, shuffleXor(x, in.dtype, 1 << bit));
   }
   // 3. Across the warps that hold other coordinates of the axis.
   uint32_t warpBits = inLayout->map.warpBitsOf(static_cast<int>(axis));
@@ -126,7 +126,7 @@ bool KernelLowering::lowerReduce(const ir::Op& op) {
         llvm::Value* slot = b_.CreateAdd(elementIndex[v], b_.getInt32(static_cast<uint32_t>(w * numElements)));
         auto* load = b_.CreateLoad(memType(in.dtype), scratchAddress(in.dtype, slot));
         llvm::Value* x = fromMemory(load, in.dtype);
-        acc = acc ? combine(op.attrs.reduce, in.dtype, acc, x) : x;
+        acc = acc ? combine(ir::reduceKindOf(op), in.dtype, acc, x) : x;
       }
       partial[v] = acc;
     }
@@ -144,10 +144,10 @@ bool KernelLowering::lowerReduceAll(const ir::Op& op) {
   if (src.values.size() != static_cast<size_t>(layout->map.numValues()) || src.values.empty())
     return internalError(op.range, "reduce operand has the wrong number of values");
   llvm::Value* acc = nullptr;
-  for (llvm::Value* x : src.values) acc = acc ? combine(op.attrs.reduce, in.dtype, acc, x) : x;
+  for (llvm::Value* x : src.values) acc = acc ? combine(ir::reduceKindOf(op), in.dtype, acc, x) : x;
   // Lanes and warps that move some coordinate; replicas hold the same elements and are skipped.
   for (int bit = 0; bit < 5 && bit < layout->map.numThreadBits; ++bit)
-    if (layout->map.bits[bit].dim >= 0) acc = combine(op.attrs.reduce, in.dtype, acc, shuffleXor(acc, in.dtype, 1 << bit));
+    if (layout->map.bits[bit].dim >= 0) acc = combine(ir::reduceKindOf(op), in.dtype, acc, shuffleXor(acc, in.dtype, 1 << bit));
   uint32_t replicaWarps = layout->map.replicaWarpBits();
   uint32_t allWarpBits = static_cast<uint32_t>(fn_.numThreads() - 1) & ~31u;
   if ((allWarpBits & ~replicaWarps) != 0) {
@@ -161,7 +161,7 @@ bool KernelLowering::lowerReduceAll(const ir::Op& op) {
       if (((static_cast<uint32_t>(w) << 5) & replicaWarps) != 0) continue;
       auto* load = b_.CreateLoad(memType(in.dtype), scratchAddress(in.dtype, b_.getInt32(static_cast<uint32_t>(w))));
       llvm::Value* x = fromMemory(load, in.dtype);
-      acc = acc ? combine(op.attrs.reduce, in.dtype, acc, x) : x;
+      acc = acc ? combine(ir::reduceKindOf(op), in.dtype, acc, x) : x;
     }
   }
   Lowered& r = values_[op.results[0]];

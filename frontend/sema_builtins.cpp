@@ -133,7 +133,8 @@ Val Analyzer::callBuiltin(const BuiltinInfo& info, const ast::CallExpr& call) {
                {info.name, std::to_string(*axis), info.id == Builtin::ProgramId ? "0" : "1",
                 countText(static_cast<size_t>(gridRank_), "axis", "axes")});
       ir::Attrs attrs;
-      attrs.i = *axis;
+      if (info.id == Builtin::ProgramId) ir::ProgramIdAttrs(attrs).axis(*axis);
+      else ir::NumProgramsAttrs(attrs).axis(*axis);
       return Val::value(b().make(info.id == Builtin::ProgramId ? ir::OpKind::ProgramId : ir::OpKind::NumPrograms, {},
                                  ir::Type::scalar(ir::DType::I32), call.range, attrs));
     }
@@ -424,7 +425,7 @@ Val Analyzer::builtinAsync(Builtin id, const ast::CallExpr& call, const std::vec
         return Val::error();
       }
       ir::Attrs attrs;
-      attrs.i = *n;
+      ir::WaitGroupAttrs(attrs).pending(*n);
       b().create(ir::OpKind::WaitGroup, {}, {}, call.range, attrs);
       return Val::none();
     }

@@ -99,7 +99,7 @@ Val Analyzer::builtinCreation(Builtin id, const ast::CallExpr& call, const std::
       std::optional<int64_t> n = constIntArg(*a[0]->value, "arange", "n");
       if (!n || !checkTileExtent(*n, a[0]->value->range, true, "tile")) return Val::error();
       ir::Attrs attrs;
-      attrs.i = 0;
+      ir::IotaAttrs(attrs).axis(0);
       return Val::value(b().make(ir::OpKind::Iota, {}, ir::Type::tile(ir::DType::I32, ir::Layout::canonical({*n})),
                                  call.range, attrs));
     }
@@ -113,7 +113,7 @@ Val Analyzer::builtinCreation(Builtin id, const ast::CallExpr& call, const std::
         return Val::error();
       }
       ir::Attrs attrs;
-      attrs.i = *axis < 0 ? *axis + rank : *axis;
+      ir::IotaAttrs(attrs).axis(*axis < 0 ? *axis + rank : *axis);
       return Val::value(b().make(ir::OpKind::Iota, {}, ir::Type::tile(ir::DType::I32, ir::Layout::canonical(*shape)),
                                  call.range, attrs));
     }
@@ -134,11 +134,15 @@ Val Analyzer::builtinReduce(Builtin id, const ast::CallExpr& call, const std::ve
     report(DiagId::BadArgument, a[0]->value->range, {"x", name, "a tile of numbers", describe(x)});
     return Val::error();
   }
+  const ir::ReduceKind reduction = id == Builtin::Sum   ? ir::ReduceKind::Sum
+                                   : id == Builtin::Max ? ir::ReduceKind::Max
+                                   : id == Builtin::Min ? ir::ReduceKind::Min
+                                                        : ir::ReduceKind::Prod;
   ir::Attrs attrs;
-  attrs.reduce = id == Builtin::Sum ? ir::ReduceKind::Sum : id == Builtin::Max ? ir::ReduceKind::Max
-                 : id == Builtin::Min ? ir::ReduceKind::Min : ir::ReduceKind::Prod;
-  if (!a[1] || a[1]->value->kind == ast::ExprKind::None)
+  if (!a[1] || a[1]->value->kind == ast::ExprKind::None) {
+    ir::ReduceAllAttrs(attrs).reduceKind(reduction);
     return Val::value(b().make(ir::OpKind::ReduceAll, {x.id}, ir::Type::scalar(t->dtype), call.range, attrs));
+  }
   std::optional<int64_t> axis = constIntArg(*a[1]->value, name, "axis");
   if (!axis) return Val::error();
   int64_t rank = static_cast<int64_t>(t->shape.size());
@@ -148,7 +152,7 @@ Val Analyzer::builtinReduce(Builtin id, const ast::CallExpr& call, const std::ve
   }
   int64_t ax = *axis < 0 ? *axis + rank : *axis;
   if (t->shape[static_cast<size_t>(ax)] == 1) return x;  // nothing to reduce
-  attrs.i = ax;
+  ir::ReduceAttrs(attrs).reduceKind(reduction).axis(ax);
   ir::Layout layout = t->layout;
   layout.reducedMask |= 1u << ax;
   return Val::value(b().make(ir::OpKind::Reduce, {x.id}, ir::Type::tile(t->dtype, layout), call.range, attrs));
@@ -278,7 +282,7 @@ Val Analyzer::builtinCast(const ast::CallExpr& call, const std::vector<const ast
   ir::Type result = t;
   result.dtype = to;
   ir::Attrs attrs;
-  attrs.dtype = to;
+  ir::CastAttrs(attrs).to(to);
   return Val::value(b().make(ir::OpKind::Cast, {x.id}, result, call.range, attrs));
 }
 
@@ -403,7 +407,7 @@ Val Analyzer::builtinDot(const ast::CallExpr& call, const std::vector<const ast:
     b().create(ir::OpKind::Barrier, {}, {}, call.range);
   }
   ir::Attrs attrs;
-  attrs.i = transB ? ir::kDotTransB : 0;
+  ir::DotAttrs(attrs).transB(transB);
   return Val::value(b().make(ir::OpKind::Dot, {ops[0].id, ops[1].id, acc.id}, *ct, call.range, attrs));
 }
 

@@ -256,8 +256,7 @@ void Analyzer::analyzeLoopBody(const ast::ForStmt& s, const std::vector<Val>& bo
   }
 
   ir::Attrs loopAttrs;
-  loopAttrs.i = stages;
-  if (specialize) loopAttrs.ints = {ir::kForSpecialize};
+  ir::ForAttrs(loopAttrs).stages(stages).specialize(specialize);
   ir::Op& op = b().create(ir::OpKind::For, operands, types, s.range, loopAttrs);
   size_t errorsBefore = errors_, poisonedBefore = poisonedReads_;
   ir::Block* body = &op.regions[0];

@@ -163,7 +163,7 @@ Val Analyzer::binaryOp(ast::BinaryOp op, Operand lhs, Operand rhs, SourceRange o
     ir::Type t = fn_->values[ids[0]].type;
     t.dtype = ir::DType::Bool;
     ir::Attrs attrs;
-    attrs.cmp = cmpKind(op);
+    ir::CompareAttrs(attrs).cmpKind(cmpKind(op));
     return Val::value(b().make(ir::OpKind::Compare, {ids[0], ids[1]}, t, range, attrs));
   }
   switch (op) {

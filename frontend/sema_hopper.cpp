@@ -52,7 +52,7 @@ Val Analyzer::builtinCopyBulk(const ast::CallExpr& call, const std::vector<const
     std::optional<bool> multicast = multicastArg(*a[2]->value, st);
     if (!multicast) return Val::error();
     multicasts = *multicast;
-    if (multicasts) attrs.i |= ir::kCopyMulticast;
+    ir::CopyBulkAttrs(attrs).multicast(multicasts);
   }
   if (swizzleBytes > 0 && rowBytes != swizzleBytes) {
     if (multicasts) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "frontend/sema.h"
+#include "ir/ops.h"
 
 namespace argus::sema::detail {
 

@@ -20,7 +20,7 @@ std::array<ir::ValueId, 4> Analyzer::philox(ir::ValueId offsets, ir::ValueId see
     if (t.dtype == dt) return v;
     t.dtype = dt;
     ir::Attrs attrs;
-    attrs.dtype = dt;
+    ir::CastAttrs(attrs).to(dt);
     return b().make(ir::OpKind::Cast, {v}, t, range, attrs);
   };
   auto spread = [&](ir::ValueId scalar) {  // a scalar in the offsets' shape
@@ -92,14 +92,14 @@ Val Analyzer::builtinRandom(Builtin id, const ast::CallExpr& call, const std::ve
   ir::Type it = fn_->values[words[0]].type;
   it.dtype = ir::DType::I32;
   ir::Attrs toI32;
-  toI32.dtype = ir::DType::I32;
+  ir::CastAttrs(toI32).to(ir::DType::I32);
   ir::ValueId x = b().make(ir::OpKind::Cast, {words[0]}, it, call.range, toI32);
   auto spread = [&](ir::ValueId scalar) {
     if (!it.isTile()) return scalar;
     return b().make(ir::OpKind::Splat, {scalar}, ir::Type::tile(fn_->values[scalar].type.dtype, it.layout), call.range);
   };
   ir::Attrs lt;
-  lt.cmp = ir::CmpKind::Lt;
+  ir::CompareAttrs(lt).cmpKind(ir::CmpKind::Lt);
   ir::Type boolType = it;
   boolType.dtype = ir::DType::Bool;
   ir::ValueId negative = b().make(ir::OpKind::Compare, {x, spread(b().constInt(0, ir::DType::I32, call.range))}, boolType,
@@ -109,7 +109,7 @@ Val Analyzer::builtinRandom(Builtin id, const ast::CallExpr& call, const std::ve
   ir::Type ft = it;
   ft.dtype = ir::DType::F32;
   ir::Attrs toF32;
-  toF32.dtype = ir::DType::F32;
+  ir::CastAttrs(toF32).to(ir::DType::F32);
   ir::ValueId f = b().make(ir::OpKind::Cast, {folded}, ft, call.range, toF32);
   return emitBinary(ir::BinaryKind::Mul, f, spread(b().constFloat(4.6566127342e-10, ir::DType::F32, call.range)), call.range);
 }

@@ -109,7 +109,7 @@ Val Analyzer::evalTagCall(const ast::CallExpr& call) {
     }
     ir::ValueId value = materialize(v, ir::DType::I32, a->value->range);
     ir::Attrs attrs;
-    attrs.names = {name};
+    ir::TagSetAttrs(attrs).tagName(name);
     current = b().make(ir::OpKind::TagSet, {current, value}, fn_->values[tile.id].type, call.range, attrs);
   }
   return Val::value(current);
@@ -303,12 +303,11 @@ void Analyzer::analyzeAssert(const ast::AssertStmt& s) {
   operands.insert(operands.end(), c.scalars.begin(), c.scalars.end());
   for (size_t slot : c.scalarSlots) c.code[slot] += static_cast<int64_t>(c.subjects.size());
   ir::Attrs attrs;
-  attrs.ints = std::move(c.code);
-  attrs.names = std::move(c.names);
   if (s.message) {
     Val m = eval(*s.message);
-    if (m.kind == Val::Kind::String) attrs.names[0] = m.text;
+    if (m.kind == Val::Kind::String) c.names[0] = m.text;
   }
+  ir::AssertAttrs(attrs).code(c.code).names(c.names);
   b().create(ir::OpKind::Assert, operands, {}, s.cond->range, attrs);
 }
 

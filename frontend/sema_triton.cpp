@@ -113,7 +113,7 @@ std::optional<Val> Analyzer::pythonConversion(const ast::CallExpr& call, const s
   if (result.dtype == to) return x;
   result.dtype = to;
   ir::Attrs attrs;
-  attrs.dtype = to;
+  ir::CastAttrs(attrs).to(to);
   return Val::value(b().make(ir::OpKind::Cast, {x.id}, result, call.range, attrs));
 }
 
@@ -133,7 +133,7 @@ std::optional<Val> Analyzer::tritonTileMethod(const ast::CallExpr& call, const a
     if (result.dtype == dt.dtype) return base;
     result.dtype = dt.dtype;
     ir::Attrs attrs;
-    attrs.dtype = dt.dtype;
+    ir::CastAttrs(attrs).to(dt.dtype);
     return Val::value(b().make(ir::OpKind::Cast, {base.id}, result, call.range, attrs));
   }
   // x.sum(axis=1), x.reshape(...): Triton's methods are Argus's builtins.

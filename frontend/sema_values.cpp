@@ -28,7 +28,7 @@ ir::ValueId Analyzer::materialize(const Val& v, std::optional<ir::DType> dtype, 
     ir::Type to = t;
     to.dtype = *dtype;
     ir::Attrs attrs;
-    attrs.dtype = *dtype;
+    ir::CastAttrs(attrs).to(*dtype);
     return b().make(ir::OpKind::Cast, {v.id}, to, range, attrs);
   }
   if (v.kind != Val::Kind::Const) return ir::kNoValue;
@@ -279,13 +279,13 @@ std::optional<std::vector<ir::ValueId>> Analyzer::elementwiseOperands(std::vecto
 
 Val Analyzer::emitBinary(ir::BinaryKind kind, ir::ValueId a, ir::ValueId x, SourceRange range) {
   ir::Attrs attrs;
-  attrs.binary = kind;
+  ir::BinaryAttrs(attrs).binaryKind(kind);
   return Val::value(b().make(ir::OpKind::Binary, {a, x}, fn_->values[a].type, range, attrs));
 }
 
 Val Analyzer::emitUnary(ir::UnaryKind kind, ir::ValueId a, SourceRange range) {
   ir::Attrs attrs;
-  attrs.unary = kind;
+  ir::UnaryAttrs(attrs).unaryKind(kind);
   return Val::value(b().make(ir::OpKind::Unary, {a}, fn_->values[a].type, range, attrs));
 }
 

@@ -125,22 +125,19 @@ ValueId Builder::make(OpKind kind, std::vector<ValueId> operands, Type resultTyp
 
 ValueId Builder::constInt(int64_t v, DType t, SourceRange range) {
   Attrs a;
-  a.i = v;
-  a.dtype = t;
+  ConstAttrs(a).intValue(v).dtype(t);
   return make(OpKind::Const, {}, Type::scalar(t), range, a);
 }
 
 ValueId Builder::constFloat(double v, DType t, SourceRange range) {
   Attrs a;
-  a.f = v;
-  a.dtype = t;
+  ConstAttrs(a).floatValue(v).dtype(t);
   return make(OpKind::Const, {}, Type::scalar(t), range, a);
 }
 
 ValueId Builder::constBool(bool v, SourceRange range) {
   Attrs a;
-  a.i = v ? 1 : 0;
-  a.dtype = DType::Bool;
+  ConstAttrs(a).intValue(v ? 1 : 0).dtype(DType::Bool);
   return make(OpKind::Const, {}, Type::scalar(DType::Bool), range, a);
 }
 

@@ -29,7 +29,9 @@ enum class OpKind : uint8_t {
 #define ARGUS_OPERAND(name, index)
 #define ARGUS_OPTIONAL_OPERAND(name, index)
 #define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, expression)
+#define ARGUS_ATTR(name, type, field)
+#define ARGUS_FLAG(name, field, mask)
+#define ARGUS_ELEMENT_ATTR(name, type, field, index)
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
 #define ARGUS_WRITES_FROM(operand)
 #define ARGUS_END_OP
@@ -37,7 +39,7 @@ enum class OpKind : uint8_t {
 #include "ir/ops_undef.def"
 };
 
-// Instructions of an Assert condition, postfix in Attrs::ints: the code, then its arguments.
+// Instructions of an Assert condition, postfix in its `code`: the instruction, then its arguments.
 // Integers are i32 with the IR's wrapping semantics; Div / Rem truncate toward zero (C).
 enum class AssertCode : int64_t {
   Const = 0,    // [Const, value]: push the integer
@@ -52,31 +54,31 @@ enum class AssertCode : int64_t {
   Neg = 8,      // pop x, push -x
 };
 
-constexpr int64_t kDotTransB = 1;  // Dot attrs.i flag
-// Dot attrs.i flag, set only by the pipelining policy on a wgmma dot whose accumulator is carried
+constexpr int64_t kDotTransB = 1;  // DotOp::transB
+// DotOp::wgmmaInFlight, set only by the pipelining policy on a wgmma dot whose accumulator is carried
 // from one iteration of a copy_bulk pipeline to the next: the pipeline refills a stage one
 // iteration later than it otherwise would (ir/pipeline.h), so codegen may leave the dot's wgmma
 // group in flight until the next iteration's dot (or the end of the loop). Semantics unchanged.
 constexpr int64_t kDotWgmmaInFlight = 2;
-// If attrs.i flag, set only by the pipelining policy on the per-iteration copies of a
+// IfOp::producer, set only by the pipelining policy on the per-iteration copies of a
 // warp-specialized copy_bulk pipeline (`pipelined(n, stages=S, specialize=True)`): the If holds
 // nothing but mbarrier waits for a free stage and the copies into it, so codegen may run it on
 // a producer warp of its own instead of on the block (ir/pipeline.h).
 constexpr int64_t kIfProducer = 1;
-// For attrs.ints[0] flag: the pipelined loop asked for warp specialization (specialize=True).
+// ForOp::specialize: the pipelined loop asked for warp specialization (specialize=True).
 constexpr int64_t kForSpecialize = 1;
-// Barrier attrs.i flag, set only by the pipelining policy on the barrier after a pipeline's
+// BarrierOp::afterMbarrierInit, set only by the pipelining policy on the barrier after a pipeline's
 // mbarrier_init ops: in a warp-specialized kernel the producer warpgroup takes part in it (it
 // must see the barriers initialized), while it skips every other barrier. Semantics unchanged.
 constexpr int64_t kBarrierAfterMbarrierInit = 1;
-// CopyBulk attrs.i flag: copy_bulk(dst, src, multicast=True) in a kernel of clusters
+// CopyBulkOp::multicast: copy_bulk(dst, src, multicast=True) in a kernel of clusters
 // (Function::clusterSize = C > 1). Every block of a cluster copies the same tile (ir/cluster.h
 // proves it), so codegen has each issue 1/C of the tile's rows (its leading axis) and TMA
 // multicasts them into every block's buffer, completing their bytes on the same mbarrier of
 // each. What each block sees is unchanged: the whole tile lands in dst, its bytes complete
 // on (bars, index).
 constexpr int64_t kCopyMulticast = 1;
-// MbarrierInit and MbarrierArrive attrs.ints[0] flag, set only by the pipelining policy on the
+// MbarrierInitOp::clusterRelease and MbarrierArriveOp::clusterRelease, set only by the pipelining policy on the
 // free-stage barriers of a warp-specialized pipeline with multicast copies: another block's
 // copies write this block's stages, so codegen makes a stage free once every block of the
 // cluster has released it (each block's warps arrive on every block's barrier). What each
@@ -96,8 +98,29 @@ const char* cmpKindName(CmpKind k);
 const char* unaryKindName(UnaryKind k);
 const char* reduceKindName(ReduceKind k);
 
-struct Attrs {
+// An op's attributes. Which field holds which attribute of which op is written once, in
+// ir/ops.def; the fields are private to the typed getters (`DotOp(op).transB()`) and editors
+// (`DotAttrs(attrs).transB(true)`) generated from it (ir/ops.h), so no code reads an
+// attribute under another op's meaning of a field.
+class Attrs {
+ private:
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
+  friend class Kind##Op;                                                               \
+  friend class Kind##Attrs;
+#define ARGUS_OPERAND(name, index)
+#define ARGUS_OPTIONAL_OPERAND(name, index)
+#define ARGUS_VARIADIC_OPERANDS(name, first)
+#define ARGUS_ATTR(name, type, field)
+#define ARGUS_FLAG(name, field, mask)
+#define ARGUS_ELEMENT_ATTR(name, type, field, index)
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_WRITES_FROM(operand)
+#define ARGUS_END_OP
+#include "ir/ops.def"
+#include "ir/ops_undef.def"
+
   int64_t i = 0;
+  int64_t flags = 0;
   double f = 0.0;
   DType dtype = DType::F32;
   BinaryKind binary = BinaryKind::Add;
@@ -105,7 +128,7 @@ struct Attrs {
   UnaryKind unary = UnaryKind::Neg;
   ReduceKind reduce = ReduceKind::Sum;
   std::vector<int64_t> ints;
-  std::vector<std::string> names;  // TagSet, Assert (see there)
+  std::vector<std::string> names;
 };
 
 struct Op;

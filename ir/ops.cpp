@@ -16,7 +16,9 @@ namespace {
 #define ARGUS_OPERAND(name, index)
 #define ARGUS_OPTIONAL_OPERAND(name, index)
 #define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, expression)
+#define ARGUS_ATTR(name, type, field)
+#define ARGUS_FLAG(name, field, mask)
+#define ARGUS_ELEMENT_ATTR(name, type, field, index)
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)                    \
   EffectDecl{MemoryAccess::access, operand, EffectSpace::space, MemoryProxy::proxy, \
              Completion::completion, EffectElements::elements},
@@ -88,7 +90,9 @@ std::optional<size_t> writtenDataOperand(OpKind kind) {
 #define ARGUS_OPERAND(name, index)
 #define ARGUS_OPTIONAL_OPERAND(name, index)
 #define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, expression)
+#define ARGUS_ATTR(name, type, field)
+#define ARGUS_FLAG(name, field, mask)
+#define ARGUS_ELEMENT_ATTR(name, type, field, index)
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
 #define ARGUS_WRITES_FROM(operand) return size_t{operand};
 #define ARGUS_END_OP \

@@ -5,7 +5,8 @@
 // effects for one op: the checker's access collection, and any analysis that needs to know
 // which memory an op touches, reads them from here rather than from a switch of its own.
 // The typed accessors (`StoreOp(op).view()`, `ir::as<DotOp>(op)`) name operands and
-// attributes, so code says `dot.transB()` rather than `op.attrs.i & kDotTransB`.
+// attributes, so code says `dot.transB()` rather than `op.attrs.i & kDotTransB`; the typed
+// editors (`DotAttrs(attrs).transB(true)`) set them.
 #pragma once
 
 #include <cassert>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/ir.h"
@@ -154,10 +156,14 @@ std::optional<T> as(const Op& op) {
   ValueId name() const { return op().operands.size() > (index) ? op().operands[index] : kNoValue; }
 #define ARGUS_VARIADIC_OPERANDS(name, first) \
   std::span<const ValueId> name() const { return std::span<const ValueId>(op().operands).subspan(first); }
-#define ARGUS_ATTR(name, type, expression) \
-  type name() const {                      \
-    const Attrs& a = op().attrs;           \
-    return expression;                     \
+#define ARGUS_ATTR(name, type, field) \
+  type name() const { return op().attrs.field; }
+#define ARGUS_FLAG(name, field, mask) \
+  bool name() const { return (op().attrs.field & (mask)) != 0; }
+#define ARGUS_ELEMENT_ATTR(name, type, field, index)                                  \
+  type name() const {                                                                 \
+    static const std::remove_cvref_t<type> kAbsent{}; /* an op built by hand, unverified */ \
+    return op().attrs.field.size() > (index) ? op().attrs.field[index] : kAbsent;     \
   }
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
 #define ARGUS_WRITES_FROM(operand)
@@ -166,6 +172,49 @@ std::optional<T> as(const Op& op) {
   ;
 #include "ir/ops.def"
 #include "ir/ops_undef.def"
+
+// ---------------------------------------------------------------- typed attribute editors
+
+// `DotAttrs(attrs).transB(true)` sets one attribute of an op of that kind in an attribute bag:
+// a fresh one for Builder::create, or an existing op's (`DotAttrs(op.attrs)`). Each setter
+// returns the editor, so settings chain.
+#define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
+  class Kind##Attrs {                                                                 \
+   public:                                                                            \
+    explicit Kind##Attrs(Attrs& attrs) : attrs_(attrs) {}
+#define ARGUS_OPERAND(name, index)
+#define ARGUS_OPTIONAL_OPERAND(name, index)
+#define ARGUS_VARIADIC_OPERANDS(name, first)
+#define ARGUS_ATTR(name, type, field) \
+  auto& name(type value) {            \
+    attrs_.field = value;             \
+    return *this;                     \
+  }
+#define ARGUS_FLAG(name, field, mask)                                     \
+  auto& name(bool on) {                                                   \
+    attrs_.field = on ? (attrs_.field | (mask)) : (attrs_.field & ~(mask)); \
+    return *this;                                                         \
+  }
+#define ARGUS_ELEMENT_ATTR(name, type, field, index)                        \
+  auto& name(type value) {                                                  \
+    if (attrs_.field.size() <= (index)) attrs_.field.resize((index) + 1);   \
+    attrs_.field[index] = value;                                            \
+    return *this;                                                           \
+  }
+#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
+#define ARGUS_WRITES_FROM(operand)
+#define ARGUS_END_OP \
+   private:          \
+    Attrs& attrs_;   \
+  }                  \
+  ;
+#include "ir/ops.def"
+#include "ir/ops_undef.def"
+
+// The reduction of a Reduce or ReduceAll op.
+inline ReduceKind reduceKindOf(const Op& op) {
+  return op.kind == OpKind::Reduce ? ReduceOp(op).reduceKind() : ReduceAllOp(op).reduceKind();
+}
 
 // The grid axis that a ProgramId or NumPrograms op reads.
 inline int64_t gridAxisOf(const Op& op) {

@@ -644,8 +644,8 @@ class Parser {
       o.results.push_back(define(in, results[i], types[i], &o, static_cast<uint32_t>(i)));
       fn_->values[o.results.back()].range = range;
     }
-    if (o.kind == OpKind::Const && !types.empty()) o.attrs.dtype = types[0].dtype;
-    if (o.kind == OpKind::Cast && !types.empty()) o.attrs.dtype = types[0].dtype;
+    if (o.kind == OpKind::Const && !types.empty()) ConstAttrs(o.attrs).dtype(types[0].dtype);
+    if (o.kind == OpKind::Cast && !types.empty()) CastAttrs(o.attrs).to(types[0].dtype);
     currentBlock().ops.push_back(std::move(op));
   }
 
@@ -685,8 +685,8 @@ class Parser {
     op->operands.push_back(use(in));
     if (!in.eatWord("step")) in.fail("expected 'step'");
     op->operands.push_back(use(in));
-    if (in.eatWord("stages")) op->attrs.i = in.integer();
-    if (in.eatWord("specialize")) op->attrs.ints = {kForSpecialize};
+    if (in.eatWord("stages")) ForAttrs(op->attrs).stages(in.integer());
+    if (in.eatWord("specialize")) ForAttrs(op->attrs).specialize(true);
     std::vector<std::pair<ValueId, std::string>> iterArgs;
     if (in.eatWord("iter_args")) {
       in.expect("(");
@@ -710,7 +710,7 @@ class Parser {
     op->kind = OpKind::If;
     op->regions.resize(2);
     op->operands.push_back(use(in));
-    if (in.eatWord("producer")) op->attrs.i = kIfProducer;
+    if (in.eatWord("producer")) IfAttrs(op->attrs).producer(true);
     std::vector<Type> types;
     resultTypesInArrow(in, types);
     finishHeader(in, std::move(op), results, types);
@@ -735,7 +735,6 @@ class Parser {
     static const CmpKind kCmp[] = {CmpKind::Eq, CmpKind::Ne, CmpKind::Lt, CmpKind::Le, CmpKind::Gt, CmpKind::Ge};
     static const ReduceKind kReduce[] = {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min, ReduceKind::Prod};
     const std::string w = in.word();
-    Attrs& a = o.attrs;
     auto reduceKind = [&] {
       std::string r = in.word();
       std::optional<ReduceKind> k = kindNamed(r, reduceKindName, kReduce);
@@ -744,20 +743,24 @@ class Parser {
     };
     if (w == "const") {
       o.kind = OpKind::Const;
-      if (in.eatWord("true")) a.i = 1;
-      else if (in.eatWord("false")) a.i = 0;
+      ConstAttrs constant(o.attrs);
+      if (in.eatWord("true")) constant.intValue(1);
+      else if (in.eatWord("false")) constant.intValue(0);
       else {
         // Integers print as digits (and a sign); floats with '.', an exponent, inf or nan.
         std::string_view t = in.token();
         const bool isInt = !t.empty() && t.find_first_not_of("-0123456789") == std::string_view::npos;
-        if (isInt) a.i = in.integer();
-        else a.f = in.number();
+        if (isInt) constant.intValue(in.integer());
+        else constant.floatValue(in.number());
       }
       return;
     }
     if (w == "program_id" || w == "num_programs" || w == "iota") {
       o.kind = w == "program_id" ? OpKind::ProgramId : w == "num_programs" ? OpKind::NumPrograms : OpKind::Iota;
-      a.i = in.integer();
+      const int64_t axis = in.integer();
+      if (o.kind == OpKind::ProgramId) ProgramIdAttrs(o.attrs).axis(axis);
+      else if (o.kind == OpKind::NumPrograms) NumProgramsAttrs(o.attrs).axis(axis);
+      else IotaAttrs(o.attrs).axis(axis);
       return;
     }
     if (w == "cmp") {
@@ -765,34 +768,34 @@ class Parser {
       std::optional<CmpKind> k = kindNamed(c, cmpKindName, kCmp);
       if (!k) in.failWord("unknown comparison '" + c + "'");
       o.kind = OpKind::Compare;
-      a.cmp = *k;
+      CompareAttrs(o.attrs).cmpKind(*k);
       o.operands = uses(in);
       return;
     }
     if (w == "reduce") {
       o.kind = OpKind::Reduce;
-      a.reduce = reduceKind();
+      ReduceAttrs(o.attrs).reduceKind(reduceKind());
       o.operands.push_back(use(in));
       in.expect(",");
       if (!in.eatWord("axis")) in.fail("expected 'axis'");
-      a.i = in.integer();
+      ReduceAttrs(o.attrs).axis(in.integer());
       return;
     }
     if (w == "reduce_all") {
       o.kind = OpKind::ReduceAll;
-      a.reduce = reduceKind();
+      ReduceAllAttrs(o.attrs).reduceKind(reduceKind());
       o.operands.push_back(use(in));
       return;
     }
     if (std::optional<BinaryKind> k = kindNamed(w, binaryKindName, kBinary)) {
       o.kind = OpKind::Binary;
-      a.binary = *k;
+      BinaryAttrs(o.attrs).binaryKind(*k);
       o.operands = uses(in);
       return;
     }
     if (std::optional<UnaryKind> k = kindNamed(w, unaryKindName, kUnary)) {
       o.kind = OpKind::Unary;
-      a.unary = *k;
+      UnaryAttrs(o.attrs).unaryKind(*k);
       o.operands = uses(in);
       return;
     }
@@ -803,9 +806,9 @@ class Parser {
     o.kind = *kind;
     switch (o.kind) {
       case OpKind::Barrier:
-        if (in.eatWord("after_mbarrier_init")) a.i = kBarrierAfterMbarrierInit;
+        if (in.eatWord("after_mbarrier_init")) BarrierAttrs(o.attrs).afterMbarrierInit(true);
         return;
-      case OpKind::WaitGroup: a.i = in.integer(); return;
+      case OpKind::WaitGroup: WaitGroupAttrs(o.attrs).pending(in.integer()); return;
       case OpKind::View:
         o.operands.push_back(use(in));
         in.expect("[");
@@ -823,7 +826,7 @@ class Parser {
         }
         return;
       case OpKind::TagSet:
-        a.names = {in.word()};
+        TagSetAttrs(o.attrs).tagName(in.word());
         o.operands = uses(in);
         return;
       case OpKind::Assert: return assertBody(in, o);
@@ -833,13 +836,14 @@ class Parser {
     // Trailing keyword attributes, after the operands' comma.
     while (!in.atEnd() && !in.peek(":")) {
       std::string key = in.word();
-      if (o.kind == OpKind::MbarrierInit && key == "count") a.i = in.integer();
-      else if (o.kind == OpKind::MbarrierExpectTx && key == "bytes") a.i = in.integer();
-      else if ((o.kind == OpKind::MbarrierInit || o.kind == OpKind::MbarrierArrive) && key == "cluster_release")
-        a.ints = {kMbarrierClusterRelease};
-      else if (o.kind == OpKind::CopyBulk && key == "multicast") a.i |= kCopyMulticast;
-      else if (o.kind == OpKind::Dot && key == "trans_b") a.i |= kDotTransB;
-      else if (o.kind == OpKind::Dot && key == "wgmma_in_flight") a.i |= kDotWgmmaInFlight;
+      if (o.kind == OpKind::MbarrierInit && key == "count") MbarrierInitAttrs(o.attrs).arrivals(in.integer());
+      else if (o.kind == OpKind::MbarrierExpectTx && key == "bytes") MbarrierExpectTxAttrs(o.attrs).bytes(in.integer());
+      else if (o.kind == OpKind::MbarrierInit && key == "cluster_release") MbarrierInitAttrs(o.attrs).clusterRelease(true);
+      else if (o.kind == OpKind::MbarrierArrive && key == "cluster_release")
+        MbarrierArriveAttrs(o.attrs).clusterRelease(true);
+      else if (o.kind == OpKind::CopyBulk && key == "multicast") CopyBulkAttrs(o.attrs).multicast(true);
+      else if (o.kind == OpKind::Dot && key == "trans_b") DotAttrs(o.attrs).transB(true);
+      else if (o.kind == OpKind::Dot && key == "wgmma_in_flight") DotAttrs(o.attrs).wgmmaInFlight(true);
       else in.failWord("unknown attribute '" + key + "' of " + w);
       in.eat(",");
     }
@@ -851,31 +855,39 @@ class Parser {
     in.expect("[");
     if (!in.peek("]")) o.operands = uses(in);
     in.expect("]");
-    o.attrs.names = {""};
-    condition(in, o, 0);
-    if (in.peek("\"")) o.attrs.names[0] = in.quoted();
+    AssertCondition parsed;
+    condition(in, o, parsed, 0);
+    if (in.peek("\"")) parsed.names[0] = in.quoted();
+    AssertAttrs(o.attrs).code(parsed.code).names(parsed.names);
   }
 
-  void condition(Line& in, Op& o, int depth) {
+  // An Assert's condition as it is parsed: its postfix code and the names it refers to.
+  struct AssertCondition {
+    std::vector<int64_t> code;
+    std::vector<std::string> names{""};  // [message, tag names in order of first use]
+  };
+
+  void condition(Line& in, Op& o, AssertCondition& parsed, int depth) {
     if (depth > kMaxDepth) in.fail("condition nested too deeply");
-    std::vector<int64_t>& code = o.attrs.ints;
+    std::vector<int64_t>& code = parsed.code;
+    std::vector<std::string>& names = parsed.names;
     auto operandIndex = [&](ValueId v) {
       for (size_t k = 0; k < o.operands.size(); ++k)
         if (o.operands[k] == v) return static_cast<int64_t>(k);
       in.fail("the condition reads %" + std::to_string(v) + ", which is not in the assertion's operand list");
     };
     if (in.eatWord("not")) {
-      condition(in, o, depth + 1);
+      condition(in, o, parsed, depth + 1);
       code.push_back(static_cast<int64_t>(AssertCode::Not));
       return;
     }
     if (in.eat("(")) {
-      condition(in, o, depth + 1);
+      condition(in, o, parsed, depth + 1);
       std::string opName = in.word();
       static const BinaryKind kArith[] = {BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul, BinaryKind::Div,
                                           BinaryKind::Rem};
       static const CmpKind kCmp[] = {CmpKind::Eq, CmpKind::Ne, CmpKind::Lt, CmpKind::Le, CmpKind::Gt, CmpKind::Ge};
-      condition(in, o, depth + 1);
+      condition(in, o, parsed, depth + 1);
       in.expect(")");
       if (opName == "and") code.push_back(static_cast<int64_t>(AssertCode::And));
       else if (opName == "or") code.push_back(static_cast<int64_t>(AssertCode::Or));
@@ -899,18 +911,18 @@ class Parser {
         in.expect("]");
       }
       int64_t n = -1;
-      for (size_t i = 1; i < o.attrs.names.size(); ++i)
-        if (o.attrs.names[i] == tag) n = static_cast<int64_t>(i);
+      for (size_t i = 1; i < names.size(); ++i)
+        if (names[i] == tag) n = static_cast<int64_t>(i);
       if (n < 0) {
-        o.attrs.names.push_back(tag);
-        n = static_cast<int64_t>(o.attrs.names.size() - 1);
+        names.push_back(tag);
+        n = static_cast<int64_t>(names.size() - 1);
       }
       code.insert(code.end(), {static_cast<int64_t>(AssertCode::Tag), operandIndex(v), n, coordinate});
       return;
     }
     if (in.at() == '-' && !in.atDigit(1)) {
       in.expect("-");
-      condition(in, o, depth + 1);
+      condition(in, o, parsed, depth + 1);
       code.push_back(static_cast<int64_t>(AssertCode::Neg));
       return;
     }

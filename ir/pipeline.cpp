@@ -57,7 +57,7 @@ class Rewriter {
       std::vector<int64_t>& shape = fn_.values[b].type.shape;
       shape.insert(shape.begin(), stages_);
     }
-    specialize_ = plan_.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize;
+    specialize_ = plan_.bulk && ForOp(loop_).specialize();
     if (const Op* blocker = specialize_ ? statementTheProducerMayNotRun() : nullptr) {
       specialize_ = false;  // still a correct pipeline, without a producer warpgroup; say so
       if (notes_)
@@ -75,35 +75,50 @@ class Rewriter {
     buildSteadyBody();
     Block epilogue;
     Builder b(fn_, &epilogue);
-    if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(0));
+    if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, pendingGroups(0));
     if (specialize_ && inFlight_) releaseLastStage(b);
     // Every thread is done with the stages before anything after the loop; a specialized
     // ring needs no barrier for that: its free barriers hold the producer back (and a
     // block-wide barrier here cost a persistent GEMM 2% on the H200: bench/results).
     if (!specialize_) b.create(OpKind::Barrier, {}, {}, range_);
     after = std::move(epilogue.ops);
-    loop_.attrs.i = 0;
+    ForAttrs(loop_.attrs).stages(0);
   }
 
  private:
-  static Attrs intAttrs(int64_t i) {
+  static Attrs pendingGroups(int64_t pending) {
     Attrs a;
-    a.i = i;
+    WaitGroupAttrs(a).pending(pending);
+    return a;
+  }
+  static Attrs arrivalsAttrs(int64_t arrivals) {
+    Attrs a;
+    MbarrierInitAttrs(a).arrivals(arrivals);
     return a;
   }
   static Attrs binaryAttrs(BinaryKind k) {
     Attrs a;
-    a.binary = k;
+    BinaryAttrs(a).binaryKind(k);
+    return a;
+  }
+  static Attrs compareAttrs(CmpKind k) {
+    Attrs a;
+    CompareAttrs(a).cmpKind(k);
     return a;
   }
 
   ValueId i32(Builder& b, int64_t v) { return b.constInt(v, DType::I32, range_); }
 
-  // The attrs of a free-stage barrier's init (count) and arrivals: released by the whole
-  // cluster when the loop multicasts (kMbarrierClusterRelease).
-  Attrs freeBarrierAttrs(int64_t count = 0) const {
-    Attrs a = intAttrs(count);
-    if (multicast_) a.ints = {kMbarrierClusterRelease};
+  // The attrs of a free-stage barrier's init and arrivals: released by the whole cluster when
+  // the loop multicasts (kMbarrierClusterRelease).
+  Attrs freeBarrierInitAttrs(int64_t arrivals) const {
+    Attrs a = arrivalsAttrs(arrivals);
+    MbarrierInitAttrs(a).clusterRelease(multicast_);
+    return a;
+  }
+  Attrs freeBarrierArriveAttrs() const {
+    Attrs a;
+    MbarrierArriveAttrs(a).clusterRelease(multicast_);
     return a;
   }
 
@@ -124,7 +139,7 @@ class Rewriter {
       if (arg == body.args.end() || uses[acc] != 1 || uses[result] != 1) continue;
       size_t index = static_cast<size_t>(arg - body.args.begin() - 1);
       if (index >= yield->operands.size() || yield->operands[index] != result) continue;
-      op->attrs.i |= kDotWgmmaInFlight;
+      DotAttrs(op->attrs).wgmmaInFlight(true);
       ahead_ = stages_ - 2;
       inFlight_ = true;
       return;
@@ -139,15 +154,17 @@ class Rewriter {
     Type barsType = Type::shared(DType::U64, {stages_});
     bars_ = b.make(OpKind::AllocShared, {}, barsType, range_);
     fn_.values[bars_].name = "pipeline_mbarriers";
-    for (int64_t s = 0; s < stages_; ++s) b.create(OpKind::MbarrierInit, {bars_, i32(b, s)}, {}, range_, intAttrs(1));
+    for (int64_t s = 0; s < stages_; ++s) b.create(OpKind::MbarrierInit, {bars_, i32(b, s)}, {}, range_, arrivalsAttrs(1));
     if (specialize_) {  // a stage is free again once every thread has arrived after reading it
       freeBars_ = b.make(OpKind::AllocShared, {}, barsType, range_);
       fn_.values[freeBars_].name = "pipeline_free_stages";
       for (int64_t s = 0; s < stages_; ++s)
-        b.create(OpKind::MbarrierInit, {freeBars_, i32(b, s)}, {}, range_, freeBarrierAttrs(fn_.numThreads()));
+        b.create(OpKind::MbarrierInit, {freeBars_, i32(b, s)}, {}, range_, freeBarrierInitAttrs(fn_.numThreads()));
       fn_.producerWarps = 4;
     }
-    b.create(OpKind::Barrier, {}, {}, range_, intAttrs(kBarrierAfterMbarrierInit));
+    Attrs afterInit;
+    BarrierAttrs(afterInit).afterMbarrierInit(true);
+    b.create(OpKind::Barrier, {}, {}, range_, afterInit);
     for (const Op* copy : plan_.copies) {  // copy_bulk ops: a bulk plan has no other kind
       const Type& t = fn_.typeOf(CopyBulkOp(*copy).dst());
       bytesPerStage_ += t.numElements() * std::max(1, dtypeBits(t.dtype) / 8);
@@ -168,7 +185,8 @@ class Rewriter {
       if (!plan_.slice.count(op.get())) continue;
       std::vector<ValueId> operands;
       for (ValueId v : op->operands) operands.push_back(mapped(v));
-      if (op->kind == OpKind::View && staged_.count(operands[0])) operands.insert(operands.begin() + 1, stage);
+      if (op->kind == OpKind::View && staged_.count(mapped(ViewOp(*op).base())))
+        operands.insert(operands.begin() + 1, stage);  // the stage's index, before the offsets
       std::vector<Type> types;
       for (ValueId r : op->results) types.push_back(fn_.typeOf(r));
       Op& clone = b.create(op->kind, std::move(operands), std::move(types), op->range, op->attrs);
@@ -178,7 +196,11 @@ class Rewriter {
       }
     }
     if (specialize_) waitForFreeStage(b, global, stage);
-    if (plan_.bulk) b.create(OpKind::MbarrierExpectTx, {bars_, stage}, {}, range_, intAttrs(bytesPerStage_));
+    if (plan_.bulk) {
+      Attrs bytes;
+      MbarrierExpectTxAttrs(bytes).bytes(bytesPerStage_);
+      b.create(OpKind::MbarrierExpectTx, {bars_, stage}, {}, range_, bytes);
+    }
     for (const Op* copy : plan_.copies) {
       std::vector<ValueId> operands;
       for (ValueId v : copy->operands) operands.push_back(mapped(v));
@@ -187,7 +209,7 @@ class Rewriter {
         operands.push_back(stage);
       }
       Attrs attrs = copy->attrs;
-      if (!multicast_) attrs.i &= ~kCopyMulticast;
+      if (!multicast_) CopyBulkAttrs(attrs).multicast(false);
       b.create(copy->kind, std::move(operands), {}, copy->range, attrs);
     }
   }
@@ -275,13 +297,11 @@ class Rewriter {
   // loop's end has retired the group (codegen waits there), so a later run can refill it.
   void releaseLastStage(Builder& b) {
     ValueId n = ForOp(loop_).upperBound();
-    Attrs ge;
-    ge.cmp = CmpKind::Ge;
-    ValueId ran = b.make(OpKind::Compare, {n, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
+    ValueId ran = b.make(OpKind::Compare, {n, i32(b, 1)}, Type::scalar(DType::Bool), range_, compareAttrs(CmpKind::Ge));
     emitIf(b, ran, [&](Builder& in) {
       ValueId last = globalIndex(in, binary(in, BinaryKind::Sub, n, 1));
       in.create(OpKind::MbarrierArrive, {freeBars_, binary(in, BinaryKind::Rem, last, stages_)}, {}, range_,
-                freeBarrierAttrs());
+                freeBarrierArriveAttrs());
     });
   }
 
@@ -304,9 +324,7 @@ class Rewriter {
   // every thread has released it (phase p / S - 1 of that stage's free barrier).
   void waitForFreeStage(Builder& b, ValueId iteration, ValueId stage) {
     if (std::optional<int64_t> p = constantInt(fn_, iteration); p && *p < stages_) return;  // a first use
-    Attrs ge;
-    ge.cmp = CmpKind::Ge;
-    ValueId reuse = b.make(OpKind::Compare, {iteration, i32(b, stages_)}, Type::scalar(DType::Bool), range_, ge);
+    ValueId reuse = b.make(OpKind::Compare, {iteration, i32(b, stages_)}, Type::scalar(DType::Bool), range_, compareAttrs(CmpKind::Ge));
     emitIf(b, reuse, [&](Builder& in) {
       ValueId round = binary(in, BinaryKind::Sub, binary(in, BinaryKind::Div, iteration, stages_), 1);
       in.create(OpKind::MbarrierWait, {freeBars_, stage, binary(in, BinaryKind::Rem, round, 2)}, {}, range_);
@@ -318,15 +336,13 @@ class Rewriter {
   void releaseStage(Builder& b, ValueId j, ValueId global) {
     if (!inFlight_) {
       b.create(OpKind::MbarrierArrive, {freeBars_, binary(b, BinaryKind::Rem, global, stages_)}, {}, range_,
-               freeBarrierAttrs());
+               freeBarrierArriveAttrs());
       return;
     }
-    Attrs ge;
-    ge.cmp = CmpKind::Ge;
-    ValueId hasPrevious = b.make(OpKind::Compare, {j, i32(b, 1)}, Type::scalar(DType::Bool), range_, ge);
+    ValueId hasPrevious = b.make(OpKind::Compare, {j, i32(b, 1)}, Type::scalar(DType::Bool), range_, compareAttrs(CmpKind::Ge));
     emitIf(b, hasPrevious, [&](Builder& in) {
       ValueId previous = binary(in, BinaryKind::Rem, binary(in, BinaryKind::Add, global, stages_ - 1), stages_);
-      in.create(OpKind::MbarrierArrive, {freeBars_, previous}, {}, range_, freeBarrierAttrs());
+      in.create(OpKind::MbarrierArrive, {freeBars_, previous}, {}, range_, freeBarrierArriveAttrs());
     });
   }
 
@@ -334,7 +350,7 @@ class Rewriter {
   void emitGuardedCopies(Builder& b, ValueId cond, ValueId iteration, bool stageFromIteration,
                          ValueId stage) {
     Op& guard = b.create(OpKind::If, {cond}, {}, range_);
-    if (specialize_) guard.attrs.i = kIfProducer;
+    if (specialize_) IfAttrs(guard.attrs).producer(true);
     Builder inner(fn_, &guard.regions[0]);
     ValueId global = globalIndex(inner, iteration);
     if (stageFromIteration || base_ != kNoValue) stage = binary(inner, BinaryKind::Rem, global, stages_);
@@ -345,9 +361,7 @@ class Rewriter {
   }
 
   ValueId less(Builder& b, ValueId x, ValueId y) {
-    Attrs a;
-    a.cmp = CmpKind::Lt;
-    return b.make(OpKind::Compare, {x, y}, Type::scalar(DType::Bool), range_, a);
+    return b.make(OpKind::Compare, {x, y}, Type::scalar(DType::Bool), range_, compareAttrs(CmpKind::Lt));
   }
 
   // Iterations 0 .. S-2 into stages 0 .. S-2, each guarded by p < n and
@@ -391,7 +405,7 @@ class Rewriter {
     Block steady;
     steady.args = body.args;
     Builder b(fn_, &steady);
-    if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, intAttrs(stages_ - 2));
+    if (!plan_.bulk) b.create(OpKind::WaitGroup, {}, {}, range_, pendingGroups(stages_ - 2));
     if (!specialize_) b.create(OpKind::Barrier, {}, {}, range_);
     ValueId ahead = b.make(OpKind::Binary, {j, i32(b, ahead_)}, Type::scalar(DType::I32), range_,
                            binaryAttrs(BinaryKind::Add));

@@ -1,7 +1,7 @@
 // The `pipelined(n, stages=S)` policy: the compiler builds the prologue, the
 // steady state and the epilogue of a software pipeline of asynchronous copies.
 //
-// A pipelined loop (For with attrs.i = S >= 2, lb = 0, step = 1) whose body
+// A pipelined loop (For with stages S >= 2, lb = 0, step = 1) whose body
 // starts with copy_async(B, src(kt)) statements, each filling a whole shared
 // buffer B, becomes
 //
@@ -118,13 +118,13 @@ struct PipelineMessage {
 };
 PipelineMessage describe(const Function& fn, const PipelineProblem& problem, const SourceFile* file);
 
-// The problems of one pipelined loop of `fn` (forOp.attrs.i > 0), in source
+// The problems of one pipelined loop of `fn` (ForOp::stages() > 0), in source
 // order. Works on partial functions too: sema calls it while the kernel is
 // still being built (then uses of a buffer after the loop are not seen yet).
 std::vector<PipelineProblem> findPipeliningProblems(const Function& fn, const Op& forOp);
 
 // Rewrites every pipelined loop of `fn` (innermost first) and resets its
-// attrs.i to 0. Loops with problems are left as they are and their problems
+// stages to 0. Loops with problems are left as they are and their problems
 // returned; an empty result means every pipelined loop was rewritten.
 // `notes`, when given, receives requests the rewrite could not honour (SpecializeIgnored).
 std::vector<PipelineProblem> applyPipelining(Function& fn, std::vector<PipelineProblem>* notes = nullptr);

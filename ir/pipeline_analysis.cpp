@@ -101,7 +101,7 @@ class Analysis {
       plan.outer = topLevelLoopAround(fn_, loop_);
       if (!plan.outer) problem(PipelineProblem::Kind::BulkNested, loop_.range, loop_.range);
     }
-    if (!plan.bulk && !loop_.attrs.ints.empty() && loop_.attrs.ints[0] == kForSpecialize)
+    if (!plan.bulk && ForOp(loop_).specialize())
       problem(PipelineProblem::Kind::SpecializeNeedsBulk, plan.copies.front()->range, loop_.range);
     std::unordered_set<const Op*> leading(plan.copies.begin(), plan.copies.end());
     forEachOp(body, [&](const Op& op) {

@@ -132,26 +132,25 @@ class Printer {
 
   // The text between "= " and " : type" for ops without regions.
   std::string body(const Op& op) const {
-    const Attrs& a = op.attrs;
     std::string operands = list(op.operands);
     switch (op.kind) {
       case OpKind::Const: {
-        DType t = op.results.empty() ? a.dtype : fn_.values[op.results[0]].type.dtype;
         const ConstOp constant(op);
+        DType t = op.results.empty() ? constant.dtype() : fn_.values[op.results[0]].type.dtype;
         if (t == DType::Bool) return std::string("const ") + (constant.intValue() ? "true" : "false");
-        if (isFloat(t)) return "const " + formatFloat(a.f, t);
+        if (isFloat(t)) return "const " + formatFloat(constant.floatValue(), t);
         return "const " + std::to_string(constant.intValue());
       }
       case OpKind::ProgramId: case OpKind::NumPrograms: case OpKind::Iota:
         return std::string(opKindName(op.kind)) + " " +
                std::to_string(op.kind == OpKind::Iota ? IotaOp(op).axis() : gridAxisOf(op));
-      case OpKind::Binary: return std::string(binaryKindName(a.binary)) + " " + operands;
-      case OpKind::Compare: return std::string("cmp ") + cmpKindName(a.cmp) + " " + operands;
-      case OpKind::Unary: return std::string(unaryKindName(a.unary)) + " " + operands;
+      case OpKind::Binary: return std::string(binaryKindName(BinaryOp(op).binaryKind())) + " " + operands;
+      case OpKind::Compare: return std::string("cmp ") + cmpKindName(CompareOp(op).cmpKind()) + " " + operands;
+      case OpKind::Unary: return std::string(unaryKindName(UnaryOp(op).unaryKind())) + " " + operands;
       case OpKind::Reduce:
-        return std::string("reduce ") + reduceKindName(a.reduce) + " " + operands + ", axis " +
+        return std::string("reduce ") + reduceKindName(ReduceOp(op).reduceKind()) + " " + operands + ", axis " +
                std::to_string(ReduceOp(op).axis());
-      case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(a.reduce) + " " + operands;
+      case OpKind::ReduceAll: return std::string("reduce_all ") + reduceKindName(ReduceAllOp(op).reduceKind()) + " " + operands;
       case OpKind::AllocShared: case OpKind::CommitGroup: return opKindName(op.kind);
       case OpKind::Barrier: return BarrierOp(op).afterMbarrierInit() ? "barrier after_mbarrier_init" : "barrier";
       case OpKind::WaitGroup: return "wait_group " + std::to_string(WaitGroupOp(op).pending());
@@ -171,7 +170,7 @@ class Printer {
         return "load " + operands;
       }
       case OpKind::TagSet:
-        return "tag " + (a.names.empty() ? std::string("?") : a.names[0]) + " " + operands;
+        return "tag " + TagSetOp(op).tagName() + " " + operands;
       case OpKind::Assert: return "assert [" + operands + "] " + assertCondition(op);
       case OpKind::Dot:
         return std::string("dot ") + operands + (DotOp(op).transB() ? ", trans_b" : "") +
@@ -183,7 +182,9 @@ class Printer {
 
   // The postfix condition of an Assert in infix: `(%3.origin[1] div 16) eq %kt`.
   std::string assertCondition(const Op& op) const {
-    const Attrs& a = op.attrs;
+    const AssertOp assertion(op);
+    const std::vector<int64_t>& code = assertion.code();
+    const std::vector<std::string>& names = assertion.names();
     std::vector<std::string> stack;
     auto operandName = [&](int64_t k) {
       return k >= 0 && static_cast<size_t>(k) < op.operands.size() ? name(op.operands[static_cast<size_t>(k)]) : std::string("?");
@@ -194,14 +195,14 @@ class Printer {
       stack.pop_back();
       return top;
     };
-    for (size_t pc = 0; pc < a.ints.size();) {
-      auto arg = [&](size_t i) { return pc + i < a.ints.size() ? a.ints[pc + i] : int64_t{-1}; };
-      switch (static_cast<AssertCode>(a.ints[pc])) {
+    for (size_t pc = 0; pc < code.size();) {
+      auto arg = [&](size_t i) { return pc + i < code.size() ? code[pc + i] : int64_t{-1}; };
+      switch (static_cast<AssertCode>(code[pc])) {
         case AssertCode::Const: stack.push_back(std::to_string(arg(1))); pc += 2; break;
         case AssertCode::Scalar: stack.push_back(operandName(arg(1))); pc += 2; break;
         case AssertCode::Tag: {
           int64_t n = arg(2);
-          std::string tagName = n >= 0 && static_cast<size_t>(n) < a.names.size() ? a.names[static_cast<size_t>(n)] : "?";
+          std::string tagName = n >= 0 && static_cast<size_t>(n) < names.size() ? names[static_cast<size_t>(n)] : "?";
           std::string s = operandName(arg(1)) + "." + tagName;
           if (arg(3) >= 0) s += "[" + std::to_string(arg(3)) + "]";
           stack.push_back(s);
@@ -210,7 +211,7 @@ class Printer {
         }
         case AssertCode::Binary: case AssertCode::Compare: {
           std::string y = pop(), x = pop();
-          bool binary = static_cast<AssertCode>(a.ints[pc]) == AssertCode::Binary;
+          bool binary = static_cast<AssertCode>(code[pc]) == AssertCode::Binary;
           std::string opName = binary ? binaryKindName(static_cast<BinaryKind>(arg(1))) : cmpKindName(static_cast<CmpKind>(arg(1)));
           stack.push_back("(" + x + " " + opName + " " + y + ")");
           pc += 2;
@@ -218,7 +219,7 @@ class Printer {
         }
         case AssertCode::And: case AssertCode::Or: {
           std::string y = pop(), x = pop();
-          stack.push_back("(" + x + (static_cast<AssertCode>(a.ints[pc]) == AssertCode::And ? " and " : " or ") + y + ")");
+          stack.push_back("(" + x + (static_cast<AssertCode>(code[pc]) == AssertCode::And ? " and " : " or ") + y + ")");
           pc += 1;
           break;
         }
@@ -228,7 +229,7 @@ class Printer {
       }
     }
     std::string out = stack.empty() ? "?" : stack.back();
-    if (!a.names.empty() && !a.names[0].empty()) out += "  " + quoted(a.names[0]);
+    if (!names.empty() && !names[0].empty()) out += "  " + quoted(names[0]);
     return out;
   }
 

@@ -249,7 +249,7 @@ class Verifier {
         const Type& x = type(CastOp(op).x());
         if (!isValueType(x)) { error("operand must be a scalar or a tile, got " + x.str()); return; }
         Type want = x;
-        want.dtype = op.attrs.dtype;
+        want.dtype = CastOp(op).to();
         expectSameType(op.results[0], want, "result");
         return;
       }
@@ -408,7 +408,7 @@ class Verifier {
         if (!t.isTile()) { error("tags attach to tiles, got " + t.str()); return; }
         expectSameType(tag.tagValue(), Type::scalar(DType::I32), "tag value");
         expectSameType(op.results[0], t, "result");
-        if (op.attrs.names.size() != 1 || op.attrs.names[0].empty()) error("expects one tag name in attrs.names");
+        if (TagSetOp(op).tagName().empty()) error("expects a tag name");
         return;
       }
       case OpKind::Assert: return checkAssert(op);
@@ -436,10 +436,12 @@ class Verifier {
   // The postfix condition of an Assert (ir.h, AssertCode): well-formed, one truth left.
   void checkAssert(const Op& op) {
     if (!op.results.empty()) { error("assert has no results"); return; }
-    if (op.attrs.names.empty()) { error("expects the message in attrs.names[0]"); return; }
+    const AssertOp assertion(op);
+    const std::vector<std::string>& names = assertion.names();
+    if (names.empty()) { error("expects the message as its first name"); return; }
     enum Kind { Int, Truth };
     std::vector<Kind> stack;
-    const std::vector<int64_t>& code = op.attrs.ints;
+    const std::vector<int64_t>& code = assertion.code();
     auto pop = [&](Kind want) {
       if (stack.empty() || stack.back() != want) return false;
       stack.pop_back();
@@ -463,8 +465,8 @@ class Verifier {
           bool carries = t.isTile() || t.kind == TypeKind::Shared || (t.kind == TypeKind::View && t.space == MemSpace::Shared);
           if (!carries) error("tags are read from tiles and shared memory, got " + t.str());
           int64_t n = arg(2), d = arg(3);
-          if (n < 1 || static_cast<size_t>(n) >= op.attrs.names.size()) { error("tag name index out of range"); return; }
-          if (op.attrs.names[static_cast<size_t>(n)] == "origin" && d < 0) error("origin coordinate must be >= 0");
+          if (n < 1 || static_cast<size_t>(n) >= names.size()) { error("tag name index out of range"); return; }
+          if (names[static_cast<size_t>(n)] == "origin" && d < 0) error("origin coordinate must be >= 0");
           stack.push_back(Int);
           pc += 4;
           break;
@@ -504,8 +506,8 @@ class Verifier {
     expectSameType(binary.lhs(), t, "operand");
     expectSameType(binary.rhs(), t, "operand");
     DType d = t.dtype;
-    const char* kind = binaryKindName(op.attrs.binary);
-    switch (op.attrs.binary) {
+    const char* kind = binaryKindName(binary.binaryKind());
+    switch (binary.binaryKind()) {
       case BinaryKind::And: case BinaryKind::Or: case BinaryKind::Xor:
         if (isFloat(d)) error(std::string(kind) + " needs integers or bools, got " + t.str());
         break;
@@ -526,15 +528,16 @@ class Verifier {
     if (!isValueType(t)) { error("result must be a scalar or a tile, got " + t.str()); return; }
     expectSameType(UnaryOp(op).x(), t, "operand");
     DType d = t.dtype;
-    switch (op.attrs.unary) {
+    const UnaryKind unary = UnaryOp(op).unaryKind();
+    switch (unary) {
       case UnaryKind::Neg: case UnaryKind::Abs:
-        if (d == DType::Bool) error(std::string(unaryKindName(op.attrs.unary)) + " is not defined on bool");
+        if (d == DType::Bool) error(std::string(unaryKindName(unary)) + " is not defined on bool");
         break;
       case UnaryKind::Not:
         if (isFloat(d)) error("not needs integers or bools, got " + t.str());
         break;
       default:
-        if (!isFloat(d)) error(std::string(unaryKindName(op.attrs.unary)) + " needs floats, got " + t.str());
+        if (!isFloat(d)) error(std::string(unaryKindName(unary)) + " needs floats, got " + t.str());
         break;
     }
   }

@@ -192,7 +192,7 @@ void BlockExecutor::execElementwise(const Op& op) {
     Elem& out = rt.isTile() ? r.tile[i] : r.scalar;
     switch (op.kind) {
       case OpKind::Binary:
-        if (!num::binary(op.attrs.binary, rt.dtype, operand(0, i), operand(1, i), out, fault)) {
+        if (!num::binary(ir::BinaryOp(op).binaryKind(), rt.dtype, operand(0, i), operand(1, i), out, fault)) {
           if (!map) {  // a scalar: every thread computes the same
             fault.args.emplace_back();
             fail(fault.id, op, std::move(fault.args));
@@ -206,9 +206,9 @@ void BlockExecutor::execElementwise(const Op& op) {
         break;
       case OpKind::Compare:
         out = Elem{};
-        out.i = num::compare(op.attrs.cmp, typeOf(ir::CompareOp(op).lhs()).dtype, operand(0, i), operand(1, i));
+        out.i = num::compare(ir::CompareOp(op).cmpKind(), typeOf(ir::CompareOp(op).lhs()).dtype, operand(0, i), operand(1, i));
         break;
-      case OpKind::Unary: out = num::unary(op.attrs.unary, rt.dtype, operand(0, i)); break;
+      case OpKind::Unary: out = num::unary(ir::UnaryOp(op).unaryKind(), rt.dtype, operand(0, i)); break;
       case OpKind::Fma: out = num::fma(rt.dtype, operand(0, i), operand(1, i), operand(2, i)); break;
       case OpKind::Select: out = operand(0, i).i ? operand(1, i) : operand(2, i); break;
       case OpKind::Cast: out = num::cast(opType, rt.dtype, operand(0, i)); break;
@@ -286,7 +286,7 @@ void BlockExecutor::execReduce(const Op& op) {
     RtValue r;
     r.kind = ir::TypeKind::Scalar;
     r.scalar = x[0];
-    for (size_t i = 1; i < x.size(); ++i) r.scalar = num::reduceStep(op.attrs.reduce, dt, r.scalar, x[i]);
+    for (size_t i = 1; i < x.size(); ++i) r.scalar = num::reduceStep(ir::reduceKindOf(op), dt, r.scalar, x[i]);
     values_[op.results[0]] = std::move(r);
     return;
   }
@@ -301,7 +301,7 @@ void BlockExecutor::execReduce(const Op& op) {
     for (int64_t in = 0; in < inner; ++in) {
       Elem acc = x[static_cast<size_t>(o * extent * inner + in)];
       for (int64_t k = 1; k < extent; ++k)
-        acc = num::reduceStep(op.attrs.reduce, dt, acc, x[static_cast<size_t>((o * extent + k) * inner + in)]);
+        acc = num::reduceStep(ir::reduceKindOf(op), dt, acc, x[static_cast<size_t>((o * extent + k) * inner + in)]);
       out[static_cast<size_t>(o * inner + in)] = acc;
     }
   values_[op.results[0]] = scatter(out, typeOf(op.results[0]));

@@ -14,6 +14,7 @@
 #include "checker_corpus_util.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "runtime/interp/interpreter.h"
 
 namespace argus::corpus {
@@ -65,7 +66,7 @@ TEST_P(DotReplay, OneHotInputsShowTheMismatchedProduct) {
   };
   find(fn.body);
   ASSERT_TRUE(dot) << "the diagnostic is not at a dot";
-  const std::vector<int64_t>& accShape = fn.values[dot->operands[2]].type.shape;
+  const std::vector<int64_t>& accShape = fn.values[ir::DotOp(*dot).acc()].type.shape;
   row += launch["program_id(0)"] * accShape[0];
   col += launch["program_id(1)"] * accShape[1];
 

@@ -21,6 +21,7 @@
 #include "driver/compilation.h"
 #include "ir/async.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "runtime/interp/interpreter.h"
 
 namespace argus::corpus {
@@ -71,17 +72,17 @@ std::optional<int64_t> evaluate(const ir::Function& fn, ir::ValueId id, const En
     auto it = env.find(v.name);
     return it == env.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
-  auto operand = [&](size_t i) { return evaluate(fn, def->operands[i], env); };
   switch (def->kind) {
-    case ir::OpKind::Const: return def->attrs.i;
+    case ir::OpKind::Const: return ir::ConstOp(*def).intValue();
     case ir::OpKind::ProgramId: {
-      auto it = env.find("program_id(" + std::to_string(def->attrs.i) + ")");
+      auto it = env.find("program_id(" + std::to_string(ir::ProgramIdOp(*def).axis()) + ")");
       return it == env.end() ? 0 : it->second;
     }
     case ir::OpKind::Binary: {
-      auto x = operand(0), y = operand(1);
+      auto x = evaluate(fn, ir::BinaryOp(*def).lhs(), env);
+      auto y = evaluate(fn, ir::BinaryOp(*def).rhs(), env);
       if (!x || !y) return std::nullopt;
-      switch (def->attrs.binary) {
+      switch (ir::BinaryOp(*def).binaryKind()) {
         case ir::BinaryKind::Add: return *x + *y;
         case ir::BinaryKind::Sub: return *x - *y;
         case ir::BinaryKind::Mul: return *x * *y;
@@ -126,7 +127,7 @@ std::optional<NamedAccess> parseAccess(const std::string& text) {
 bool touchesBuffer(const ir::Function& fn, const ir::Op& op, const std::string& buffer) {
   for (size_t i = 0; i < op.operands.size() && i < 2; ++i) {
     const ir::Op* view = fn.values[op.operands[i]].def;
-    if (view && view->kind == ir::OpKind::View && fn.values[view->operands[0]].name == buffer) return true;
+    if (view && view->kind == ir::OpKind::View && fn.values[ir::ViewOp(*view).base()].name == buffer) return true;
   }
   return false;
 }
@@ -152,7 +153,7 @@ std::string replayAccess(const ir::Function& fn, const ir::Op& op, const NamedAc
   for (size_t i = 0; i < op.operands.size() && i < 2; ++i) {
     ir::ValueId view = op.operands[i];
     const ir::Op* viewOp = fn.values[view].def;
-    if (!viewOp || viewOp->kind != ir::OpKind::View || fn.values[viewOp->operands[0]].name != buffer) continue;
+    if (!viewOp || viewOp->kind != ir::OpKind::View || fn.values[ir::ViewOp(*viewOp).base()].name != buffer) continue;
     if ((op.kind == ir::OpKind::Store || op.kind == ir::OpKind::CopyAsync) && i != 0) continue;
     const std::vector<int64_t>& shapeOfView = fn.values[view].type.shape;
     // A copy_async gives each thread chunks of `vec` elements along the last axis (ir/async.h).
@@ -160,8 +161,8 @@ std::string replayAccess(const ir::Function& fn, const ir::Op& op, const NamedAc
     int64_t vec = async ? ir::asyncCopyVectorElements(fn.values[view].type.dtype, shapeOfView) : 1;
     ir::Layout layout = async ? ir::asyncCopyChunkLayout(fn.values[view].type.dtype, shapeOfView)
                         : op.kind == ir::OpKind::Load ? fn.typeOf(op.results[0]).layout
-                        : op.kind == ir::OpKind::Store ? fn.typeOf(op.operands[1]).layout
-                                                       : fn.typeOf(op.operands[2]).layout;
+                        : op.kind == ir::OpKind::Store ? fn.typeOf(ir::StoreOp(op).value()).layout
+                                                       : fn.typeOf(ir::DotOp(op).acc()).layout;
     ir::Distribution dist = ir::Distribution::of(layout, fn.numWarps);
     if (a.write && !dist.isPrimaryOwner(a.thread)) return "thread " + std::to_string(a.thread) + " does not store";
     std::vector<int64_t> c = dist.coordinate(a.thread, a.value);

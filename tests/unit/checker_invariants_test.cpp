@@ -12,6 +12,7 @@
 #include "checker_corpus_util.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus {
 namespace {
@@ -29,6 +30,11 @@ std::unique_ptr<Checked> check(const std::string& source, checker::Options optio
   for (const Diagnostic& d : out->compilation->diagnostics()) ADD_FAILURE() << "sema: " << d.code() << " " << d.message;
   checker::check(module, out->diags, &out->compilation->source(), options);
   return out;
+}
+
+// The view a Load or Store accesses.
+ir::ValueId accessedView(const ir::Op& op) {
+  return op.kind == ir::OpKind::Store ? ir::StoreOp(op).view() : ir::LoadOp(op).view();
 }
 
 std::string describe(const DiagnosticSink& diags) {
@@ -86,7 +92,7 @@ TEST(CheckerBanks, CorpusReplayFactorsAreRecomputed) {
       std::function<const ir::Op*(const ir::Block&)> find = [&](const ir::Block& block) -> const ir::Op* {
         for (const auto& op : block.ops) {
           if ((op->kind == ir::OpKind::Load || op->kind == ir::OpKind::Store) && op->range == d.range &&
-              fn.typeOf(op->operands[0]).space == ir::MemSpace::Shared)
+              fn.typeOf(accessedView(*op)).space == ir::MemSpace::Shared)
             return op.get();
           for (const ir::Block& r : op->regions)
             if (const ir::Op* f = find(r)) return f;
@@ -96,10 +102,10 @@ TEST(CheckerBanks, CorpusReplayFactorsAreRecomputed) {
       const ir::Op* op = find(fn.body);
       ASSERT_TRUE(op) << path.filename();
       bool store = op->kind == ir::OpKind::Store;
-      const ir::Layout& layout = store ? fn.typeOf(op->operands[1]).layout : fn.typeOf(op->results[0]).layout;
+      const ir::Layout& layout = store ? fn.typeOf(ir::StoreOp(*op).value()).layout : fn.typeOf(op->results[0]).layout;
       ir::Distribution dist = ir::Distribution::of(layout, fn.numWarps);
-      const ir::Op* view = fn.values[op->operands[0]].def;
-      const ir::Type& buffer = fn.typeOf(view->operands[0]);
+      const ir::Op* view = fn.values[accessedView(*op)].def;
+      const ir::Type& buffer = fn.typeOf(ir::ViewOp(*view).base());
       int64_t bytes = ir::dtypeBits(buffer.dtype) / 8;
       std::set<int64_t> words;
       for (int64_t lane = 0; lane < 32; ++lane) {
@@ -109,7 +115,7 @@ TEST(CheckerBanks, CorpusReplayFactorsAreRecomputed) {
         size_t rank = buffer.shape.size(), k = coord.size();
         for (size_t dim = 0; dim < rank; ++dim) {
           const ir::Op* o = fn.values[view->operands[dim + 1]].def;
-          int64_t offset = o && o->kind == ir::OpKind::Const ? o->attrs.i : 0;
+          int64_t offset = o && o->kind == ir::OpKind::Const ? ir::ConstOp(*o).intValue() : 0;
           linear = linear * buffer.shape[dim] + offset + (dim + k >= rank ? coord[dim + k - rank] : 0);
         }
         int64_t word = buffer.swizzle.apply(linear) * bytes / 4;

@@ -66,7 +66,7 @@ std::unique_ptr<ir::Function> makeRing(const Ring& o) {
   if (!o.skipInit)
     for (int64_t s = 0; s < S; ++s) {
       ir::Attrs a;
-      a.i = o.count;
+      argus::ir::MbarrierInitAttrs(a).arrivals(o.count);
       k.b.create(OpKind::MbarrierInit, {bars, k.i32(s)}, {}, kInit, a);
     }
   ValueId free = ir::kNoValue;
@@ -74,7 +74,7 @@ std::unique_ptr<ir::Function> makeRing(const Ring& o) {
     free = k.alloc("free", DType::U64, {S});
     for (int64_t s = 0; s < S; ++s) {
       ir::Attrs a;
-      a.i = k.fn->numThreads();
+      argus::ir::MbarrierInitAttrs(a).arrivals(k.fn->numThreads());
       k.b.create(OpKind::MbarrierInit, {free, k.i32(s)}, {}, kInit, a);
     }
   }
@@ -90,7 +90,7 @@ std::unique_ptr<ir::Function> makeRing(const Ring& o) {
                    [] { return std::vector<ValueId>{}; });
     }
     ir::Attrs a;
-    a.i = kTileBytes + o.extraBytes;
+    argus::ir::MbarrierExpectTxAttrs(a).bytes(kTileBytes + o.extraBytes);
     k.b.create(OpKind::MbarrierExpectTx, {bars, stage}, {}, prologue ? kExpectPro : kExpect, a);
     ValueId copyStage = o.copyOnNextBarrier ? k.bin(BinaryKind::Rem, k.add(stage, k.i32(1)), k.i32(S)) : stage;
     k.b.create(OpKind::CopyBulk,

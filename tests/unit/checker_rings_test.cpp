@@ -13,6 +13,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "checker_only.h"
+#include "ir/ops.h"
 #include "test_sources.h"
 
 namespace fs = std::filesystem;
@@ -120,7 +121,7 @@ TEST(CheckerRings, CounterexampleThreadHoldsTheAccumulatorElement) {
   const argus::ir::Type* acc = nullptr;
   std::function<void(const argus::ir::Block&)> find = [&](const argus::ir::Block& block) {
     for (const auto& op : block.ops) {
-      if (op->kind == argus::ir::OpKind::Dot) acc = &fn.values[op->operands[2]].type;
+      if (op->kind == argus::ir::OpKind::Dot) acc = &fn.values[argus::ir::DotOp(*op).acc()].type;
       for (const argus::ir::Block& region : op->regions) find(region);
     }
   };

@@ -10,6 +10,7 @@
 #include "checker_corpus_util.h"
 #include "checker_only.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus {
 namespace {
@@ -53,7 +54,7 @@ const ir::Op* storeAt(const ir::Block& block, const SourceRange& range) {
 // at view offset `offset` writes `element`.
 void expectStores(const ir::Function& fn, const ir::Op& store, int64_t thread, int64_t value,
                   const std::vector<int64_t>& offset, const std::vector<int64_t>& element) {
-  ir::Distribution dist = ir::Distribution::of(fn.typeOf(store.operands[1]).layout, fn.numWarps);
+  ir::Distribution dist = ir::Distribution::of(fn.typeOf(ir::StoreOp(store).value()).layout, fn.numWarps);
   EXPECT_TRUE(dist.isPrimaryOwner(thread)) << "thread " << thread << " does not store";
   std::vector<int64_t> c = dist.coordinate(thread, value);
   ASSERT_EQ(offset.size(), element.size());

@@ -13,6 +13,7 @@
 #include "checker/checker.h"
 #include "driver/compilation.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "runtime/interp/interpreter.h"
 #include "checker_only.h"
 #include "test_sources.h"
@@ -181,14 +182,13 @@ TEST(CheckerTags, MalformedAssertionsAreRejectedByTheVerifierAndProveNothing) {
   Builder b(fn, &fn.body);
   ValueId x = b.constInt(1, DType::I32);
   Attrs attrs;
-  attrs.names = {""};
-  attrs.ints = {static_cast<int64_t>(AssertCode::Scalar), 0, static_cast<int64_t>(AssertCode::And)};
+  AssertAttrs(attrs).message("").code({static_cast<int64_t>(AssertCode::Scalar), 0, static_cast<int64_t>(AssertCode::And)});
   b.create(OpKind::Assert, {x}, {}, {}, attrs);
   EXPECT_FALSE(verify(fn).empty());
-  attrs.ints = {static_cast<int64_t>(AssertCode::Tag), 0, 1, 0, static_cast<int64_t>(AssertCode::Const), 0,
-                static_cast<int64_t>(AssertCode::Compare), static_cast<int64_t>(CmpKind::Eq)};
+  AssertAttrs(attrs).code({static_cast<int64_t>(AssertCode::Tag), 0, 1, 0, static_cast<int64_t>(AssertCode::Const), 0,
+                          static_cast<int64_t>(AssertCode::Compare), static_cast<int64_t>(CmpKind::Eq)});
   b.create(OpKind::Assert, {x}, {}, {}, attrs);  // a tag of a scalar, a name that does not exist
-  attrs.ints = {99};
+  AssertAttrs(attrs).code({99});
   b.create(OpKind::Assert, {x}, {}, {}, attrs);
   EXPECT_GE(verify(fn).size(), 3u);
   Module module;

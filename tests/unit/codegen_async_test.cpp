@@ -44,7 +44,7 @@ std::unique_ptr<Function> copyThroughShared(DType dtype, Swizzle swizzle, bool b
   k.b.create(OpKind::CopyAsync, {dst, src}, {}, {});
   k.b.create(OpKind::CommitGroup, {}, {}, {});
   Attrs wait;
-  wait.i = 0;
+  argus::ir::WaitGroupAttrs(wait).pending(0);
   k.b.create(OpKind::WaitGroup, {}, {}, {}, wait);
   k.b.create(OpKind::Barrier, {}, {}, {});
   ValueId tile = k.load(dst);

@@ -229,7 +229,7 @@ TEST(CodegenDiagnostics, F64TranscendentalsPointAtTheOp) {
   k.sizeParams();
   ValueId tile = k.load(k.view(x, {k.i32(0)}, {128}));
   Attrs a;
-  a.unary = UnaryKind::Exp;
+  argus::ir::UnaryAttrs(a).unaryKind(UnaryKind::Exp);
   ValueId e = k.b.make(OpKind::Unary, {tile}, k.type(tile), {40, 46}, a);
   k.store(k.view(x, {k.i32(0)}, {128}), e);
   auto r = compile(std::move(k.fn));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::codegen::testing {
 
@@ -79,22 +80,22 @@ struct KernelBuilder {
   ValueId f32(double v) { return b.constFloat(v, DType::F32); }
   ValueId programId(int axis) {
     Attrs a;
-    a.i = axis;
+    argus::ir::ProgramIdAttrs(a).axis(axis);
     return b.make(OpKind::ProgramId, {}, Type::scalar(DType::I32), {}, a);
   }
   ValueId binary(BinaryKind k, ValueId x, ValueId y) {
     Attrs a;
-    a.binary = k;
+    argus::ir::BinaryAttrs(a).binaryKind(k);
     return b.make(OpKind::Binary, {x, y}, type(x), {}, a);
   }
   ValueId unary(UnaryKind k, ValueId x) {
     Attrs a;
-    a.unary = k;
+    argus::ir::UnaryAttrs(a).unaryKind(k);
     return b.make(OpKind::Unary, {x}, type(x), {}, a);
   }
   ValueId compare(CmpKind k, ValueId x, ValueId y) {
     Attrs a;
-    a.cmp = k;
+    argus::ir::CompareAttrs(a).cmpKind(k);
     Type t = type(x);
     t.dtype = DType::Bool;
     return b.make(OpKind::Compare, {x, y}, t, {}, a);
@@ -103,7 +104,7 @@ struct KernelBuilder {
   ValueId fma(ValueId x, ValueId y, ValueId z) { return b.make(OpKind::Fma, {x, y, z}, type(x), {}); }
   ValueId cast(ValueId x, DType to) {
     Attrs a;
-    a.dtype = to;
+    argus::ir::CastAttrs(a).to(to);
     Type t = type(x);
     t.dtype = to;
     return b.make(OpKind::Cast, {x}, t, {}, a);
@@ -126,15 +127,15 @@ struct KernelBuilder {
   void store(ValueId view, ValueId tile) { b.create(OpKind::Store, {view, tile}, {}, {}); }
   ValueId reduce(ReduceKind k, ValueId x, int axis) {
     Attrs a;
-    a.reduce = k;
-    a.i = axis;
+    argus::ir::ReduceAttrs(a).reduceKind(k);
+    argus::ir::ReduceAttrs(a).axis(axis);
     Layout l = type(x).layout;
     l.reducedMask |= 1u << axis;
     return b.make(OpKind::Reduce, {x}, Type::tile(type(x).dtype, l), {}, a);
   }
   ValueId reduceAll(ReduceKind k, ValueId x) {
     Attrs a;
-    a.reduce = k;
+    argus::ir::ReduceAllAttrs(a).reduceKind(k);
     return b.make(OpKind::ReduceAll, {x}, Type::scalar(type(x).dtype), {}, a);
   }
   ValueId broadcast(ValueId x, uint32_t reducedMask) {

@@ -13,6 +13,7 @@
 #include "driver/metadata.h"
 #include "hopper_test_util.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "test_sources.h"
 
 using namespace argus::testing::hopper;  // NOLINT: the shared helpers of the Hopper tests
@@ -50,10 +51,11 @@ TEST(ClusterPtx, OnlyTheFreeStageBarriersOfAMulticastLoopAreReleasedByTheCluster
   int clusterInits = 0, plainInits = 0, clusterArrivals = 0, multicasts = 0, ownCopies = 0;
   std::function<void(const argus::ir::Block&)> walk = [&](const argus::ir::Block& block) {
     for (const auto& op : block.ops) {
-      const bool cluster = !op->attrs.ints.empty() && op->attrs.ints[0] == argus::ir::kMbarrierClusterRelease;
-      if (op->kind == argus::ir::OpKind::MbarrierInit) (cluster ? clusterInits : plainInits)++;
-      if (op->kind == argus::ir::OpKind::MbarrierArrive && cluster) ++clusterArrivals;
-      if (op->kind == argus::ir::OpKind::CopyBulk) ((op->attrs.i & argus::ir::kCopyMulticast) ? multicasts : ownCopies)++;
+      if (op->kind == argus::ir::OpKind::MbarrierInit)
+        (argus::ir::MbarrierInitOp(*op).clusterRelease() ? clusterInits : plainInits)++;
+      if (op->kind == argus::ir::OpKind::MbarrierArrive && argus::ir::MbarrierArriveOp(*op).clusterRelease())
+        ++clusterArrivals;
+      if (op->kind == argus::ir::OpKind::CopyBulk) (argus::ir::CopyBulkOp(*op).multicast() ? multicasts : ownCopies)++;
       for (const argus::ir::Block& region : op->regions) walk(region);
     }
   };

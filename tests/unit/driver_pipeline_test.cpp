@@ -16,6 +16,7 @@
 #include "frontend/parser.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
 #include "ir/pipeline.h"
 #include "runtime/interp/interpreter.h"
 #include "test_sources.h"
@@ -134,7 +135,7 @@ std::vector<argus::Diagnostic> checkPipeline(Sabotage sabotage) {
     auto& body = op->regions[0].ops;
     EXPECT_EQ(body[0]->kind, argus::ir::OpKind::WaitGroup);
     EXPECT_EQ(body[1]->kind, argus::ir::OpKind::Barrier);
-    if (sabotage == Sabotage::WaitTooLoose) body[0]->attrs.i = 2;  // leaves iteration j's copy in flight
+    if (sabotage == Sabotage::WaitTooLoose) argus::ir::WaitGroupAttrs(body[0]->attrs).pending(2);  // leaves iteration j's copy in flight
     if (sabotage == Sabotage::NoBarrier) body.erase(body.begin() + 1);
   }
   EXPECT_TRUE(argus::ir::verify(fn).empty());
@@ -177,7 +178,7 @@ namespace {
 void collectOps(const argus::ir::Block& block, std::set<const argus::ir::Op*>& out, int& pipelinedLoops) {
   for (const auto& op : block.ops) {
     out.insert(op.get());
-    if (op->kind == argus::ir::OpKind::For && op->attrs.i > 0) ++pipelinedLoops;
+    if (op->kind == argus::ir::OpKind::For && argus::ir::ForOp(*op).stages() > 0) ++pipelinedLoops;
     for (const argus::ir::Block& region : op->regions) collectOps(region, out, pipelinedLoops);
   }
 }

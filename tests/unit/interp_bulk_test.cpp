@@ -19,12 +19,12 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 void mbarrierInit(KernelBuilder& k, ValueId bars, ValueId index, int64_t count, SourceRange range = {}) {
   ir::Attrs a;
-  a.i = count;
+  argus::ir::MbarrierInitAttrs(a).arrivals(count);
   k.b.create(OpKind::MbarrierInit, {bars, index}, {}, range, a);
 }
 void expectTx(KernelBuilder& k, ValueId bars, ValueId index, int64_t bytes, SourceRange range = {}) {
   ir::Attrs a;
-  a.i = bytes;
+  argus::ir::MbarrierExpectTxAttrs(a).bytes(bytes);
   k.b.create(OpKind::MbarrierExpectTx, {bars, index}, {}, range, a);
 }
 void arrive(KernelBuilder& k, ValueId bars, ValueId index) { k.b.create(OpKind::MbarrierArrive, {bars, index}, {}, {}); }
@@ -510,7 +510,7 @@ TEST(InterpBulk, PipelinedLoopOfCopyBulk) {
   ValueId buf = k.alloc("tile", DType::F32, {kRows, kCols});
   std::vector<ValueId> operands = {zero, n, k.i32(1)};
   ir::Attrs stages;
-  stages.i = kStages;
+  argus::ir::ForAttrs(stages).stages(kStages);
   ir::Op& loop = k.b.create(OpKind::For, operands, {}, {}, stages);
   ValueId j = k.b.addBlockArg(loop.regions[0], Type::scalar(DType::I32), "j");
   k.b.setBlock(&loop.regions[0]);

@@ -138,7 +138,7 @@ struct AsyncKernel {
   void commitGroup() { k.b.create(OpKind::CommitGroup, {}, {}, {}); }
   void waitGroup(int64_t pending) {
     ir::Attrs a;
-    a.i = pending;
+    argus::ir::WaitGroupAttrs(a).pending(pending);
     k.b.create(OpKind::WaitGroup, {}, {}, {}, a);
   }
   std::optional<RunError> run() {

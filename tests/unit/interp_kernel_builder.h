@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::interp::testing {
 
@@ -82,34 +83,34 @@ class KernelBuilder {
   ValueId constant(double v, DType dt) { return ir::isFloat(dt) ? b.constFloat(v, dt) : b.constInt(static_cast<int64_t>(v), dt); }
   ValueId pid(int axis) {
     ir::Attrs a;
-    a.i = axis;
+    argus::ir::ProgramIdAttrs(a).axis(axis);
     return b.make(OpKind::ProgramId, {}, Type::scalar(DType::I32), {}, a);
   }
   const Type& type(ValueId v) const { return fn->values[v].type; }
   ValueId bin(BinaryKind k, ValueId x, ValueId y) {
     ir::Attrs a;
-    a.binary = k;
+    argus::ir::BinaryAttrs(a).binaryKind(k);
     return b.make(OpKind::Binary, {x, y}, type(x), {}, a);
   }
   ValueId add(ValueId x, ValueId y) { return bin(BinaryKind::Add, x, y); }
   ValueId mul(ValueId x, ValueId y) { return bin(BinaryKind::Mul, x, y); }
   ValueId cmp(ir::CmpKind k, ValueId x, ValueId y) {
     ir::Attrs a;
-    a.cmp = k;
+    argus::ir::CompareAttrs(a).cmpKind(k);
     Type t = type(x);
     t.dtype = DType::Bool;
     return b.make(OpKind::Compare, {x, y}, t, {}, a);
   }
   ValueId unary(ir::UnaryKind k, ValueId x) {
     ir::Attrs a;
-    a.unary = k;
+    argus::ir::UnaryAttrs(a).unaryKind(k);
     return b.make(OpKind::Unary, {x}, type(x), {}, a);
   }
   ValueId fma(ValueId x, ValueId y, ValueId z) { return b.make(OpKind::Fma, {x, y, z}, type(x), {}); }
   ValueId select(ValueId c, ValueId x, ValueId y) { return b.make(OpKind::Select, {c, x, y}, type(x), {}); }
   ValueId cast(ValueId x, DType dt) {
     ir::Attrs a;
-    a.dtype = dt;
+    argus::ir::CastAttrs(a).to(dt);
     Type t = type(x);
     t.dtype = dt;
     return b.make(OpKind::Cast, {x}, t, {}, a);
@@ -117,7 +118,7 @@ class KernelBuilder {
   ValueId splat(ValueId s, Layout layout) { return b.make(OpKind::Splat, {s}, Type::tile(type(s).dtype, std::move(layout)), {}); }
   ValueId iota(std::vector<int64_t> shape, int axis) {
     ir::Attrs a;
-    a.i = axis;
+    argus::ir::IotaAttrs(a).axis(axis);
     return b.make(OpKind::Iota, {}, Type::tile(DType::I32, Layout::canonical(std::move(shape))), {}, a);
   }
   ValueId view(ValueId base, std::vector<ValueId> offsets, std::vector<int64_t> shape, SourceRange range = {}) {
@@ -134,15 +135,15 @@ class KernelBuilder {
   void store(ValueId v, ValueId t, SourceRange range = {}) { b.create(OpKind::Store, {v, t}, {}, range); }
   ValueId reduce(ir::ReduceKind k, ValueId x, int axis) {
     ir::Attrs a;
-    a.reduce = k;
-    a.i = axis;
+    argus::ir::ReduceAttrs(a).reduceKind(k);
+    argus::ir::ReduceAttrs(a).axis(axis);
     Layout l = type(x).layout;
     l.reducedMask |= 1u << axis;
     return b.make(OpKind::Reduce, {x}, Type::tile(type(x).dtype, l), {}, a);
   }
   ValueId reduceAll(ir::ReduceKind k, ValueId x) {
     ir::Attrs a;
-    a.reduce = k;
+    argus::ir::ReduceAllAttrs(a).reduceKind(k);
     return b.make(OpKind::ReduceAll, {x}, Type::scalar(type(x).dtype), {}, a);
   }
   ValueId broadcast(ValueId x, uint32_t keepReduced = 0) {

@@ -1,13 +1,14 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
+#include "ir/ops.h"
 
 namespace argus::ir {
 namespace {
 
 Attrs binaryAttrs(BinaryKind k) {
   Attrs a;
-  a.binary = k;
+  argus::ir::BinaryAttrs(a).binaryKind(k);
   return a;
 }
 
@@ -132,14 +133,14 @@ TEST(Verify, ReduceAndBroadcastRules) {
   Type tile = Type::tile(DType::F32, Layout::canonical({4, 1024}));
   ValueId x = b.make(OpKind::Splat, {b.constFloat(1.5, DType::F32)}, tile, {});
   Attrs red;
-  red.reduce = ReduceKind::Max;
-  red.i = 1;
+  argus::ir::ReduceAttrs(red).reduceKind(ReduceKind::Max);
+  argus::ir::ReduceAttrs(red).axis(1);
   Type reduced = Type::tile(DType::F32, Layout{{4, 1024}, 0b10});
   ValueId m = b.make(OpKind::Reduce, {x}, reduced, {}, red);
   ValueId mb = b.make(OpKind::Broadcast, {m}, tile, {});
   b.make(OpKind::Binary, {x, mb}, tile, {}, binaryAttrs(BinaryKind::Sub));
   Attrs all;
-  all.reduce = ReduceKind::Sum;
+  argus::ir::ReduceAllAttrs(all).reduceKind(ReduceKind::Sum);
   b.make(OpKind::ReduceAll, {x}, Type::scalar(DType::F32), {}, all);
   EXPECT_EQ(verify(fn), std::vector<std::string>{});
   EXPECT_EQ(print(fn),
@@ -189,7 +190,7 @@ void buildLoop(LoopKernel& k) {
   ValueId acc = b.addBlockArg(body, Type::scalar(DType::F32), "acc");
   Builder inner(fn, &body);
   Attrs cast;
-  cast.dtype = DType::F32;
+  argus::ir::CastAttrs(cast).to(DType::F32);
   ValueId f = inner.make(OpKind::Cast, {iv}, Type::scalar(DType::F32), {}, cast);
   k.yielded = inner.make(OpKind::Binary, {acc, f}, Type::scalar(DType::F32), {}, binaryAttrs(BinaryKind::Add));
   inner.create(OpKind::Yield, {k.yielded}, {}, {});

@@ -78,6 +78,52 @@ struct Fixture {
   ValueId globalView() { return b.make(OpKind::View, {tensor, zero, zero}, Type::view(MemSpace::Global, DType::F16, {64, 64}), {}); }
 };
 
+// The typed editors and getters generated from one ARGUS_ATTR / ARGUS_FLAG line agree, and
+// attributes that share a field (a flag word, the list of names) do not disturb each other.
+TEST(OpAttrs, EditorsAndGettersAgree) {
+  Op dot;
+  dot.kind = OpKind::Dot;
+  DotAttrs(dot.attrs).transB(true).wgmmaInFlight(true);
+  EXPECT_TRUE(DotOp(dot).transB());
+  EXPECT_TRUE(DotOp(dot).wgmmaInFlight());
+  DotAttrs(dot.attrs).transB(false);
+  EXPECT_FALSE(DotOp(dot).transB());
+  EXPECT_TRUE(DotOp(dot).wgmmaInFlight()) << "clearing one flag cleared its neighbour";
+
+  Op loop;
+  loop.kind = OpKind::For;
+  ForAttrs(loop.attrs).stages(3).specialize(true);
+  EXPECT_EQ(ForOp(loop).stages(), 3);
+  EXPECT_TRUE(ForOp(loop).specialize());
+  ForAttrs(loop.attrs).stages(0);  // the pipelining pass clears the stages, not the request
+  EXPECT_TRUE(ForOp(loop).specialize());
+
+  Op init;
+  init.kind = OpKind::MbarrierInit;
+  MbarrierInitAttrs(init.attrs).arrivals(256).clusterRelease(true);
+  EXPECT_EQ(MbarrierInitOp(init).arrivals(), 256);
+  EXPECT_TRUE(MbarrierInitOp(init).clusterRelease());
+
+  Op reduce;
+  reduce.kind = OpKind::Reduce;
+  ReduceAttrs(reduce.attrs).reduceKind(ReduceKind::Max).axis(1);
+  EXPECT_EQ(reduceKindOf(reduce), ReduceKind::Max);
+  EXPECT_EQ(ReduceOp(reduce).axis(), 1);
+
+  Op assertion;
+  assertion.kind = OpKind::Assert;
+  EXPECT_EQ(AssertOp(assertion).message(), "") << "an absent name reads as empty, not a throw";
+  AssertAttrs(assertion.attrs).names({"", "origin"}).message("the K slices agree");
+  EXPECT_EQ(AssertOp(assertion).message(), "the K slices agree");
+  ASSERT_EQ(AssertOp(assertion).names().size(), 2u) << "setting the message kept the tag names";
+  EXPECT_EQ(AssertOp(assertion).names()[1], "origin");
+
+  Op tag;
+  tag.kind = OpKind::TagSet;
+  TagSetAttrs(tag.attrs).tagName("kt");
+  EXPECT_EQ(TagSetOp(tag).tagName(), "kt");
+}
+
 TEST(OpEffects, CopyAsyncWritesSharedThroughItsGroupAndReadsGlobal) {
   Fixture f;
   ValueId dst = f.sharedView(), src = f.globalView();
@@ -104,7 +150,7 @@ TEST(OpEffects, DotWithARegisterOperandReadsOnlyB) {
   ValueId b = f.sharedView();
   ValueId zero = f.b.make(OpKind::Splat, {f.b.constFloat(0, DType::F32)}, acc, {});
   Attrs trans;
-  trans.i = kDotTransB;
+  DotAttrs(trans).transB(true);
   Op& dot = f.b.create(OpKind::Dot, {a, b, zero}, {acc}, {}, trans);
   std::vector<MemoryEffect> effects = memoryEffects(f.fn, dot);
   ASSERT_EQ(effects.size(), 1u);

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "interp_kernel_builder.h"
+#include "ir/ops.h"
 #include "ir/pipeline.h"
 
 namespace argus::ir {
@@ -85,7 +86,7 @@ Gemm makeGemm(int64_t stages, int64_t kTilesConst = -1, Variant variant = Varian
   if (variant == Variant::BufferUsedAfter) k.load(k.view(bS, {zero, zero}, {bk, bn}, {700, 710}));
   k.store(k.view(c, {row, col}, {bm, bn}), results[0]);
   for (auto& op : k.fn->body.ops)
-    if (op->kind == OpKind::For) op->attrs.i = stages;
+    if (op->kind == OpKind::For) ForAttrs(op->attrs).stages(stages);
   Gemm g{std::move(k.fn), aS, bS};
   return g;
 }
@@ -116,7 +117,7 @@ TEST(Pipeline, BuildsPrologueSteadyStateAndEpilogue) {
 
   const Op* loop = findFor(g.fn->body);
   ASSERT_NE(loop, nullptr);
-  EXPECT_EQ(loop->attrs.i, 0);
+  EXPECT_EQ(ForOp(*loop).stages(), 0);
   // Prologue: S-1 = 2 guarded steps, each committing one group.
   size_t loopIndex = 0;
   while (g.fn->body.ops[loopIndex].get() != loop) ++loopIndex;
@@ -130,7 +131,7 @@ TEST(Pipeline, BuildsPrologueSteadyStateAndEpilogue) {
   // Epilogue: wait for everything, then a barrier, then the store.
   ASSERT_GE(g.fn->body.ops.size(), loopIndex + 3);
   EXPECT_EQ(g.fn->body.ops[loopIndex + 1]->kind, OpKind::WaitGroup);
-  EXPECT_EQ(g.fn->body.ops[loopIndex + 1]->attrs.i, 0);
+  EXPECT_EQ(WaitGroupOp(*g.fn->body.ops[loopIndex + 1]).pending(), 0);
   EXPECT_EQ(g.fn->body.ops[loopIndex + 2]->kind, OpKind::Barrier);
 
   // Steady state: wait(S-2), barrier, guarded look-ahead copies, commit, stage, compute.
@@ -138,7 +139,7 @@ TEST(Pipeline, BuildsPrologueSteadyStateAndEpilogue) {
   std::vector<OpKind> k = kinds(body);
   ASSERT_GE(k.size(), 6u);
   EXPECT_EQ(k[0], OpKind::WaitGroup);
-  EXPECT_EQ(body.ops[0]->attrs.i, 1);
+  EXPECT_EQ(WaitGroupOp(*body.ops[0]).pending(), 1);
   EXPECT_EQ(k[1], OpKind::Barrier);
   auto ifAt = std::find(k.begin(), k.end(), OpKind::If);
   auto commitAt = std::find(k.begin(), k.end(), OpKind::CommitGroup);
@@ -157,7 +158,7 @@ TEST(Pipeline, BuildsPrologueSteadyStateAndEpilogue) {
   // Every view of a staged buffer names a stage: base, stage, then the original offsets.
   std::function<void(const Block&)> checkViews = [&](const Block& block) {
     for (const auto& op : block.ops) {
-      if (op->kind == OpKind::View && (op->operands[0] == g.aS || op->operands[0] == g.bS)) {
+      if (op->kind == OpKind::View && (ViewOp(*op).base() == g.aS || ViewOp(*op).base() == g.bS)) {
         EXPECT_EQ(op->operands.size(), 4u);
       }
       for (const Block& region : op->regions) checkViews(region);
@@ -178,12 +179,13 @@ TEST(Pipeline, LookAheadIsLoopVariablePlusStagesMinusOne) {
   ValueId j = body.args[0];
   const Op* ahead = nullptr;
   for (const auto& op : body.ops)
-    if (op->kind == OpKind::Binary && op->attrs.binary == BinaryKind::Add && op->operands[0] == j) ahead = op.get();
+    if (op->kind == OpKind::Binary && BinaryOp(*op).binaryKind() == BinaryKind::Add && BinaryOp(*op).lhs() == j)
+      ahead = op.get();
   ASSERT_NE(ahead, nullptr);
-  const Op* three = g.fn->values[ahead->operands[1]].def;
+  const Op* three = g.fn->values[BinaryOp(*ahead).rhs()].def;
   ASSERT_NE(three, nullptr);
-  EXPECT_EQ(three->attrs.i, 3);
-  EXPECT_EQ(body.ops[0]->attrs.i, 2);  // wait_group(S-2)
+  EXPECT_EQ(ConstOp(*three).intValue(), 3);
+  EXPECT_EQ(WaitGroupOp(*body.ops[0]).pending(), 2);  // wait_group(S-2)
   // The guarded copies read the look-ahead iteration: their source offsets use it.
   std::string text = print(*g.fn);
   EXPECT_EQ(count(text, "commit_group"), 4u);
@@ -228,7 +230,7 @@ TEST(Pipeline, RuntimeTripCountGuardsEveryPrologueStep) {
   EXPECT_TRUE(verify(*g.fn).empty());
   const Op* loop = findFor(g.fn->body);
   EXPECT_EQ(loop->regions[0].ops[0]->kind, OpKind::WaitGroup);
-  EXPECT_EQ(loop->regions[0].ops[0]->attrs.i, 0);  // two stages: wait for everything
+  EXPECT_EQ(WaitGroupOp(*loop->regions[0].ops[0]).pending(), 0);  // two stages: wait for everything
   EXPECT_EQ(g.fn->typeOf(g.aS).shape, (std::vector<int64_t>{2, 32, 16}));
 }
 
