@@ -20,7 +20,8 @@ for bin in "$@"; do
   done
 done
 strip --strip-unneeded "$root"/bin/* 2>/dev/null || true
-# libLLVM links libxml2 (for Windows manifests), which links ICU, whose 30 MB data
+# The shared libLLVM (argus-agent's; argusc links LLVM statically) links libxml2 (for
+# Windows manifests), which links ICU, whose 30 MB data
 # table nothing Argus runs ever reads; a stub with the same soname and symbol keeps
 # the bundle under the device machine's 64 MiB transfer limit.
 for data in "$root"/lib/libicudata.so.*; do
