@@ -14,6 +14,7 @@
 
 #include "agent/loop.h"
 #include "agent_scripted_server.h"
+#include "test_sources.h"
 
 namespace argus::agent {
 namespace {
@@ -22,14 +23,8 @@ namespace fs = std::filesystem;
 using testing::ScriptedResponse;
 using testing::ScriptedServer;
 
-constexpr const char* kKernel = R"(@kernel(grid=(cdiv(N, BLOCK),), warps=4)
-def vadd(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)], out: Tensor[f32, (N,)],
-         BLOCK: const = 256):
-    i = program_id(0)
-    a = load(x.tile((BLOCK,))[i])
-    b = load(y.tile((BLOCK,))[i])
-    out.tile((BLOCK,))[i] = a + b
-)";
+// The task's baseline, which the scripted model rewrites.
+std::string baselineKernel() { return argus::testing::readTestKernel("agent_loop_icl/vadd.ag"); }
 
 std::string chatReply(const std::string& content) {
   nlohmann::json reply = {
@@ -63,7 +58,7 @@ class AgentLoopIcl : public ::testing::Test {
     dir = fs::temp_directory_path() / ("argus_agent_icl_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    std::ofstream(dir / "vadd.ag") << kKernel;
+    std::ofstream(dir / "vadd.ag") << baselineKernel();
     std::ofstream(dir / "vadd.task.json") << R"({"name": "vadd_icl", "kernel": "vadd.ag",
         "validate": [{"N": 1000}], "measure": {"N": 4096}, "budget": {"candidates": 4}})";
     std::string error;
@@ -101,9 +96,10 @@ class AgentLoopIcl : public ::testing::Test {
 TEST_F(AgentLoopIcl, PromptsCarryTheTrajectoryAndTheModelsOwnLastFailure) {
   ScriptedServer server;
   ASSERT_TRUE(server.ok()) << server.error();
-  const std::string wrong = replaced(kKernel, "a + b", "a - b");
-  const std::string broken = replaced(kKernel, "a + b", "a + missing_tile");
-  const std::string good = replaced(kKernel, "BLOCK: const = 256", "BLOCK: const = 1024");
+  const std::string baseline = baselineKernel();
+  const std::string wrong = replaced(baseline, "a + b", "a - b");
+  const std::string broken = replaced(baseline, "a + b", "a + missing_tile");
+  const std::string good = replaced(baseline, "BLOCK: const = 256", "BLOCK: const = 1024");
   server.enqueue(ScriptedResponse::json(200, kernelReply(wrong)));
   server.enqueue(ScriptedResponse::json(200, kernelReply(broken)));
   server.enqueue(ScriptedResponse::json(200, kernelReply(good)));

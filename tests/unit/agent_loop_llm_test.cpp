@@ -13,6 +13,7 @@
 
 #include "agent/loop.h"
 #include "agent_scripted_server.h"
+#include "test_sources.h"
 
 namespace argus::agent {
 namespace {
@@ -20,15 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ScriptedResponse;
 using testing::ScriptedServer;
-
-constexpr const char* kKernel = R"(@kernel(grid=(cdiv(N, BLOCK),), warps=4)
-def vadd(x: Tensor[f32, (N,)], y: Tensor[f32, (N,)], out: Tensor[f32, (N,)],
-         BLOCK: const = 256):
-    i = program_id(0)
-    a = load(x.tile((BLOCK,))[i])
-    b = load(y.tile((BLOCK,))[i])
-    out.tile((BLOCK,))[i] = a + b
-)";
 
 std::string chatReply(const std::string& content) {
   nlohmann::json reply = {
@@ -44,13 +36,15 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 TEST(AgentLoopLlm, GoodBrokenGarbageAndTimeout) {
+  // The task's baseline, which the scripted model rewrites.
+  const std::string baseline = argus::testing::readTestKernel("agent_loop_llm/vadd.ag");
   ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
   ::setenv("no_proxy", "127.0.0.1,localhost", 1);
   fs::path dir = fs::temp_directory_path() / ("argus_agent_llm_loop_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   {
-    std::ofstream(dir / "vadd.ag") << kKernel;
+    std::ofstream(dir / "vadd.ag") << baseline;
     std::ofstream(dir / "vadd.task.json") << R"({"name": "vadd_llm", "kernel": "vadd.ag",
         "validate": [{"N": 1000}], "measure": {"N": 1048576}, "budget": {"candidates": 8}})";
   }
@@ -60,8 +54,8 @@ TEST(AgentLoopLlm, GoodBrokenGarbageAndTimeout) {
 
   ScriptedServer server;
   ASSERT_TRUE(server.ok()) << server.error();
-  const std::string good = replaced(kKernel, "BLOCK: const = 256", "BLOCK: const = 1024");
-  const std::string broken = replaced(kKernel, "a + b", "a + missing_tile");
+  const std::string good = replaced(baseline, "BLOCK: const = 256", "BLOCK: const = 1024");
+  const std::string broken = replaced(baseline, "a + b", "a + missing_tile");
   server.enqueue(ScriptedResponse::json(200, chatReply("Larger blocks:\n```python\n" + good + "```\n")));
   server.enqueue(ScriptedResponse::json(200, chatReply("Try this:\n```python\n" + broken + "```\n")));
   server.enqueue(ScriptedResponse::json(200, chatReply("I am sorry, I cannot help with that.")));

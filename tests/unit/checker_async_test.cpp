@@ -25,6 +25,7 @@ using argus::SourceFile;
 
 using argus::testing::readExample;
 using argus::testing::readSource;
+using argus::testing::readTestKernel;
 using argus::testing::withoutLine;
 
 namespace {
@@ -99,18 +100,11 @@ bool copies(argus::ir::DType dtype, std::vector<int64_t> shape, int64_t thread, 
   return d.isPrimaryOwner(thread) && d.valueIndexOf(thread, e) >= 0;
 }
 
-const char* kStraight = R"(@kernel(grid=(1,), warps=4)
-def k(x: Tensor[f32, (32, 64)], y: Tensor[f32, (32, 64)]):
-    s = shared(f32, (32, 64))
-    copy_async(s, x)
-    commit_group()
-    wait_group(0)
-    barrier()
-    y.tile((32, 64))[0, 0] = load(s)
-)";
+// One copy, committed, waited for and made visible by a barrier before its read.
+std::string straightLine() { return readTestKernel("checker_async/straight_line_async_copy.ag"); }
 
 TEST(CheckerAsync, MissingCommitAndWaitIsReportedWithTheCopyingThread) {
-  auto c = check(withoutLine(withoutLine(kStraight, "commit_group()"), "wait_group(0)"));
+  auto c = check(withoutLine(withoutLine(straightLine(), "commit_group()"), "wait_group(0)"));
   const Diagnostic* d = find(c->diags, "AG2005");
   ASSERT_NE(d, nullptr) << describe(c->diags);
   EXPECT_NE(d->message.find("no wait_group() has waited for it"), std::string::npos) << d->message;
@@ -129,7 +123,7 @@ TEST(CheckerAsync, MissingCommitAndWaitIsReportedWithTheCopyingThread) {
 }
 
 TEST(CheckerAsync, MissingBarrierAfterTheWaitIsReported) {
-  auto c = check(withoutLine(kStraight, "barrier()"));
+  auto c = check(withoutLine(straightLine(), "barrier()"));
   const Diagnostic* d = find(c->diags, "AG2005");
   ASSERT_NE(d, nullptr) << describe(c->diags);
   EXPECT_NE(d->message.find("not followed by a barrier()"), std::string::npos) << d->message;
@@ -139,7 +133,7 @@ TEST(CheckerAsync, MissingBarrierAfterTheWaitIsReported) {
 }
 
 TEST(CheckerAsync, StoreOverACopyInFlightIsReported) {
-  std::string source = kStraight;
+  std::string source = straightLine();
   source.replace(source.find("    wait_group(0)\n"), 0, "    barrier()\n    s.tile((1, 64))[0, 0] = zeros(f32, (1, 64))\n");
   auto c = check(source);
   const Diagnostic* d = find(c->diags, "AG2006");

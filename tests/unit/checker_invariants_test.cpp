@@ -13,6 +13,7 @@
 #include "driver/compilation.h"
 #include "ir/ir.h"
 #include "ir/ops.h"
+#include "test_sources.h"
 
 namespace argus {
 namespace {
@@ -50,14 +51,7 @@ std::string describe(const DiagnosticSink& diags) {
 TEST(CheckerBounds, AnUndecidedQueryIsNeverSilence) {
   checker::Options options;
   options.queryRlimit = 1;
-  auto c = check(R"(@kernel(grid=(1,), warps=4)
-def hard(x: Tensor[f32, (M, N, K)], y: Tensor[f32, (128,)]):
-    s = shared(f32, (4, 128))
-    s[0] = load(x.tile((128,))[0, 0, 0])
-    barrier()
-    y.tile((128,))[0] = load(s[(M * N * K) % 5])
-)",
-                 options);
+  auto c = check(testing::readTestKernel("checker_invariants/nonlinear_shared_index.ag"), options);
   // The view reaches s[4] (and s[-4]): with 1 resource unit the solver finds it or gives up, never "holds".
   bool reported = false;
   for (const Diagnostic& d : c->diags.diagnostics()) {

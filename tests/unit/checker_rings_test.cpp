@@ -25,6 +25,7 @@ using argus::SourceFile;
 using argus::testing::Checked;
 using argus::testing::checkOnly;
 using argus::testing::describe;
+using argus::testing::readTestKernel;
 using argus::testing::withCode;
 
 namespace {
@@ -49,14 +50,7 @@ std::string pipelinedGemm(int stages, const std::string& bSlice = "kt") {
 // the dot reads a_s[kt % S] and b_s[<bStage>].
 std::string handWrittenRing(int stages, const std::string& bStage, bool assertion) {
   std::string S = std::to_string(stages), ahead = std::to_string(stages - 1);
-  std::string s = R"(@kernel(grid=(cdiv(M, BM), cdiv(N, BN)), warps=4)
-def gemm(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)],
-         BM: const = 64, BN: const = 64, BK: const = 16):
-    a_s = shared(f32, (S, BM, BK))
-    b_s = shared(f32, (S, BK, BN))
-    acc = zeros(f32, (BM, BN))
-    n = cdiv(K, BK)
-)";
+  std::string s = readTestKernel("checker_rings/cp_async_ring_head.ag");
   for (int p = 0; p + 1 < stages; ++p) {
     std::string P = std::to_string(p);
     s += "    copy_async(a_s[" + P + "], A.tile((BM, BK))[program_id(0), " + P + "])\n";
@@ -134,15 +128,7 @@ TEST(CheckerRings, CounterexampleThreadHoldsTheAccumulatorElement) {
 }
 
 TEST(CheckerRings, TransposedOperandAgreesOrNot) {
-  const std::string kernel = R"(@kernel(grid=(1,), warps=4)
-def scores(q: Tensor[bf16, (64, 128)], k: Tensor[bf16, (64, 128)], o: Tensor[f32, (64, 64)]):
-    q_s = shared(bf16, (64, 64))
-    k_s = shared(bf16, (64, 64))
-    copy(q_s, q.tile((64, 64))[0, 0])
-    copy(k_s, k.tile((64, 64))[0, KCOL])
-    barrier()
-    o.tile((64, 64))[0, 0] = dot(q_s, k_s, zeros(f32, (64, 64), layout=mma(warps=(4, 1))), trans_b=True)
-)";
+  const std::string kernel = readTestKernel("checker_rings/transposed_k_operand.ag");
   auto good = check(replaceAll(kernel, "KCOL", "0"));
   EXPECT_TRUE(good->diags.diagnostics().empty()) << describe(good->diags);
   auto bad = check(replaceAll(kernel, "KCOL", "1"));

@@ -25,6 +25,7 @@ using argus::SourceFile;
 
 using argus::testing::readExample;
 using argus::testing::readSource;
+using argus::testing::readTestKernel;
 using argus::testing::withoutLine;
 
 namespace {
@@ -182,17 +183,11 @@ TEST(CheckerSync, ExamplesCheckClean) {
   }
 }
 
-const char* kNonlinearOffsets = R"(@kernel(grid=(1,), warps=4)
-def hard(x: Tensor[f32, (4096,)], y: Tensor[f32, (128,)], P: i32, Q: i32, R: i32):
-    s = shared(f32, (4096,))
-    copy(s.tile((128,))[(P * Q * R) % 32], x.tile((128,))[0])
-    y.tile((128,))[0] = load(s.tile((128,))[(Q * R * P + P) % 32])
-)";
-
 TEST(CheckerSync, UndecidedQueryIsAWarningNeverSilence) {
   argus::checker::Options options;
   options.queryRlimit = 1;
-  auto c = check(kNonlinearOffsets, options);
+  // No comment line heads the file: the message below names the copy at its line and column.
+  auto c = check(readTestKernel("checker_sync/nonlinear_offsets.ag"), options);
   // Proved race-free within the default limit; with 1 resource unit the solver gives up: a warning, never silence or
   // an error (the separation of the global store gives up too, and says so).
   bool syncWarned = false;
@@ -245,21 +240,9 @@ TEST(CheckerSync, ASpentBudgetIsAWarningNeverSilence) {
   }
 }
 
-const char* kNested = R"(@kernel(grid=(1,), warps=4)
-def nested(x: Tensor[f32, (M,)], y: Tensor[f32, (64,)]):
-    s = shared(f32, (128,))
-    acc = zeros(f32, (64,))
-    for i in range(cdiv(M, 128)):
-        copy(s, x.tile((128,))[i])
-        barrier()
-        for j in range(2):
-            acc = acc + load(s.tile((64,))[j])
-        TAIL
-    y.tile((64,))[0] = acc
-)";
-
 TEST(CheckerSync, NestedLoopsRaceCarriedByTheOuterLoop) {
-  auto c = check(std::regex_replace(kNested, std::regex("TAIL"), "pass"));
+  // No comment line heads the file: the race is expected at its line and column.
+  auto c = check(std::regex_replace(readTestKernel("checker_sync/nested_loops.ag"), std::regex("TAIL"), "pass"));
   const auto& diags = c->diags.diagnostics();
   ASSERT_EQ(diags.size(), 1u) << describe(c->diags);
   const Diagnostic& d = diags[0];

@@ -33,6 +33,7 @@ using argus::ir::Layout;
 
 using argus::testing::readExample;
 using argus::testing::readSource;
+using argus::testing::readTestKernel;
 using argus::testing::withoutLine;
 
 namespace {
@@ -57,21 +58,9 @@ std::vector<int64_t> numbersIn(const std::string& text, const std::string& patte
 
 std::string slice(const Checked& c, const Diagnostic& d) { return std::string(c.compilation->source().slice(d.range)); }
 
-const char* kDoubleBuffer = R"(@kernel(grid=(1,), warps=4)
-def k(x: Tensor[f32, (N, 128)], y: Tensor[f32, (N, 128)]):
-    buf = shared(f32, (2, 128))
-    store(buf[0], tag(load(x.tile((128,))[0, 0]), stage=0))
-    for i in range(1, N + 1):  # the last trip reads past x (masked) to store row N - 1
-        store(buf[i % 2], tag(load(x.tile((128,))[i, 0]), stage=i))
-        barrier()
-        t = load(buf[(i + 1) % 2])
-        assert STAGE_CONDITION
-        y.tile((128,))[i - 1, 0] = t
-        barrier()
-)";
-
+// A double buffer of tagged rows whose assertion is `condition`.
 std::string doubleBuffer(const std::string& condition) {
-  std::string s = kDoubleBuffer;
+  std::string s = readTestKernel("checker_tags/double_buffer_stage_assertion.ag");
   return s.replace(s.find("STAGE_CONDITION"), 15, condition);
 }
 
@@ -150,12 +139,7 @@ TEST(CheckerTags, StaleStageCounterexampleReplaysInTheInterpreter) {
 }
 
 TEST(CheckerTags, TagsReachNeitherTheIrRunNorTheCode) {
-  const char* source = R"(@kernel(grid=(1,), warps=4)
-def k(x: Tensor[f32, (64,)], y: Tensor[f32, (64,)]):
-    t = tag(load(x), stage=7)
-    assert t.stage == 7 and t.origin[0] < 64, "stage 7"
-    y.tile((64,))[0] = t + 1.0
-)";
+  const std::string source = readTestKernel("checker_tags/tagged_load_assertion.ag");
   Compilation c(SourceFile("test.ag", source), CompileOptions{});
   const auto& fn = *c.ir().functions.at(0);
   EXPECT_TRUE(argus::ir::verify(fn).empty());

@@ -388,20 +388,7 @@ TEST(WgmmaCheck, PTimesVsTransposedOperandIsChecked) {
       << diags[0].message;
   // V declared in the 64-byte pattern (TMA could not write it so: a plain copy does), its
   // 128-byte rows read in the 128-byte one: they agree on rows 0-3 and differ from row 4.
-  const std::string base = R"(
-@kernel(grid=(1,), warps=4)
-def pv(Q: Tensor[bf16, (64, 64)], K: Tensor[bf16, (64, 64)], V: Tensor[bf16, (64, 64)], O: Tensor[f32, (64, 64)]):
-    q_s = shared(bf16, (64, 64), swizzle=(3, 3, 3))
-    k_s = shared(bf16, (64, 64), swizzle=(3, 3, 3))
-    v_s = shared(bf16, (64, 64), swizzle=SWIZZLE)
-    copy(q_s, Q.tile((64, 64))[0, 0])
-    copy(k_s, K.tile((64, 64))[0, 0])
-    copy(v_s, V.tile((64, 64))[0, 0])
-    barrier()
-    s = dot(q_s, k_s, zeros(f32, (64, 64), layout=wgmma(warpgroups=1)), trans_b=True)
-    p = cast(s, bf16)
-    O.tile((64, 64))[0, 0] = dot(p, v_s, zeros(f32, (64, 64), layout=wgmma(warpgroups=1)))
-)";
+  const std::string base = testing::readTestKernel("checker_wgmma/p_times_v_swizzle.ag");
   Compiled clean = compile(withSwizzle(base, "(3, 3, 3)"));
   ASSERT_NE(clean.fn, nullptr);
   EXPECT_EQ(descriptorDots(*clean.fn), 2);

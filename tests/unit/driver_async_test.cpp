@@ -23,6 +23,7 @@ using argus::interp::HostTensor;
 
 using argus::testing::readExample;
 using argus::testing::readSource;
+using argus::testing::readTestKernel;
 using argus::testing::withoutLine;
 
 namespace {
@@ -124,18 +125,7 @@ TEST(AsyncCopies, InterpreterReportsACopyOverDataStillBeingRead) {
 }
 
 TEST(AsyncCopies, KernelEndLandsPendingCopies) {
-  const char* source = R"(@kernel(grid=(1,), warps=1)
-def k(x: Tensor[f16, (8, 32)], y: Tensor[f16, (8, 32)]):
-    s = shared(f16, (8, 32))
-    copy_async(s, x)
-    commit_group()
-    wait_group(0)
-    barrier()
-    y.tile((8, 32))[0, 0] = load(s) * 2.0
-    barrier()
-    copy_async(s, x)
-)";
-  Compiled c = compile(source);
+  Compiled c = compile(readTestKernel("driver_async/copy_pending_at_kernel_end.ag"));
   ASSERT_NE(c.kernel, nullptr) << describe(*c.compilation);
   HostTensor x = HostTensor::zeros(argus::ir::DType::F16, {8, 32}), y = HostTensor::zeros(argus::ir::DType::F16, {8, 32});
   for (size_t i = 0; i < x.size(); ++i) x.set(i, static_cast<double>(i % 17) - 8.0);
@@ -165,16 +155,7 @@ TEST_P(AsyncPtx, GemmAsyncHasCpAsyncCommitWaitAndSwizzle) {
 }
 
 TEST_P(AsyncPtx, SmallRowsUseCaWithEightBytes) {
-  const char* source = R"(@kernel(grid=(cdiv(M, 64),), warps=4)
-def k(x: Tensor[f16, (M, 4)], y: Tensor[f16, (M, 4)]):
-    s = shared(f16, (64, 4))
-    copy_async(s, x.tile((64, 4))[program_id(0), 0])
-    commit_group()
-    wait_group(0)
-    barrier()
-    y.tile((64, 4))[program_id(0), 0] = load(s)
-)";
-  Compiled c = compile(source, GetParam());
+  Compiled c = compile(readTestKernel("driver_async/eight_byte_rows.ag"), GetParam());
   const std::string& ptx = c.compilation->ptx();
   ASSERT_FALSE(c.compilation->hasErrors()) << describe(*c.compilation);
   EXPECT_NE(ptx.find("cp.async.ca.shared.global"), std::string::npos) << ptx;

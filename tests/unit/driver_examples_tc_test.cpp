@@ -173,15 +173,7 @@ TEST(ExampleTensorCores, AttentionDefaultsGiveEachWarpTwoRowAtoms) {
 }
 
 TEST(ExampleTensorCores, F16OperandsUseTheF16Instruction) {
-  std::string source = R"(@kernel(grid=(1,), warps=4)
-def k(a: Tensor[f16, (64, 32)], b: Tensor[f16, (32, 64)], c: Tensor[f32, (64, 64)]):
-    a_s = shared(f16, (64, 32))
-    b_s = shared(f16, (32, 64))
-    copy(a_s, a.tile((64, 32))[0, 0])
-    copy(b_s, b.tile((32, 64))[0, 0])
-    barrier()
-    c.tile((64, 64))[0, 0] = dot(a_s, b_s, zeros(f32, (64, 64), layout=mma(warps=(2, 2))))
-)";
+  std::string source = argus::testing::readTestKernel("driver_examples_tc/f16_dot.ag");
   argus::Compilation c(argus::SourceFile("f16.ag", source), argus::CompileOptions{});
   for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << d.code() << " " << d.message;
   EXPECT_EQ(count(c.ptx(), "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), 2u * 2u * 4u);

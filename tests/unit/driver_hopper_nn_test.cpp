@@ -183,21 +183,8 @@ TEST(HopperNn, InterpreterComputesTheFusedEpilogues) {
 }
 
 // The same GEMM written without a layout: the compiler picks wgmma on sm_90a.
-const char* kUnannotated = R"(
-@kernel(grid=(cdiv(M, 128), cdiv(N, 256)), warps=8)
-def nn(A: Tensor[bf16, (M, K)], B: Tensor[bf16, (K, N)], C: Tensor[bf16, (M, N)]):
-    a_s = shared(bf16, (128, 64), swizzle=(3, 3, 3))
-    b_s = shared(bf16, (64, 256), swizzle=(3, 3, 3))
-    acc = zeros(f32, (128, 256))
-    for kt in pipelined(cdiv(K, 64), stages=4, specialize=True):
-        copy_bulk(a_s, A.tile((128, 64))[program_id(0), kt])
-        copy_bulk(b_s, B.tile((64, 256))[kt, program_id(1)])
-        acc = dot(a_s, b_s, acc)
-    C.tile((128, 256))[program_id(0), program_id(1)] = cast(acc, bf16)
-)";
-
 TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsWgmmaOnSm90a) {
-  auto c = compile("nn.ag", kUnannotated);
+  auto c = compile("nn.ag", argus::testing::readTestKernel("driver_hopper_nn/tma_gemm_without_layout.ag"));
   const std::string& ptx = c->ptx();
   ASSERT_EQ(errorsOf(*c), "");
   EXPECT_EQ(warningsOf(*c), "");
@@ -207,22 +194,11 @@ TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsWgmmaOnSm90a) {
 
 // A cp.async GEMM without a layout: mma.sync on sm_80 and sm_90, and on sm_90a too, where
 // B's swizzle (3, 3, 4) is none of TMA's patterns, the only ones wgmma reads.
-const char* kAsyncGemm = R"(
-@kernel(grid=(cdiv(M, 64), cdiv(N, 128)), warps=4)
-def g(A: Tensor[bf16, (M, K)], B: Tensor[bf16, (K, N)], C: Tensor[f32, (M, N)]):
-    a_s = shared(bf16, (64, 32), swizzle=(2, 3, 3))
-    b_s = shared(bf16, (32, 128), swizzle=(3, 3, 4))
-    acc = zeros(f32, (64, 128))
-    for kt in pipelined(cdiv(K, 32), stages=3):
-        copy_async(a_s, A.tile((64, 32))[program_id(0), kt])
-        copy_async(b_s, B.tile((32, 128))[kt, program_id(1)])
-        acc = dot(a_s, b_s, acc)
-    C.tile((64, 128))[program_id(0), program_id(1)] = acc
-)";
+std::string asyncGemm() { return argus::testing::readTestKernel("driver_hopper_nn/cp_async_gemm_without_layout.ag"); }
 
 TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsMmaSyncElsewhere) {
   for (const char* arch : {"sm_80", "sm_90", "sm_90a"}) {
-    auto c = compile("g.ag", kAsyncGemm, arch);
+    auto c = compile("g.ag", asyncGemm(), arch);
     const std::string& ptx = c->ptx();
     ASSERT_EQ(errorsOf(*c), "") << arch;
     EXPECT_EQ(warningsOf(*c), "") << arch;
@@ -239,7 +215,7 @@ TEST(DotInstruction, AnAccumulatorWithoutALayoutGetsMmaSyncElsewhere) {
 // the accumulator takes the accumulator's layout, so the dot keeps the tensor cores.
 TEST(DotInstruction, ABiasRowBroadcastKeepsTheTensorCores) {
   for (const char* arch : {"sm_80", "sm_90"}) {
-    std::string text = kAsyncGemm;
+    std::string text = asyncGemm();
     text.replace(text.find("C: Tensor[f32, (M, N)]"), 22, "bias: Tensor[f32, (N,)], C: Tensor[f32, (M, N)]");
     const std::string store = "C.tile((64, 128))[program_id(0), program_id(1)] = acc";
     text.replace(text.find(store), store.size(),

@@ -92,22 +92,10 @@ TEST(HopperPtx, Sm90SaysWhichArchitectureItNeeds) {
 }
 
 // wgmma operands written by ordinary stores (copy), not TMA.
-const char* kGenericOperands = R"(@kernel(grid=(cdiv(M, 128), cdiv(N, 256)), warps=8)
-def linear_sync(A: Tensor[bf16, (M, K)], W: Tensor[bf16, (N, K)], C: Tensor[bf16, (M, N)]):
-    a_s = shared(bf16, (128, 64), swizzle=(3, 3, 3))
-    w_s = shared(bf16, (256, 64), swizzle=(3, 3, 3))
-    acc = zeros(f32, (128, 256), layout=wgmma(warpgroups=2))
-    for kt in range(cdiv(K, 64)):
-        copy(a_s, A.tile((128, 64))[program_id(0), kt])
-        copy(w_s, W.tile((256, 64))[program_id(1), kt])
-        barrier()
-        acc = dot(a_s, w_s, acc, trans_b=True)
-        barrier()
-    C.tile((128, 256))[program_id(0), program_id(1)] = cast(acc, bf16)
-)";
+std::string genericOperands() { return argus::testing::readTestKernel("driver_hopper/wgmma_operands_by_copy.ag"); }
 
 TEST(HopperPtx, GenericWritesToWgmmaOperandsGetAProxyFence) {
-  auto c = compile("linear_sync.ag", kGenericOperands);
+  auto c = compile("linear_sync.ag", genericOperands());
   const std::string& ptx = c->ptx();
   ASSERT_EQ(errorsOf(*c), "");
   size_t fence = ptx.find("fence.proxy.async.shared::cta;");
@@ -126,18 +114,7 @@ TEST(HopperPtx, GenericWritesToWgmmaOperandsGetAProxyFence) {
 // first leaving the second's group in flight (wait_group 1) so that the work on s runs
 // while the tensor cores compute t.
 TEST(HopperPtx, AWgmmaResultIsWaitedForAtItsFirstUse) {
-  auto c = compile("two_products.ag", R"(@kernel(grid=(1,), warps=4)
-def two_products(A: Tensor[bf16, (64, 64)], W: Tensor[bf16, (128, 64)], C: Tensor[f32, (64, 128)]):
-    a_s = shared(bf16, (64, 64), swizzle=(3, 3, 3))
-    w_s = shared(bf16, (128, 64), swizzle=(3, 3, 3))
-    copy(a_s, A.tile((64, 64))[0, 0])
-    copy(w_s, W.tile((128, 64))[0, 0])
-    barrier()
-    s = dot(a_s, w_s, zeros(f32, (64, 128), layout=wgmma(warpgroups=1)), trans_b=True)
-    t = dot(a_s, w_s, zeros(f32, (64, 128), layout=wgmma(warpgroups=1)), trans_b=True)
-    u = exp2(s * 0.5)
-    C.tile((64, 128))[0, 0] = u + t
-)");
+  auto c = compile("two_products.ag", argus::testing::readTestKernel("driver_hopper/two_wgmma_products.ag"));
   ASSERT_EQ(errorsOf(*c), "");
   const std::string& ptx = c->ptx();
   size_t second = ptx.rfind("wgmma.commit_group");
@@ -176,7 +153,7 @@ TEST(HopperInterpreter, SpecializedPersistentAndPlainAgree) {
     }
   EXPECT_EQ(runLinear("specialized.ag", specialized, a, w, m, n), want);
   EXPECT_EQ(runLinear("persistent.ag", persistent, a, w, m, n), want);
-  EXPECT_EQ(runLinear("linear_sync.ag", kGenericOperands, a, w, m, n), want);
+  EXPECT_EQ(runLinear("linear_sync.ag", genericOperands(), a, w, m, n), want);
 }
 
 // The attention kernels on the interpreter: `hopper` (TMA panels, wgmma scores, p @ v by

@@ -78,23 +78,9 @@ INSTANTIATE_TEST_SUITE_P(Stages, PipelinedGemm, ::testing::Values(2, 3, 4));
 // column tile (the epilogue's barrier orders the last reads of one run before
 // the prologue's copies of the next), and the copies read the outer loop's
 // variable.
-constexpr const char* kNestedGemm = R"(
-@kernel(grid=(cdiv(M, BM),), warps=4)
-def gemm_rows(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)],
-              BM: const = 32, BN: const = 32, BK: const = 8):
-    a_s = shared(f32, (BM, BK))
-    b_s = shared(f32, (BK, BN))
-    for nt in range(cdiv(N, BN)):
-        acc = zeros(f32, (BM, BN))
-        for kt in pipelined(cdiv(K, BK), stages=3):
-            copy_async(a_s, A.tile((BM, BK))[program_id(0), kt])
-            copy_async(b_s, B.tile((BK, BN))[kt, nt])
-            acc = dot(a_s, b_s, acc)
-        C.tile((BM, BN))[program_id(0), nt] = acc
-)";
-
 TEST(PipelinedGemmNested, MatchesReferenceAndPassesTheChecker) {
-  argus::Compilation c(argus::SourceFile("gemm_rows.ag", kNestedGemm), argus::CompileOptions{});
+  const std::string text = argus::testing::readTestKernel("driver_pipeline/pipelined_loop_in_column_loop.ag");
+  argus::Compilation c(argus::SourceFile("gemm_rows.ag", text), argus::CompileOptions{});
   EXPECT_FALSE(c.ptx().empty());  // sema, pipelining, checker, codegen
   for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << d.code() << " " << d.message;
   ASSERT_EQ(c.ir().functions.size(), 1u);

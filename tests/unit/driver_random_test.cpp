@@ -8,6 +8,7 @@
 #include "driver/compilation.h"
 #include "runtime/interp/interpreter.h"
 #include "tests/unit/philox_reference.h"
+#include "tests/unit/test_sources.h"
 
 namespace {
 
@@ -28,23 +29,11 @@ TEST(PhiloxReference, MatchesRandom123KnownAnswers) {
             (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
-const char* kWords = R"(
-@kernel(grid=(cdiv(N, BLOCK),), warps=4)
-def words(w0: Tensor[u32, (N,)], w1: Tensor[u32, (N,)], w2: Tensor[u32, (N,)], w3: Tensor[u32, (N,)],
-          u: Tensor[f32, (N,)], first: Tensor[u32, (N,)], seed: i64, start: i32, BLOCK: const = 128):
-    pid = program_id(0)
-    offs = start + pid * BLOCK + arange(BLOCK)
-    a, b, c, d = randint4x(seed, offs)
-    w0.tile((BLOCK,))[pid] = a
-    w1.tile((BLOCK,))[pid] = b
-    w2.tile((BLOCK,))[pid] = c
-    w3.tile((BLOCK,))[pid] = d
-    u.tile((BLOCK,))[pid] = rand(seed, offs)
-    first.tile((BLOCK,))[pid] = randint(seed, offs)
-)";
+// Every generator at once, each into its own output.
+std::string wordsKernel() { return argus::testing::readTestKernel("driver_random/philox_words.ag"); }
 
 TEST(Random, InterpreterMatchesTritonBitForBit) {
-  argus::Compilation c(argus::SourceFile("words.ag", kWords), argus::CompileOptions{});
+  argus::Compilation c(argus::SourceFile("words.ag", wordsKernel()), argus::CompileOptions{});
   const argus::ir::Module& module = c.ir();
   for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << d.code() << " " << d.message;
   ASSERT_EQ(module.functions.size(), 1u);
@@ -92,7 +81,7 @@ TEST(Random, PtxAssemblesWithPtxas) {
   for (const char* arch : {"sm_80", "sm_90"}) {
     argus::CompileOptions options;
     options.arch = arch;
-    argus::Compilation c(argus::SourceFile("words.ag", kWords), options);
+    argus::Compilation c(argus::SourceFile("words.ag", wordsKernel()), options);
     const auto& cubin = c.cubin();
     for (const argus::Diagnostic& d : c.diagnostics()) ADD_FAILURE() << arch << ": " << d.code() << " " << d.message;
     ASSERT_TRUE(cubin.has_value()) << arch;

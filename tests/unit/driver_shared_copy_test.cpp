@@ -36,16 +36,9 @@ TEST(SharedCopy, GemmTilesMoveInSixteenByteVectors) {
             std::string::npos);
 }
 
-constexpr const char* kCopySource = R"(@kernel(grid=(cdiv(M, 32),), warps=4)
-def k(x: Tensor[bf16, (M, 64)], y: Tensor[bf16, (M, 64)]):
-    buf = shared(bf16, (32, 64), swizzle=SWIZZLE)
-    BODY
-    barrier()
-    y.tile((32, 64))[program_id(0), 0] = load(buf)
-)";
-
+// A buffer in `swizzle`, filled by `body` and read back whole.
 std::string copySource(const std::string& swizzle, const std::string& body) {
-  std::string text = kCopySource;
+  std::string text = argus::testing::readTestKernel("driver_shared_copy/swizzled_buffer_copy.ag");
   text.replace(text.find("SWIZZLE"), 7, swizzle);
   text.replace(text.find("BODY"), 4, body);
   return text;
@@ -67,13 +60,7 @@ TEST(SharedCopy, SwizzledBufferKeepsItsChunksWhole) {
 TEST(SharedCopy, FewerChunksThanThreadsStoreOncePerChunk) {
   // (8, 64) bf16 is 64 chunks for 128 threads: the replicas' stores are left out (a branch on
   // the thread id), and the vector path still assembles.
-  const std::string text = R"(@kernel(grid=(cdiv(M, 8),), warps=4)
-def k(x: Tensor[bf16, (M, 64)], y: Tensor[bf16, (M, 64)]):
-    buf = shared(bf16, (8, 64))
-    copy(buf, x.tile((8, 64))[program_id(0), 0])
-    barrier()
-    y.tile((8, 64))[program_id(0), 0] = load(buf)
-)";
+  const std::string text = argus::testing::readTestKernel("driver_shared_copy/fewer_chunks_than_threads.ag");
   auto c = compile("k.ag", text);
   ASSERT_EQ(errorsOf(*c), "");
   EXPECT_EQ(count(c->ptx(), "ld.global.v4.u32"), 1);

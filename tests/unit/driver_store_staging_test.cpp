@@ -147,16 +147,7 @@ TEST(StoreStaging, AttentionOutputOfRankThreeGoesThroughSlicesAndTma) {
 TEST(StoreStaging, RankFourOutputGoesByAFourDimensionalTmaStore) {
   // y is (B, 2, M, 64) and the tile sits at [b, 1, i, 0]: the slices' TMA store takes four
   // coordinates, innermost first (column, row, 1, b), and the map's box is 1 x 1 x 16 x 64.
-  const std::string text = R"(@kernel(grid=(cdiv(M, 64), B), warps=4)
-def k(a: Tensor[bf16, (B, M, 64)], w: Tensor[bf16, (64, 64)], y: Tensor[bf16, (B, 2, M, 64)]):
-    a_s = shared(bf16, (64, 64))
-    w_s = shared(bf16, (64, 64))
-    copy(a_s, a.tile((64, 64))[program_id(1), program_id(0), 0])
-    copy(w_s, w.tile((64, 64))[0, 0])
-    barrier()
-    acc = dot(a_s, w_s, zeros(f32, (64, 64), layout=mma(warps=(4, 1))))
-    y.tile((64, 64))[program_id(1), 1, program_id(0), 0] = cast(acc, bf16)
-)";
+  const std::string text = argus::testing::readTestKernel("driver_store_staging/rank_four_output.ag");
   auto c = compileExample("k.ag", "sm_90a", text);
   ASSERT_FALSE(c->hasErrors());
   const std::string& ptx = c->ptx();

@@ -105,13 +105,7 @@ TEST(VectorAccess, F32KernelsKeepTheCanonicalLayout) {
 }
 
 TEST(VectorAccess, ElementwiseBf16AndTwoDimensionalTiles) {
-  const std::string text = R"(@kernel(grid=(cdiv(M, 16),), warps=4)
-def axpy(x: Tensor[f16, (M, N)], y: Tensor[f16, (M, N)], out: Tensor[f16, (M, N)], a: f32):
-    require(N <= 128, "rows of at most 128")
-    t = load(x.tile((16, 128))[program_id(0), 0])
-    u = load(y.tile((16, 128))[program_id(0), 0])
-    out.tile((16, 128))[program_id(0), 0] = cast(a * t + u, f16)
-)";
+  const std::string text = argus::testing::readTestKernel("driver_vector_access/f16_axpy_rows.ag");
   auto c = compile("axpy.ag", text, "sm_90");
   ASSERT_EQ(errorsOf(*c), "");
   EXPECT_EQ(notesOf(*c), "");

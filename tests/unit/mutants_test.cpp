@@ -9,32 +9,17 @@
 
 #include "bench/mutants/evaluate.h"
 #include "bench/mutants/mutate.h"
+#include "tests/unit/test_sources.h"
 
 namespace argus::mutants {
 namespace {
 
-const char* kKernel = R"(# a comment with barrier() and 7 in it
-@kernel(grid=(cdiv(M, BM), cdiv(N, BN)), warps=4)
-def k(A: Tensor[f32, (M, K)], B: Tensor[f32, (K, N)], C: Tensor[f32, (M, N)],
-      BM: const = 64, BN: const = 64, BK: const = 16):
-    a_s = shared(f32, (2, BM, BK), swizzle=(2, 2, 2))
-    b_s = shared(f32, (2, BK, BN))
-    acc = zeros(f32, (BM, BN))
-    for kt in range(cdiv(K, BK)):
-        s = kt % 2
-        copy_async(a_s[s], A.tile((BM, BK))[program_id(0), kt])
-        copy_async(b_s[s], B.tile((BK, BN))[kt, program_id(1)])
-        commit_group()
-        wait_group(0)
-        barrier()
-        acc = dot(a_s[s], b_s[s], acc)
-        barrier()
-    C.tile((BM, BN))[program_id(0), program_id(1)] = acc
-)";
+// A double-buffered GEMM under a comment that names what the operators look for.
+std::string gemmKernel() { return testing::readTestKernel("mutants/double_buffered_gemm.ag"); }
 
 std::vector<Mutant> byOp(const std::string& op) {
   std::vector<Mutant> out;
-  for (Mutant& m : mutantsOf("k.ag", kKernel))
+  for (Mutant& m : mutantsOf("k.ag", gemmKernel()))
     if (m.op == op) out.push_back(m);
   return out;
 }
@@ -49,14 +34,7 @@ TEST(Mutants, EveryOperatorButTheSwapOfNestedLoopVariablesFindsSomethingInAGemm)
 }
 
 TEST(Mutants, NestedLoopVariablesSwapOnlyWhereBothAreInScope) {
-  const char* nested = R"(@kernel(grid=(1,), warps=4)
-def k(A: Tensor[f32, (M, K)], BM: const = 16):
-    for kt in range(4):
-        for kk in range(2):
-            x = load(A.tile((BM, 16))[kt, kk])
-    for j in range(3):
-        y = load(A.tile((BM, 16))[j, 0])
-)";
+  const std::string nested = testing::readTestKernel("mutants/nested_loop_variables.ag");
   std::vector<std::string> swaps;
   for (const Mutant& m : mutantsOf("n.ag", nested))
     if (m.op == "loop-variable-swap") swaps.push_back(m.description);
@@ -65,9 +43,9 @@ def k(A: Tensor[f32, (M, K)], BM: const = 16):
 }
 
 TEST(Mutants, CommentsSignatureAndDecoratorAreNeverMutated) {
-  std::string text = kKernel;
+  const std::string text = gemmKernel();
   std::string head = text.substr(0, text.find("    a_s ="));
-  for (const Mutant& m : mutantsOf("k.ag", kKernel))
+  for (const Mutant& m : mutantsOf("k.ag", text))
     EXPECT_EQ(m.text.substr(0, head.size()), head) << m.op << ": " << m.description;
 }
 
@@ -125,10 +103,11 @@ TEST(Mutants, LoopBoundsAndLoopVariablesShift) {
 }
 
 TEST(Mutants, NoMutantRepeatsOrEqualsTheOriginal) {
-  auto all = mutantsOf("k.ag", kKernel);
+  const std::string original = gemmKernel();
+  auto all = mutantsOf("k.ag", original);
   std::vector<std::string> texts;
   for (const Mutant& m : all) {
-    EXPECT_NE(m.text, kKernel);
+    EXPECT_NE(m.text, original);
     texts.push_back(m.text);
   }
   std::sort(texts.begin(), texts.end());

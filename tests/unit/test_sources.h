@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "support/source.h"
@@ -20,6 +21,19 @@ inline std::string readSource(const std::filesystem::path& path) {
 // examples/NAME of the source tree.
 inline std::string readExample(const std::string& name) {
   return readSource(std::filesystem::path(ARGUS_SOURCE_DIR) / "examples" / name);
+}
+
+// tests/data/kernels/PATH of the source tree: a unit test's own kernel, kept as
+// an .ag file rather than a string literal. A missing file throws (GoogleTest
+// fails the test with the message) instead of reading as an empty kernel, which
+// would fail later and far from the cause.
+inline std::string readTestKernel(const std::string& path) {
+  const std::filesystem::path file = std::filesystem::path(ARGUS_SOURCE_DIR) / "tests" / "data" / "kernels" / path;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("test kernel " + file.string() + " cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 // The architecture an example names in a line `# arch: sm_90a` (kernels with
