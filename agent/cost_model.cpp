@@ -14,6 +14,7 @@
 #include "driver/metadata.h"
 #include "ir/ir.h"
 #include "ir/ops.h"
+#include "runtime/interp/numeric.h"
 
 namespace argus::agent {
 namespace {
@@ -73,40 +74,36 @@ class ScalarValues {
         if (axis >= 0 && axis < 3) r = gridExtent_[axis];
         break;
       }
-      case OpKind::Cast: r = args.at(0); break;
+      // Integer arithmetic as the generated code and the interpreter compute it (i32 wraps,
+      // division truncates): the interpreter's element semantics, not a second copy of them.
+      case OpKind::Cast: {
+        const ir::DType from = fn.typeOf(ir::CastOp(op).x()).dtype;
+        if (!ir::isFloat(from)) r = interp::num::cast(from, dtype, element(args.at(0))).i;
+        break;
+      }
       case OpKind::Select: r = args.at(0) ? args.at(1) : args.at(2); break;
-      case OpKind::Binary: r = binary(ir::BinaryOp(op).binaryKind(), args.at(0), args.at(1)); break;
-      case OpKind::Compare: r = compare(ir::CompareOp(op).cmpKind(), args.at(0), args.at(1)); break;
+      case OpKind::Binary: {
+        interp::Elem out;
+        std::string fault;
+        if (interp::num::binary(ir::BinaryOp(op).binaryKind(), dtype, element(args.at(0)), element(args.at(1)), out, fault))
+          r = out.i;
+        break;
+      }
+      case OpKind::Compare: {
+        const ir::CompareOp compare(op);
+        r = interp::num::compare(compare.cmpKind(), fn.typeOf(compare.lhs()).dtype, element(args.at(0)), element(args.at(1)));
+        break;
+      }
       default: break;
     }
     if (r) known_[op.results[0]] = *r;
   }
 
  private:
-  static std::optional<int64_t> binary(ir::BinaryKind k, int64_t x, int64_t y) {
-    switch (k) {
-      case ir::BinaryKind::Add: return x + y;
-      case ir::BinaryKind::Sub: return x - y;
-      case ir::BinaryKind::Mul: return x * y;
-      case ir::BinaryKind::Div: return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
-      case ir::BinaryKind::Rem: return y == 0 ? std::nullopt : std::optional<int64_t>(x % y);
-      case ir::BinaryKind::Min: return std::min(x, y);
-      case ir::BinaryKind::Max: return std::max(x, y);
-      case ir::BinaryKind::And: return x & y;
-      case ir::BinaryKind::Or: return x | y;
-      default: return std::nullopt;
-    }
-  }
-  static int64_t compare(ir::CmpKind k, int64_t x, int64_t y) {
-    switch (k) {
-      case ir::CmpKind::Eq: return x == y;
-      case ir::CmpKind::Ne: return x != y;
-      case ir::CmpKind::Lt: return x < y;
-      case ir::CmpKind::Le: return x <= y;
-      case ir::CmpKind::Gt: return x > y;
-      case ir::CmpKind::Ge: return x >= y;
-    }
-    return 0;
+  static interp::Elem element(int64_t value) {
+    interp::Elem e;
+    e.i = value;
+    return e;
   }
 
   std::map<ir::ValueId, int64_t> known_;

@@ -57,6 +57,18 @@ TEST(AgentCostModel, CountsTheGemmExactly) {
   EXPECT_EQ(j["tensor_cores"], true);
 }
 
+// Loop bounds are evaluated with the generated code's integer semantics (the interpreter's
+// element arithmetic), shifts included: a trip count written as (K + BK - 1) >> 5 is known.
+TEST(AgentCostModel, TripCountsUseTheKernelsIntegerArithmetic) {
+  std::string shifted = replaced(readExample("gemm_tc.ag"), "pipelined(cdiv(K, BK), stages=STAGES)",
+                                 "pipelined((K + BK - 1) >> 5, stages=STAGES)");
+  Compilation c(SourceFile("k.ag", shifted), CompileOptions{});
+  ASSERT_FALSE(c.hasErrors());
+  std::vector<std::optional<int64_t>> trips = loopTripCounts(*c.ir().functions.front(), k4096);
+  ASSERT_FALSE(trips.empty());
+  EXPECT_EQ(trips.front(), std::optional<int64_t>(128));
+}
+
 TEST(AgentCostModel, RanksTheNaiveKernelFarBelowTensorCores) {
   CostEstimate naive = estimate(argus::testing::naiveGemm());
   CostEstimate tc = estimate(readExample("gemm_tc.ag"));
