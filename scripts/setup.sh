@@ -4,7 +4,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
-  llvm-19-dev libzstd-dev
+  llvm-19-dev libzstd-dev zlib1g-dev
   libz3-dev libjemalloc-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcurl4-openssl-dev libpng-dev
 )
