@@ -40,8 +40,8 @@ std::optional<z3::expr> encodeLaunchInt(z3::context& ctx, const ir::LaunchExpr& 
     return z3::ite(*truth, ctx.bv_val(1, 64), ctx.bv_val(0, 64));
   }
   if (e.operands.size() != 2) return std::nullopt;
-  std::optional<z3::expr> a = encodeLaunchInt(ctx, e.operands[0], size);
-  std::optional<z3::expr> b = a ? encodeLaunchInt(ctx, e.operands[1], size) : std::nullopt;
+  std::optional<z3::expr> a = encodeLaunchInt(ctx, e.lhs(), size);
+  std::optional<z3::expr> b = a ? encodeLaunchInt(ctx, e.rhs(), size) : std::nullopt;
   if (!b) return std::nullopt;
   switch (e.kind) {
     case K::Add: return *a + *b;
@@ -62,15 +62,15 @@ std::optional<z3::expr> encodeLaunchCondition(z3::context& ctx, const ir::Launch
   if (std::optional<z3::expr> divisible = launchDivisibility(e, integer)) return divisible;
   auto pair = [&](auto combine) -> std::optional<z3::expr> {
     if (e.operands.size() != 2) return std::nullopt;
-    std::optional<z3::expr> a = integer(e.operands[0]);
-    std::optional<z3::expr> b = a ? integer(e.operands[1]) : std::nullopt;
+    std::optional<z3::expr> a = integer(e.lhs());
+    std::optional<z3::expr> b = a ? integer(e.rhs()) : std::nullopt;
     if (!b) return std::nullopt;
     return combine(*a, *b);
   };
   auto logic = [&](bool conjunction) -> std::optional<z3::expr> {
     if (e.operands.size() != 2) return std::nullopt;
-    std::optional<z3::expr> a = encodeLaunchCondition(ctx, e.operands[0], size);
-    std::optional<z3::expr> b = a ? encodeLaunchCondition(ctx, e.operands[1], size) : std::nullopt;
+    std::optional<z3::expr> a = encodeLaunchCondition(ctx, e.lhs(), size);
+    std::optional<z3::expr> b = a ? encodeLaunchCondition(ctx, e.rhs(), size) : std::nullopt;
     if (!b) return std::nullopt;
     return conjunction ? (*a && *b) : (*a || *b);
   };
@@ -85,7 +85,7 @@ std::optional<z3::expr> encodeLaunchCondition(z3::context& ctx, const ir::Launch
     case K::Or: return logic(false);
     case K::Not: {
       if (e.operands.size() != 1) return std::nullopt;
-      std::optional<z3::expr> a = encodeLaunchCondition(ctx, e.operands[0], size);
+      std::optional<z3::expr> a = encodeLaunchCondition(ctx, e.negated(), size);
       if (!a) return std::nullopt;
       return !*a;
     }
@@ -102,12 +102,12 @@ std::optional<z3::expr> launchDivisibility(const ir::LaunchExpr& eq,
   using K = ir::LaunchExpr::Kind;
   if (eq.kind != K::Eq || eq.operands.size() != 2) return std::nullopt;
   auto isZero = [](const ir::LaunchExpr& e) { return e.kind == K::Const && e.value == 0; };
-  const ir::LaunchExpr& mod = isZero(eq.operands[1]) ? eq.operands[0] : eq.operands[1];
-  if (!isZero(eq.operands[0]) && !isZero(eq.operands[1])) return std::nullopt;
-  if (mod.kind != K::Mod || mod.operands.size() != 2 || mod.operands[1].kind != K::Const) return std::nullopt;
-  const int64_t m = mod.operands[1].value;
+  const ir::LaunchExpr& mod = isZero(eq.rhs()) ? eq.lhs() : eq.rhs();
+  if (!isZero(eq.lhs()) && !isZero(eq.rhs())) return std::nullopt;
+  if (mod.kind != K::Mod || mod.operands.size() != 2 || mod.rhs().kind != K::Const) return std::nullopt;
+  const int64_t m = mod.rhs().value;
   if (m < 2 || m > (int64_t{1} << 30) || (m & (m - 1)) != 0) return std::nullopt;
-  std::optional<z3::expr> x = operand(mod.operands[0]);
+  std::optional<z3::expr> x = operand(mod.lhs());
   if (!x) return std::nullopt;
   unsigned bits = 0;
   while ((int64_t{1} << bits) != m) ++bits;

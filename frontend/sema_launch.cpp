@@ -17,7 +17,7 @@ ir::LaunchExpr binaryExpr(ir::LaunchExpr::Kind k, ir::LaunchExpr a, ir::LaunchEx
   e.operands.push_back(std::move(a));
   e.operands.push_back(std::move(b));
   // Fold constant subexpressions.
-  if (e.operands[0].kind == ir::LaunchExpr::Kind::Const && e.operands[1].kind == ir::LaunchExpr::Kind::Const) {
+  if (e.lhs().kind == ir::LaunchExpr::Kind::Const && e.rhs().kind == ir::LaunchExpr::Kind::Const) {
     int64_t v = 0;
     if (e.evaluate({}, v)) return constExpr(v);
   }
@@ -65,7 +65,7 @@ std::optional<Analyzer::LaunchVal> Analyzer::evalLaunch(const ast::Expr& e, cons
         ir::LaunchExpr n;
         n.kind = K::Not;
         n.operands.push_back(std::move(x->expr));
-        if (n.operands[0].kind == K::Const) return LaunchVal{constExpr(n.operands[0].value == 0), true};
+        if (n.negated().kind == K::Const) return LaunchVal{constExpr(n.negated().value == 0), true};
         return LaunchVal{n, true};
       }
       return bad(quote(std::string(ast::unaryOpSpelling(u.op))));

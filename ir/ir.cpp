@@ -200,23 +200,23 @@ std::string LaunchExpr::str(const std::vector<std::string>& sizeNames) const {
     case Kind::Max: return "max(" + operandStr(0) + ", " + operandStr(1) + ")";
     case Kind::Not: {
       std::string inner = operandStr(0);
-      if (!operands.empty() && precedence(operands[0].kind) < precedence(kind)) inner = "(" + inner + ")";
+      if (!operands.empty() && precedence(negated().kind) < precedence(kind)) inner = "(" + inner + ")";
       return "not " + inner;
     }
     default: break;
   }
   int prec = precedence(kind);
   bool comparison = prec == 4;
-  std::string lhs = operandStr(0), rhs = operandStr(1);
+  std::string left = operandStr(0), right = operandStr(1);
   if (operands.size() > 0) {
-    int p = precedence(operands[0].kind);
-    if (p < prec || (comparison && p == prec)) lhs = "(" + lhs + ")";
+    int p = precedence(lhs().kind);
+    if (p < prec || (comparison && p == prec)) left = "(" + left + ")";
   }
   if (operands.size() > 1) {
-    int p = precedence(operands[1].kind);
-    if (p <= prec && p != 7) rhs = "(" + rhs + ")";
+    int p = precedence(rhs().kind);
+    if (p <= prec && p != 7) right = "(" + right + ")";
   }
-  return lhs + infixSpelling(kind) + rhs;
+  return left + infixSpelling(kind) + right;
 }
 
 const Requirement* Function::failedRequirement(const std::vector<int64_t>& sizes) const {
@@ -242,8 +242,8 @@ bool LaunchExpr::evaluate(const std::vector<int64_t>& sizes, int64_t& out, std::
   size_t arity = kind == Kind::Not ? 1 : 2;
   if (operands.size() != arity) return fail("malformed launch expression");
   int64_t a = 0, b = 0;
-  if (!operands[0].evaluate(sizes, a, error)) return false;
-  if (arity == 2 && !operands[1].evaluate(sizes, b, error)) return false;
+  if (!operands.front().evaluate(sizes, a, error)) return false;  // lhs, or Not's operand
+  if (arity == 2 && !rhs().evaluate(sizes, b, error)) return false;
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
   switch (kind) {
     case Kind::Add: out = wrapAdd(a, b); return true;

@@ -164,7 +164,11 @@ struct LaunchExpr {
   };
   Kind kind = Kind::Const;
   int64_t value = 0;     // Const: the value; Size: index into Function::sizeNames
-  std::vector<LaunchExpr> operands;
+  std::vector<LaunchExpr> operands;  // two for the binary kinds, one for Not
+  // The operands by role: x op y, not x.
+  const LaunchExpr& lhs() const { return operands.at(0); }
+  const LaunchExpr& rhs() const { return operands.at(1); }
+  const LaunchExpr& negated() const { return operands.at(0); }
   std::string str(const std::vector<std::string>& sizeNames) const;
   // Evaluates with the given sizes; returns false (and sets `error`) on division by zero.
   bool evaluate(const std::vector<int64_t>& sizes, int64_t& out, std::string* error = nullptr) const;
