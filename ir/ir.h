@@ -26,15 +26,6 @@ constexpr ValueId kNoValue = ~0u;
 // attributes and memory effects (typed accessors and the effect queries: ir/ops.h).
 enum class OpKind : uint8_t {
 #define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) Kind,
-#define ARGUS_OPERAND(name, index)
-#define ARGUS_OPTIONAL_OPERAND(name, index)
-#define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, field)
-#define ARGUS_FLAG(name, field, mask)
-#define ARGUS_ELEMENT_ATTR(name, type, field, index)
-#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
-#define ARGUS_WRITES_FROM(operand)
-#define ARGUS_END_OP
 #include "ir/ops.def"
 #include "ir/ops_undef.def"
 };
@@ -107,15 +98,6 @@ class Attrs {
 #define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
   friend class Kind##Op;                                                               \
   friend class Kind##Attrs;
-#define ARGUS_OPERAND(name, index)
-#define ARGUS_OPTIONAL_OPERAND(name, index)
-#define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, field)
-#define ARGUS_FLAG(name, field, mask)
-#define ARGUS_ELEMENT_ATTR(name, type, field, index)
-#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
-#define ARGUS_WRITES_FROM(operand)
-#define ARGUS_END_OP
 #include "ir/ops.def"
 #include "ir/ops_undef.def"
 

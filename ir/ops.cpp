@@ -8,17 +8,10 @@ namespace argus::ir {
 
 namespace {
 
-#define ARGUS_WRITES_FROM(operand)
 // Each op's effect list, with a default entry at its end so that an op without effects still
 // has a (one-element) array; the table's spans leave that entry out.
 #define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) \
   constexpr EffectDecl k##Kind##Effects[] = {
-#define ARGUS_OPERAND(name, index)
-#define ARGUS_OPTIONAL_OPERAND(name, index)
-#define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, field)
-#define ARGUS_FLAG(name, field, mask)
-#define ARGUS_ELEMENT_ATTR(name, type, field, index)
 #define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)                    \
   EffectDecl{MemoryAccess::access, operand, EffectSpace::space, MemoryProxy::proxy, \
              Completion::completion, EffectElements::elements},
@@ -40,8 +33,6 @@ namespace {
          SyncKind::sync,                                                               \
          traits,                                                                       \
          std::span<const EffectDecl>(k##Kind##Effects, std::size(k##Kind##Effects) - 1)},
-#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
-#define ARGUS_END_OP
 const OpInfo kOpInfo[] = {
 #include "ir/ops.def"
 };
@@ -87,13 +78,6 @@ std::optional<size_t> writtenViewOperand(OpKind kind) {
 std::optional<size_t> writtenDataOperand(OpKind kind) {
   switch (kind) {
 #define ARGUS_OP(Kind, name, minOperands, maxOperands, results, regions, sync, traits) case OpKind::Kind: {
-#define ARGUS_OPERAND(name, index)
-#define ARGUS_OPTIONAL_OPERAND(name, index)
-#define ARGUS_VARIADIC_OPERANDS(name, first)
-#define ARGUS_ATTR(name, type, field)
-#define ARGUS_FLAG(name, field, mask)
-#define ARGUS_ELEMENT_ATTR(name, type, field, index)
-#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
 #define ARGUS_WRITES_FROM(operand) return size_t{operand};
 #define ARGUS_END_OP \
   return std::nullopt; \

@@ -165,8 +165,6 @@ std::optional<T> as(const Op& op) {
     static const std::remove_cvref_t<type> kAbsent{}; /* an op built by hand, unverified */ \
     return op().attrs.field.size() > (index) ? op().attrs.field[index] : kAbsent;     \
   }
-#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
-#define ARGUS_WRITES_FROM(operand)
 #define ARGUS_END_OP \
   }                  \
   ;
@@ -182,9 +180,6 @@ std::optional<T> as(const Op& op) {
   class Kind##Attrs {                                                                 \
    public:                                                                            \
     explicit Kind##Attrs(Attrs& attrs) : attrs_(attrs) {}
-#define ARGUS_OPERAND(name, index)
-#define ARGUS_OPTIONAL_OPERAND(name, index)
-#define ARGUS_VARIADIC_OPERANDS(name, first)
 #define ARGUS_ATTR(name, type, field) \
   auto& name(type value) {            \
     attrs_.field = value;             \
@@ -201,8 +196,6 @@ std::optional<T> as(const Op& op) {
     attrs_.field[index] = value;                                            \
     return *this;                                                           \
   }
-#define ARGUS_EFFECT(access, operand, space, proxy, completion, elements)
-#define ARGUS_WRITES_FROM(operand)
 #define ARGUS_END_OP \
    private:          \
     Attrs& attrs_;   \
