@@ -106,6 +106,22 @@ const ir::Function* findKernel(const ir::Module& module, const std::string& name
   return nullptr;
 }
 
+// The first of the kernel's requirements that the given sizes break; nullptr
+// when all hold or one cannot be evaluated (a size the task does not name).
+const ir::Requirement* requirementBrokenAt(const ir::Function& fn, const Sizes& sizes) {
+  std::vector<int64_t> values;
+  for (const std::string& name : fn.sizeNames) {
+    auto it = sizes.find(name);
+    if (it == sizes.end()) return nullptr;
+    values.push_back(it->second);
+  }
+  for (const ir::Requirement& r : fn.requirements) {
+    int64_t holds = 1;
+    if (r.condition.evaluate(values, holds) && !holds) return &r;
+  }
+  return nullptr;
+}
+
 std::string describe(const Diagnostic& d, const SourceFile& file) {
   LineCol at = file.lineCol(d.range.begin);
   return std::string(d.code()) + " at " + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + d.message;
@@ -199,6 +215,18 @@ void Evaluator::calibrate(const std::vector<std::pair<double, double>>& modelled
   state_->scale = fitCalibrationScale(modelledMeasuredMs);
 }
 
+std::optional<std::string> Evaluator::requirementBrokenAtMeasure(const std::string& source) const {
+  const State& s = *state_;
+  if (!s.setupError.empty()) return std::nullopt;
+  CompileOptions compile;
+  compile.arch = s.task.arch;
+  Compilation c(SourceFile(s.task.kernelPath, source), compile);
+  const ir::Function* fn = findKernel(c.ir(), s.referenceFn->name);
+  if (!fn) return std::nullopt;  // evaluate() says what is wrong with it
+  if (const ir::Requirement* broken = requirementBrokenAt(*fn, s.task.measure)) return broken->text;
+  return std::nullopt;
+}
+
 Evaluation Evaluator::evaluate(const Candidate& candidate) {
   State& s = *state_;
   Evaluation ev;
@@ -250,15 +278,10 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) {
     return ev;
   }
   // A requirement that excludes the measured shape would make any timing meaningless.
-  std::vector<int64_t> measureSizes;
-  for (const std::string& name : fn->sizeNames) measureSizes.push_back(s.task.measure.at(name));
-  for (const ir::Requirement& r : fn->requirements) {
-    int64_t holds = 1;
-    if (r.condition.evaluate(measureSizes, holds) && !holds) {
-      ev.verdict = Verdict::RunFailed;
-      ev.detail = "requirement '" + r.text + "' does not hold at the measured shape " + detail::sizesText(s.task.measure);
-      return ev;
-    }
+  if (const ir::Requirement* broken = requirementBrokenAt(*fn, s.task.measure)) {
+    ev.verdict = Verdict::RunFailed;
+    ev.detail = "requirement '" + broken->text + "' does not hold at the measured shape " + detail::sizesText(s.task.measure);
+    return ev;
   }
   ev.estimate = estimateCost(*fn, s.task.measure, s.scale);
   ev.modelTimeMs = ev.estimate.uncalibratedMs;

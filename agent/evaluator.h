@@ -71,6 +71,12 @@ class Evaluator {
   bool hasGpu() const;
   std::string gpuName() const;
   Evaluation evaluate(const Candidate& candidate);
+  // The text of the first requirement (`require(...)`) of the candidate's
+  // kernel that the task's measured shape breaks: such a candidate can never
+  // be timed, so the loop skips it without spending an evaluation. Parses and
+  // lowers only; nothing when every requirement holds or the program does not
+  // get that far (evaluate() then reports why).
+  std::optional<std::string> requirementBrokenAtMeasure(const std::string& source) const;
   // Calibrates the cost model from (modelled, measured) pairs, e.g. from memory.
   void calibrate(const std::vector<std::pair<double, double>>& modelledMeasuredMs);
 

@@ -443,6 +443,13 @@ class AgentRun {
         ++idle;
         continue;
       }
+      // A program that can never run at the measured shape costs no evaluation.
+      if (auto broken = evaluator_ ? evaluator_->requirementBrokenAtMeasure(rewritten.source) : std::nullopt) {
+        if (skippedByRequirement_++ == 0)
+          firstSkipped_ = proposalKey(proposal.action, proposal.args) + ": requirement '" + *broken + "'";
+        ++idle;
+        continue;
+      }
       Candidate candidate;
       candidate.source = std::move(rewritten.source);
       candidate.action = proposal.action;
@@ -450,6 +457,9 @@ class AgentRun {
       candidate.description = rewritten.description;
       addCandidate(std::move(candidate), parent, "planner");
     }
+    if (skippedByRequirement_ > 0)
+      note("skipped without evaluating " + std::to_string(skippedByRequirement_) +
+           " rewrite(s) whose kernel cannot run at the measured shape (first: " + firstSkipped_ + ")");
     if (idle >= kMaxIdleSteps) note("stopped: the planner's picks stopped producing new programs");
   }
 
@@ -540,6 +550,8 @@ class AgentRun {
   std::map<std::string, KernelFeatures> features_;  // by state hash
   std::map<std::string, int> evaluated_;            // state hash -> candidate index
   std::set<std::string> tried_;                     // "parentHash action args"
+  int skippedByRequirement_ = 0;                    // rewrites whose requirements exclude the measured shape
+  std::string firstSkipped_;
 };
 
 }  // namespace

@@ -248,5 +248,28 @@ TEST(AgentLoop, RealEvaluatorImprovesGemmSmallUnderTheCostModel) {
   fs::remove_all(dir);
 }
 
+
+// The naive softmax keeps a whole row in one tile (require(N <= BLOCK)); halving
+// BLOCK gives a kernel that can never run at the measured 8192 columns. Such a
+// rewrite is skipped before evaluation (it was evaluated, as run-failed, once
+// from every parent and took a quarter of the budget).
+TEST(AgentLoop, RewritesThatCannotRunAtTheMeasuredShapeCostNoEvaluation) {
+  std::string error;
+  auto task = loadTask(std::string(ARGUS_SOURCE_DIR) + "/examples/agent/softmax_8192.task.json", error);
+  ASSERT_TRUE(task) << error;
+  LoopOptions options;
+  options.budget = 6;
+  options.useGpu = false;
+  LoopResult result = runAgentLoop(*task, options);
+  ASSERT_TRUE(result.ok) << result.error;
+  ASSERT_GE(result.candidates.size(), 3u);
+  for (const auto& record : result.candidates)
+    EXPECT_EQ(record.evaluation.detail.find("does not hold at the measured shape"), std::string::npos)
+        << "#" << record.index << " " << record.evaluation.detail;
+  bool noted = false;
+  for (const auto& line : result.notes) noted |= line.find("N <= BLOCK") != std::string::npos;
+  EXPECT_TRUE(noted) << "the skipped rewrites are reported";
+}
+
 }  // namespace
 }  // namespace argus::agent
