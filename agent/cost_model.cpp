@@ -14,6 +14,7 @@
 #include "driver/metadata.h"
 #include "ir/ir.h"
 #include "ir/ops.h"
+#include "ir/register_estimate.h"
 #include "runtime/interp/numeric.h"
 
 namespace argus::agent {
@@ -418,11 +419,14 @@ CostEstimate estimateCost(const ir::Function& fn, const Sizes& sizes, double sca
   e.memoryMs = std::max(e.dramBytes / (machine.hbmTBps * 1e9), e.globalBytes / (machine.l2TBps * 1e9));
   e.sharedMs = e.sharedBytes / (machine.sharedTBps * 1e9);
 
-  // Registers: addresses and loop state, the accumulators (dot accumulators or the tiles a
-  // loop carries, whichever is larger), one k step of operands, the largest other tile;
-  // allocated in units of 8 per thread, at most 255 (beyond: spills).
-  double registers = 24 + std::max(counts.accumulatorRegisters, counts.carriedRegisters) +
-                     counts.fragmentRegisters + counts.largestTileRegisters;
+  // Registers: addresses and loop state, then the larger of two counts of the tiles: the
+  // accumulators (dot accumulators or the tiles a loop carries, whichever is larger), one
+  // k step of operands and the largest other tile; or the peak of the live register tiles
+  // (ir/register_estimate.h, what AG2033 warns about: a row kernel's row and what is
+  // computed from it). Allocated in units of 8 per thread, at most 255 (beyond: spills).
+  const double livePeak = static_cast<double>(ir::estimateTileRegisters(fn).registers);
+  double registers = 24 + std::max(livePeak, std::max(counts.accumulatorRegisters, counts.carriedRegisters) +
+                                                  counts.fragmentRegisters + counts.largestTileRegisters);
   int allocated = static_cast<int>(std::ceil(registers / 8) * 8);
   bool spills = allocated > 255;
   e.registersPerThread = std::min(allocated, 255);

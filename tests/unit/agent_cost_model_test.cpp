@@ -120,6 +120,19 @@ TEST(AgentCostModel, OccupancyLimits) {
   EXPECT_GT(huge.timeMs, 100 * tc.timeMs);
 }
 
+// A row kernel's registers are the live tiles' (ir/register_estimate.h, AG2033's count),
+// not only the loaded tile's: one warp holding a row of 8192 in f32 spills (the model saw
+// the bf16 load's 128 registers and ranked the one-warp softmax above every other).
+TEST(AgentCostModel, ARowKernelThatSpillsRanksBelowOneThatDoesNot) {
+  const std::string naive = readExample("agent/softmax_naive.ag");
+  const Sizes rows{{"M", 8192}, {"N", 8192}};
+  CostEstimate oneWarp = estimate(replaced(naive, "W: const = 2", "W: const = 1"), rows);
+  CostEstimate fourWarps = estimate(replaced(naive, "W: const = 2", "W: const = 4"), rows);
+  EXPECT_EQ(oneWarp.registersPerThread, 255);
+  EXPECT_LT(fourWarps.registersPerThread, 128);
+  EXPECT_GT(oneWarp.timeMs, fourWarps.timeMs);
+}
+
 TEST(AgentCostModel, ScalesWithTheProblem) {
   CostEstimate small = estimate(readExample("gemm_tc.ag"), {{"M", 2048}, {"N", 4096}, {"K", 4096}});
   CostEstimate big = estimate(readExample("gemm_tc.ag"));
