@@ -71,6 +71,18 @@ class AssertionChecker {
       }
       return;
     }
+    if (op.kind == ir::OpKind::Binary || op.kind == ir::OpKind::Fma) {
+      flow_.budget().setTraceLabel("tags:epilogue");
+      try {
+        checkEpilogueOperandsAgree(flow_, fn_, diags_, op);
+      } catch (const z3::exception& e) {
+        diags_.report(DiagId::CheckerCannotProve, op.range,
+                      {"this operation combines each element of a dot() result with the elements it belongs with",
+                       std::string("the solver failed: ") + e.msg()});
+      }
+      flow_.budget().setTraceLabel("tags");
+      return;
+    }
     if (op.kind == ir::OpKind::Load) {
       flow_.budget().setTraceLabel("tags:read-written");
       try {
@@ -469,8 +481,12 @@ void checkTagAssertions(const ir::Function& rewritten, DiagnosticSink& diags, co
     std::unique_ptr<z3::context> own;
     z3::context& ctx = SolverBudget::contextFor(options, own);
     TagFlow flow(ctx, fn, options, file);
-    if (!tagFlowNeeded(fn, fn.body, false))  // only the dots and the stores of their results to check
-      flow.trackOnly(kOrigins(fn, fn.body), storesDotResult(fn, fn.body) || readsDotResult(fn, fn.body));
+    if (!tagFlowNeeded(fn, fn.body, false)) {  // only the dots, their epilogues and the stores of their results to check
+      std::map<int, std::set<int64_t>> origins = kOrigins(fn, fn.body);
+      addEpilogueOrigins(fn, fn.body, origins);
+      flow.trackOnly(std::move(origins),
+                     storesDotResult(fn, fn.body) || readsDotResult(fn, fn.body) || hasEpilogue(fn, fn.body));
+    }
     AssertionChecker checker(flow, ctx, fn, diags, file, options);
     flow.run([&](const ir::Op& op) { checker.check(op); });
   } catch (const z3::exception& e) {

@@ -2,6 +2,7 @@
 // of every register tile and shared slot, as Z3 terms (checker/tag_state.h).
 // Straight-line ops are exact; `if` merges (disagreement: unknown); loops are
 // summarized by induction (tag_loops.cpp).
+#include <algorithm>
 #include <optional>
 
 #include "checker/narrow_width.h"
@@ -273,11 +274,29 @@ static void mergeOriginAxes(TagMap& merged, const TagMap& in) {
 TagMap TagFlow::elementwise(const ir::Op& op) {
   TagMap out;
   bool first = true;
+  // A tile of a lower-rank tensor combined with tiles of a higher-rank one (acc +
+  // bias[None, :], a row of x times the weight row w) has its origin components keyed by
+  // its own tensor's axes: merged by key, bias's axis 0 would meet acc's rows and spoil
+  // the result's origin (where the product lands is AG2019's, where a row lands AG2018's).
+  // Such operands keep their other tags only; whether they agree is AG2046's.
+  size_t widestOrigin = 0;
+  for (ir::ValueId id : op.operands)
+    if (const TagMap* in = tilesTags(id); in && !in->tags.empty())
+      widestOrigin = std::max(widestOrigin, in->originAxes.size());
+  TagMap withoutOrigin;
   for (ir::ValueId id : op.operands) {
     const TagMap* in = tilesTags(id);
     if (!in) continue;
+    const bool stripped = !in->originAxes.empty() && in->originAxes.size() < widestOrigin;
+    if (stripped) {
+      withoutOrigin = *in;
+      for (size_t d = 0; d < in->originAxes.size(); ++d) withoutOrigin.tags.erase(originKey(static_cast<int64_t>(d)));
+      withoutOrigin.originAxes.clear();
+      withoutOrigin.originTensor = -1;
+      in = &withoutOrigin;
+    }
     // The origin's axes first, against the components merged so far.
-    if (!in->tags.empty()) {
+    if (!stripped && !in->tags.empty()) {
       if (first) {
         out.originTensor = in->originTensor;
         out.originAxes = in->originAxes;
@@ -440,6 +459,8 @@ void TagFlow::step(const ir::Op& op) {
     case OpKind::Binary: case OpKind::Compare: case OpKind::Unary: case OpKind::Fma:
     case OpKind::Select: case OpKind::Cast:
       if (resultIsTile()) tiles_[op.results[0]] = elementwise(op);
+      // "a product's epilogue operand is taken where the product's element is"
+      if (recording_ && hook_ && (op.kind == OpKind::Binary || op.kind == OpKind::Fma) && resultIsTile()) hook_(op);
       return;
     case OpKind::ConvertLayout:
       if (const TagMap* t = tilesTags(ir::ConvertLayoutOp(op).x())) tiles_[op.results[0]] = *t;

@@ -254,6 +254,13 @@ const ir::Op* producingDot(const ir::Function& fn, ir::ValueId value);
 // The built-in "a dot adds its products to the accumulator elements they
 // belong to" (AG2043, tag_accumulate.cpp), at a Dot of the final walk.
 void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op);
+// The built-in "a dot result's epilogue pairs each element with the tensor
+// elements it belongs with" (AG2046, tag_epilogue.cpp), at an element-wise op of
+// the final walk; the origins it needs (every axis of each tensor an epilogue
+// combines with a product) and whether a kernel has such an op.
+void checkEpilogueOperandsAgree(TagFlow& flow, const ir::Function& fn, DiagnosticSink& diags, const ir::Op& op);
+void addEpilogueOrigins(const ir::Function& fn, const ir::Block& block, std::map<int, std::set<int64_t>>& origins);
+bool hasEpilogue(const ir::Function& fn, const ir::Block& block);
 // Narrows a satisfiable solver to the first rows m and columns n that keep it
 // satisfiable (thread 0 holds element (0, 0)); false when it no longer is.
 bool narrowToFirstElements(TagFlow& flow, z3::solver& solver, const z3::expr& m, const z3::expr& n);
