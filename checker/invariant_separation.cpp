@@ -26,6 +26,7 @@
 #include <set>
 #include <vector>
 
+#include "checker/grid_stride.h"
 #include "checker/integer_reading.h"
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
@@ -277,6 +278,11 @@ class SeparationCheck {
         oneLong[i] = 16 * widest + 1;
         launches.push_back(oneLong);
       }
+    // A persistent kernel whose loop over tiles leaves indices no block visits shows it only
+    // past as many tiles as blocks: the launch whose loop ends just past the first such index.
+    for (size_t i = 0; i < of.size(); ++i)
+      if (std::optional<std::vector<int64_t>> past = launchPastGridStrideGap(*of[i], *sides[i]))
+        launches.push_back(*past);
     for (const std::vector<int64_t>& atLeast : launches) {
       std::optional<Unwritten> found = unwrittenAt(tensor, sides, atLeast);
       // Found at 257: the smallest of a few launches in between that shows it
@@ -319,6 +325,70 @@ class SeparationCheck {
       for (int64_t extent : fn_.typeOf(op.results[0]).shape) widest = std::max(widest, extent);
     });
     return widest;
+  }
+
+  // The smallest launch whose grid-stride loop around the store `s` (a loop over tiles whose
+  // start or step differs between blocks, in a kernel whose one-dimensional grid of at most
+  // 4096 blocks does not grow with the sizes) ends just past the first index no block visits
+  // (checker/grid_stride.h): the loop's last index, whose tile is usually the tensor's last,
+  // is then one nobody computes. Whether it is unwritten is asked as for any launch.
+  std::optional<std::vector<int64_t>> launchPastGridStrideGap(const GlobalStore& s, Instance& side) {
+    for (const ir::LaunchExpr& axis : fn_.grid)
+      if (dependsOnSizes(axis)) return std::nullopt;
+    std::vector<int64_t> anySizes(fn_.sizeNames.size(), 1);
+    int64_t extents[3] = {0, 0, 0};
+    for (int axis = 0; axis < 3; ++axis)
+      if (!fn_.grid[axis].evaluate(anySizes, extents[axis])) return std::nullopt;
+    if (extents[0] < 2 || extents[0] > 4096 || extents[1] != 1 || extents[2] != 1) return std::nullopt;
+    auto signedValue = [](const z3::expr& e) {
+      const int64_t v = static_cast<int64_t>(e.get_numeral_uint64());
+      return v >= (int64_t{1} << 31) ? v - (int64_t{1} << 32) : v;
+    };
+    ScalarEncoder& enc = *side.encoder;
+    z3::expr pid = ctx_->bv_const("program_id0", 32);  // the name ScalarEncoder gives it
+    for (const ir::Op* loop : s.scope.loops) {
+      const ir::ForOp forOp(*loop);
+      z3::expr start = enc.scalar(forOp.lowerBound()), step = enc.scalar(forOp.step());
+      z3::expr end = enc.scalar(forOp.upperBound());
+      if (!enc.opaqueNames().empty()) return std::nullopt;
+      std::vector<int64_t> starts, steps;
+      for (int64_t b = 0; b < extents[0]; ++b) {
+        z3::expr_vector from(*ctx_), to(*ctx_);
+        from.push_back(pid);
+        to.push_back(bv(b));
+        z3::expr first = start.substitute(from, to).simplify(), stride = step.substitute(from, to).simplify();
+        if (!first.is_numeral() || !stride.is_numeral()) break;
+        starts.push_back(signedValue(first));
+        steps.push_back(signedValue(stride));
+      }
+      if (starts.size() != static_cast<size_t>(extents[0])) continue;
+      const int64_t maxStart = *std::max_element(starts.begin(), starts.end());
+      const int64_t maxStep = *std::max_element(steps.begin(), steps.end());
+      if (maxStart == *std::min_element(starts.begin(), starts.end()) &&
+          maxStep == *std::min_element(steps.begin(), steps.end()))
+        continue;  // every block walks the same indices: not a loop that shares them out
+      if (maxStart + maxStep > (int64_t{1} << 22)) continue;
+      std::optional<int64_t> gap = firstIndexNoBlockVisits(starts, steps, maxStart + maxStep);
+      if (!gap) continue;
+      z3::optimize smallest(*ctx_);
+      budget_.limit(smallest);
+      ScalarScope kernelScope;
+      ScalarEncoder requirements(*ctx_, fn_, kernelScope);
+      for (const z3::expr& c : requirements.constraints()) smallest.add(c);
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i)
+        smallest.add(z3::uge(sizeVar(i), bv(1)) && z3::ule(sizeVar(i), bv(1 << 20)));
+      z3::expr_vector from(*ctx_), to(*ctx_);
+      from.push_back(pid);
+      to.push_back(bv(0));
+      smallest.add(end.substitute(from, to) == bv(*gap + 1));
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) smallest.minimize(sizeVar(i));
+      if (budget_.check(smallest) != z3::sat) continue;
+      z3::model model = smallest.get_model();
+      std::vector<int64_t> sizes;
+      for (size_t i = 0; i < fn_.sizeNames.size(); ++i) sizes.push_back(ScalarEncoder::valueOf(model, sizeVar(i)));
+      return sizes;
+    }
+    return std::nullopt;
   }
 
   struct Unwritten {
