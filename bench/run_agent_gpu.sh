@@ -13,7 +13,7 @@
 # memory; Triton's tutorial softmax (bench/triton_rows.py, autotuned) and
 # torch.softmax are timed at both shapes in the same session.
 # Peers are timed as the agent times a candidate: one launch between two CUDA
-# events, after warm-up, the median of 30.
+# events, after warm-up, the median of 30 (bench/peer_timing.py).
 # AGENT_SECONDS bounds each run (its report is rewritten after every candidate).
 set -euo pipefail
 bundle=$1 out=$2
@@ -35,15 +35,9 @@ gemm)
   agent gemm_4096 run1 1
   agent gemm_2048x8192 run2 2
   agent gemm_nt_4096 run3 3
-  python3 - "$out/peer.json" <<'PY'
+  PYTHONPATH=bench python3 - "$out/peer.json" <<'PY'
 import json, sys, torch
-def median_ms(fn):
-    for _ in range(20): fn()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    ts = []
-    for _ in range(30):
-        s.record(); fn(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-    return sorted(ts)[len(ts) // 2]
+from peer_timing import median_ms
 res = {}
 for (m, n, k, nt) in [(4096, 4096, 4096, False), (2048, 8192, 4096, False), (4096, 4096, 4096, True)]:
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
@@ -61,13 +55,7 @@ softmax)
   PYTHONPATH=bench python3 - "$out/peer.json" <<'PY'
 import json, sys, torch
 import triton_rows
-def median_ms(fn):
-    for _ in range(20): fn()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    ts = []
-    for _ in range(30):
-        s.record(); fn(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-    return sorted(ts)[len(ts) // 2]
+from peer_timing import median_ms
 res = {}
 for (m, n) in [(8192, 8192), (16384, 4096)]:
     x = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)

@@ -68,38 +68,19 @@ void checkDotAccumulatorAgrees(TagFlow& flow, const ir::Function& fn, Diagnostic
                           insideItsTensor(flow, fn, product, d, pv));
     pairs.emplace_back(av, pv);
   }
-  z3::expr formula =
-      flow.assumptions() && z3::ult(m, flow.bv(shape[0])) && z3::ult(n, flow.bv(shape[1])) && differs;
-  if (flow.check(formula)) return;  // proven (one cached query)
-  z3::solver solver(ctx, "QF_BV");
-  SolverBudget& budget = flow.budget();
-  budget.limit(solver);
-  solver.add(formula);
-  z3::check_result result = flow.preferSmall(solver);
-  if (result == z3::unknown) {  // undecided is never silence
-    diags.report(DiagId::CheckerCannotProve, op.range,
-                 {"this dot adds its products to the accumulator elements they belong to",
-                  "the solver gave up (" + budget.unknownReason(solver) + ")"});
-    return;
-  }
-  if (result != z3::sat) return;
-  if (!narrowToFirstElements(flow, solver, m, n)) return;
-  z3::model model = solver.get_model();
+  std::optional<z3::model> found =
+      elementViolation(flow, diags, op, "this dot adds its products to the accumulator elements they belong to", m, n,
+                       shape, differs);
+  if (!found) return;
+  const z3::model& model = *found;
   const int64_t mv = modelValue(model, m), nv = modelValue(model, n);
   const int64_t side = modelValue(model, pairs[0].first) != modelValue(model, pairs[0].second) ? 0 : 1;
   const int64_t accValue = modelValue(model, pairs[static_cast<size_t>(side)].first);
   const int64_t productValue = modelValue(model, pairs[static_cast<size_t>(side)].second);
   // A named accumulator by its name (s[0, 0]); one written inline by its place.
-  std::string accName = flow.valueName(dot.acc());
-  std::string element = accName.find('(') == std::string::npos
-                            ? accName + "[" + std::to_string(mv) + ", " + std::to_string(nv) + "]"
-                            : "element (" + std::to_string(mv) + ", " + std::to_string(nv) + ") of the accumulator";
-  std::string iteration;
+  std::string element = tileElementText(flow.valueName(dot.acc()), mv, nv, "accumulator");
   Counterexample cx;
-  for (const LoopFrame& l : flow.loops()) {
-    cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
-    iteration += (iteration.empty() ? "" : ", ") + l.name + " = " + std::to_string(cx.iteration.back().second);
-  }
+  std::string iteration = iterationsOf(flow, model, cx);
   std::string summary = element + " was computed from " + axisName(fn, *acc, side, accValue) +
                         ", and this dot adds to it products from " + axisName(fn, product, side, productValue) +
                         (iteration.empty() ? "" : " in iteration " + iteration);

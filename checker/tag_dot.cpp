@@ -246,6 +246,41 @@ bool narrowToFirstElements(TagFlow& flow, z3::solver& solver, const z3::expr& m,
   return flow.budget().check(solver) == z3::sat;
 }
 
+std::optional<z3::model> elementViolation(TagFlow& flow, DiagnosticSink& diags, const ir::Op& op,
+                                          const std::string& property, const z3::expr& m, const z3::expr& n,
+                                          const std::vector<int64_t>& shape, const z3::expr& violated) {
+  z3::expr formula = flow.assumptions() && z3::ult(m, flow.bv(shape.at(0))) && z3::ult(n, flow.bv(shape.at(1))) &&
+                     violated;
+  if (flow.check(formula)) return std::nullopt;  // proven (one cached query)
+  z3::solver solver(flow.context(), "QF_BV");
+  SolverBudget& budget = flow.budget();
+  budget.limit(solver);
+  solver.add(formula);
+  z3::check_result result = flow.preferSmall(solver);
+  if (result == z3::unknown) {  // undecided is never silence
+    diags.report(DiagId::CheckerCannotProve, op.range,
+                 {property, "the solver gave up (" + budget.unknownReason(solver) + ")"});
+    return std::nullopt;
+  }
+  if (result != z3::sat || !narrowToFirstElements(flow, solver, m, n)) return std::nullopt;
+  return solver.get_model();
+}
+
+std::string iterationsOf(TagFlow& flow, const z3::model& model, Counterexample& cx) {
+  std::string text;
+  for (const LoopFrame& l : flow.loops()) {
+    cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
+    text += (text.empty() ? "" : ", ") + l.name + " = " + std::to_string(cx.iteration.back().second);
+  }
+  return text;
+}
+
+std::string tileElementText(const std::string& name, int64_t m, int64_t n, const std::string& what) {
+  return name.find('(') == std::string::npos
+             ? name + "[" + std::to_string(m) + ", " + std::to_string(n) + "]"
+             : "element (" + std::to_string(m) + ", " + std::to_string(n) + ") of the " + what;
+}
+
 bool readsDotResult(const ir::Function& fn, const ir::Block& block) {
   for (const auto& op : block.ops) {
     if (std::optional<DotK> t = dotK(fn, *op); t && (t->a.fromDot || t->b.fromDot)) return true;

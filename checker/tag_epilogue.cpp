@@ -155,25 +155,14 @@ void checkEpilogueOperandsAgree(TagFlow& flow, const ir::Function& fn, Diagnosti
     compared.push_back({productAxis, otherAxis, pv, ov});
   }
   if (compared.empty()) return;
-  z3::expr formula =
-      flow.assumptions() && z3::ult(m, flow.bv(shape[0])) && z3::ult(n, flow.bv(shape[1])) && differs;
-  if (flow.check(formula)) return;  // proven (one cached query)
-  z3::solver solver(ctx, "QF_BV");
-  SolverBudget& budget = flow.budget();
-  budget.limit(solver);
-  solver.add(formula);
-  z3::check_result result = flow.preferSmall(solver);
   const std::string otherName = fn.params[static_cast<size_t>(operands->tensor)].name;
-  if (result == z3::unknown) {  // undecided is never silence
-    diags.report(DiagId::CheckerCannotProve, op.range,
-                 {"this operation combines each element of the dot() result with the element of '" + otherName +
-                      "' at the same index",
-                  "the solver gave up (" + budget.unknownReason(solver) + ")"});
-    return;
-  }
-  if (result != z3::sat) return;
-  if (!narrowToFirstElements(flow, solver, m, n)) return;
-  z3::model model = solver.get_model();
+  std::optional<z3::model> found = elementViolation(
+      flow, diags, op,
+      "this operation combines each element of the dot() result with the element of '" + otherName +
+          "' at the same index",
+      m, n, shape, differs);
+  if (!found) return;
+  const z3::model& model = *found;
   const int64_t mv = modelValue(model, m), nv = modelValue(model, n);
   const Compared* wrong = &compared.front();
   for (const Compared& c : compared)
@@ -182,15 +171,9 @@ void checkEpilogueOperandsAgree(TagFlow& flow, const ir::Function& fn, Diagnosti
   const int64_t otherIndex = modelValue(model, wrong->otherValue);
   const std::string sizeName = fn.sizeNames[static_cast<size_t>(sizeIndexOf(fn, wrong->productAxis))];
   std::string productName = flow.valueName(operands->product);
-  std::string element = productName.find('(') == std::string::npos
-                            ? productName + "[" + std::to_string(mv) + ", " + std::to_string(nv) + "]"
-                            : "element (" + std::to_string(mv) + ", " + std::to_string(nv) + ") of the product";
-  std::string iteration;
+  std::string element = tileElementText(productName, mv, nv, "product");
   Counterexample cx;
-  for (const LoopFrame& l : flow.loops()) {
-    cx.iteration.emplace_back(l.name, modelValue(model, l.iv));
-    iteration += (iteration.empty() ? "" : ", ") + l.name + " = " + std::to_string(cx.iteration.back().second);
-  }
+  std::string iteration = iterationsOf(flow, model, cx);
   std::string launch = flow.launchText(model);
   std::string summary = element + " was computed from " + indexText(fn, wrong->productAxis, productIndex) +
                         ", and this combines it with " + indexText(fn, wrong->otherAxis, otherIndex) +

@@ -264,6 +264,16 @@ bool hasEpilogue(const ir::Function& fn, const ir::Block& block);
 // Narrows a satisfiable solver to the first rows m and columns n that keep it
 // satisfiable (thread 0 holds element (0, 0)); false when it no longer is.
 bool narrowToFirstElements(TagFlow& flow, z3::solver& solver, const z3::expr& m, const z3::expr& n);
+// A violation at element (m, n) of a tile of `shape`: a model of `violated` under the walk's
+// assumptions, narrowed to the first elements. Nothing when the query proves there is none;
+// when the solver gives up, the warning "cannot prove `property`" at `op`, and nothing.
+std::optional<z3::model> elementViolation(TagFlow& flow, DiagnosticSink& diags, const ir::Op& op,
+                                          const std::string& property, const z3::expr& m, const z3::expr& n,
+                                          const std::vector<int64_t>& shape, const z3::expr& violated);
+// The loop iterations of a model, into the counterexample and as text ("kt = 1, j = 0").
+std::string iterationsOf(TagFlow& flow, const z3::model& model, Counterexample& cx);
+// An element of a named tile as `name[m, n]`, of an unnamed one as "element (m, n) of the <what>".
+std::string tileElementText(const std::string& name, int64_t m, int64_t n, const std::string& what);
 // "row 5" / "column 5" along a tensor's last two axes, else "index 5 along axis d".
 std::string axisText(const ir::Param& tensor, int64_t axis, int64_t value);
 // Whether a dot the check concerns reads another dot's result (P @ V).
