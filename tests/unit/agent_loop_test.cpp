@@ -252,7 +252,7 @@ TEST(AgentLoop, RealEvaluatorImprovesGemmSmallUnderTheCostModel) {
 // The naive softmax keeps a whole row in one tile (require(N <= BLOCK)); halving
 // BLOCK gives a kernel that can never run at the measured 8192 columns. Such a
 // rewrite is skipped before evaluation (it was evaluated, as run-failed, once
-// from every parent and took a quarter of the budget).
+// from every parent: 5 of the first 12 evaluations).
 TEST(AgentLoop, RewritesThatCannotRunAtTheMeasuredShapeCostNoEvaluation) {
   std::string error;
   auto task = loadTask(std::string(ARGUS_SOURCE_DIR) + "/examples/agent/softmax_8192.task.json", error);
