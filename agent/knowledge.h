@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct KernelFeatures {
   bool registerOperands = false;
   std::string operandDtype;          // "bf16", "f16", "f32": the product's operands
   int warps = 0;                     // the @kernel warps= value when constant
+  // Const parameters that, doubled, would take warps= past the 32 warps a block may have.
+  std::set<std::string> warpsLimitedConsts;
   std::map<std::string, int64_t> constParams;  // `NAME: const = V` defaults
   // Short words the knowledge base matches on: "dot", "shared", "copy_async",
   // "pipelined", "mma", "swizzle", "bf16", "register_operands", "copy_bulk",

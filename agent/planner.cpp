@@ -273,7 +273,8 @@ std::vector<Proposal> Planner::propose(const KernelFeatures& features,
       // Every const parameter, one at a time, doubled and halved (within 1 .. 4096).
       for (const auto& [name, value] : features.constParams) {
         if (value <= 0) continue;
-        if (value * 2 <= 4096) alternatives.push_back({{name, value * 2}});
+        // A block has at most 32 warps (AG4017): a const the warps follow stops there.
+        if (value * 2 <= 4096 && !features.warpsLimitedConsts.count(name)) alternatives.push_back({{name, value * 2}});
         if (value / 2 >= 1) alternatives.push_back({{name, value / 2}});
       }
       if (alternatives.empty()) continue;  // a kernel without const parameters has nothing to search

@@ -61,8 +61,14 @@ KernelFeatures analyzeKernel(const std::string& source, const std::string& fileN
   f.constParams = constIntDefaults(*kernel);
   if (const ast::Decorator* d = kernelDecorator(*kernel); d && d->args)
     for (const ast::Argument& a : *d->args)
-      if (a.keyword && *a.keyword == "warps" && a.value)
+      if (a.keyword && *a.keyword == "warps" && a.value) {
         if (std::optional<int64_t> w = evalInt(*a.value, f.constParams)) f.warps = static_cast<int>(*w);
+        for (const auto& [name, value] : f.constParams) {
+          std::map<std::string, int64_t> doubled = f.constParams;
+          doubled[name] = value * 2;
+          if (std::optional<int64_t> w = evalInt(*a.value, doubled); w && *w > 32) f.warpsLimitedConsts.insert(name);
+        }
+      }
   if (f.warps == 0) f.warps = 4;  // the language's default
   if (const ast::Decorator* d = kernelDecorator(*kernel); d && d->args)
     for (const ast::Argument& a : *d->args)

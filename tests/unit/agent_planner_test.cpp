@@ -6,6 +6,7 @@
 #include <set>
 
 #include "agent/planner.h"
+#include "agent/rewrite.h"
 
 namespace argus::agent {
 namespace {
@@ -142,6 +143,27 @@ TEST(AgentPlanner, ConstSearchProposesEveryConstDoubledAndHalved) {
   KernelFeatures none = softmax;
   none.constParams.clear();
   EXPECT_TRUE(planner.propose(none, {}).empty());
+}
+
+// A block has at most 32 warps (AG4017): the const the kernel's warps= follows is
+// not doubled past that (the softmax search spent an evaluation on W = 64).
+TEST(AgentPlanner, ConstSearchStopsTheWarpsAtThirtyTwo) {
+  KnowledgeBase kb;
+  KnowledgeEntry search = entry("const_search", 0.3);
+  search.requires_ = {"parsed"};
+  search.alternativesFrom = "consts";
+  kb.entries = {search};
+  Planner planner(kb, PlannerOptions{});
+  KernelFeatures f = analyzeKernel(
+      "@kernel(grid=(M,), warps=W)\n"
+      "def f(x: Tensor[f32, (M, N)], y: Tensor[f32, (M, N)], BLOCK: const = 1024, W: const = 32):\n"
+      "    y.tile((BLOCK,))[program_id(0), 0] = load(x.tile((BLOCK,))[program_id(0), 0])\n");
+  ASSERT_TRUE(f.parsed);
+  EXPECT_EQ(f.warps, 32);
+  EXPECT_EQ(f.warpsLimitedConsts, std::set<std::string>{"W"});
+  std::set<std::string> args;
+  for (const Proposal& p : planner.propose(f, {})) args.insert(p.args.dump());
+  EXPECT_EQ(args, (std::set<std::string>{R"({"W":16})", R"({"BLOCK":2048})", R"({"BLOCK":512})"}));
 }
 
 TEST(AgentPlanner, SharedMemoryCouplingRejectsBeforeEvaluation) {
