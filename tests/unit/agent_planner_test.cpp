@@ -125,20 +125,30 @@ TEST(AgentPlanner, LlmCandidatesInMemoryCountForTheEntryTheyApplied) {
   EXPECT_EQ(planner.propose(gemmFeatures(), {})[0].action, "a");
 }
 
-TEST(AgentPlanner, ConstSearchProposesEveryConstDoubledAndHalved) {
+// The shipped const_search entry's shape: alternatives from the kernel's consts.
+KnowledgeBase constSearchOnly() {
   KnowledgeBase kb;
   KnowledgeEntry search = entry("const_search", 0.3);
   search.requires_ = {"parsed"};
   search.alternativesFrom = "consts";
   kb.entries = {search};
+  return kb;
+}
+
+std::set<std::string> proposedArgs(const Planner& planner, const KernelFeatures& features) {
+  std::set<std::string> args;
+  for (const Proposal& p : planner.propose(features, {})) args.insert(p.args.dump());
+  return args;
+}
+
+TEST(AgentPlanner, ConstSearchProposesEveryConstDoubledAndHalved) {
+  KnowledgeBase kb = constSearchOnly();
   Planner planner(kb, PlannerOptions{});
   KernelFeatures softmax;
   softmax.kernelName = "softmax";
   softmax.parsed = true;
   softmax.constParams = {{"ROWS", 4}, {"BN", 1024}, {"ONE", 1}};
-  std::set<std::string> args;
-  for (const Proposal& p : planner.propose(softmax, {})) args.insert(p.args.dump());
-  EXPECT_EQ(args, (std::set<std::string>{R"({"ROWS":8})", R"({"ROWS":2})", R"({"BN":2048})", R"({"BN":512})",
+  EXPECT_EQ(proposedArgs(planner, softmax), (std::set<std::string>{R"({"ROWS":8})", R"({"ROWS":2})", R"({"BN":2048})", R"({"BN":512})",
                                          R"({"ONE":2})"}));
   KernelFeatures none = softmax;
   none.constParams.clear();
@@ -148,11 +158,7 @@ TEST(AgentPlanner, ConstSearchProposesEveryConstDoubledAndHalved) {
 // A block has at most 32 warps (AG4017): the const the kernel's warps= follows is
 // not doubled past that (the softmax search spent an evaluation on W = 64).
 TEST(AgentPlanner, ConstSearchStopsTheWarpsAtThirtyTwo) {
-  KnowledgeBase kb;
-  KnowledgeEntry search = entry("const_search", 0.3);
-  search.requires_ = {"parsed"};
-  search.alternativesFrom = "consts";
-  kb.entries = {search};
+  KnowledgeBase kb = constSearchOnly();
   Planner planner(kb, PlannerOptions{});
   KernelFeatures f = analyzeKernel(
       "@kernel(grid=(M,), warps=W)\n"
@@ -161,9 +167,7 @@ TEST(AgentPlanner, ConstSearchStopsTheWarpsAtThirtyTwo) {
   ASSERT_TRUE(f.parsed);
   EXPECT_EQ(f.warps, 32);
   EXPECT_EQ(f.warpsLimitedConsts, std::set<std::string>{"W"});
-  std::set<std::string> args;
-  for (const Proposal& p : planner.propose(f, {})) args.insert(p.args.dump());
-  EXPECT_EQ(args, (std::set<std::string>{R"({"W":16})", R"({"BLOCK":2048})", R"({"BLOCK":512})"}));
+  EXPECT_EQ(proposedArgs(planner, f), (std::set<std::string>{R"({"W":16})", R"({"BLOCK":2048})", R"({"BLOCK":512})"}));
 }
 
 TEST(AgentPlanner, SharedMemoryCouplingRejectsBeforeEvaluation) {
