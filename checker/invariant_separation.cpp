@@ -703,14 +703,7 @@ class SeparationCheck {
   }
 
   // In the lane's context: one of its own would cost 50 to 70 ms to make.
-  bool unsatOverIntegers(const z3::expr& question) {
-    std::optional<z3::expr> overIntegers = readAsIntegers(question);
-    if (!overIntegers) return false;
-    z3::solver solver = integerSolver(*ctx_);
-    solver.add(*overIntegers);
-    budget_.limit(solver, kIntegerRlimit);
-    return budget_.checkExactly(solver) == z3::unsat;
-  }
+  bool unsatOverIntegers(const z3::expr& question) { return budget_.unsatOverIntegers(question, kIntegerRlimit); }
 
   // Whether the view's offsets use a division or remainder by a non-constant (a grouped
   // or persistent tile order): nonlinear for the solver, which is why such a query may stay undecided.

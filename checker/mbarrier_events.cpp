@@ -326,6 +326,7 @@ MbWindow MbEncoder::window(const MbEvent& self, int64_t depth) {
   const int64_t d = std::clamp<int64_t>(depth, 1, events_.window);
   // The last d iterations of `loop`, ending before iteration `end` (J, or the trip count).
   auto lastIterations = [&](const Op* loop, const z3::expr& end) {
+    w.beforeStart = w.beforeStart || z3::ult(end, ctx_.bv_val(d, 32));
     for (int64_t s = d; s >= 1; --s)
       for (const MbEvent& e : events_.events) {
         if (e.loop != loop) continue;

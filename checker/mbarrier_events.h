@@ -80,9 +80,13 @@ struct MbWindow {
   z3::expr complete;                // the history holds every earlier instance
   z3::expr assumptions;             // facts of the window (the trip counts of earlier loops)
   z3::expr J;                       // the iteration index of self's loop (j0)
+  // The history looks back past a loop's first iteration (J, or an earlier loop's trip
+  // count, below the depth): the terms of those absent instances wrap around.
+  z3::expr beforeStart;
   ScalarEncoder* selfEncoder = nullptr;  // for minimizing and naming the model
   explicit MbWindow(z3::context& ctx)
-      : self(ctx), complete(ctx.bool_val(true)), assumptions(ctx.bool_val(true)), J(ctx.bv_val(0, 32)) {}
+      : self(ctx), complete(ctx.bool_val(true)), assumptions(ctx.bool_val(true)), J(ctx.bv_val(0, 32)),
+        beforeStart(ctx.bool_val(false)) {}
 };
 
 class MbEncoder {

@@ -1,5 +1,6 @@
 #include "checker/solver_budget.h"
 
+#include "checker/integer_reading.h"
 #include "checker/narrow_width.h"
 
 #include <algorithm>
@@ -64,12 +65,12 @@ z3::solver bitVectorSolver(z3::context& ctx) {
   return steps.mk_solver();
 }
 
-z3::solver integerSolver(z3::context& ctx) {
-  z3::solver solver(ctx);
-  z3::params params(ctx);
-  params.set("arith.solver", 2u);
-  solver.set(params);
-  return solver;
+z3::solver linearIntegerSolver(z3::context& ctx) {
+  z3::params olderArithmetic(ctx);
+  olderArithmetic.set("arith.solver", 2u);
+  z3::tactic steps = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-values") & z3::tactic(ctx, "solve-eqs") &
+                     z3::with(z3::tactic(ctx, "smt"), olderArithmetic);
+  return steps.mk_solver();
 }
 
 z3::solver copyOfSolver(const z3::solver& solver) {
@@ -191,6 +192,15 @@ z3::check_result SolverBudget::check(z3::optimize& optimize) {
     traceQuery(options_, traceLabel_ + " (optimize)", text.str(), ms, lastUnits_, result);
   }
   return result;
+}
+
+bool SolverBudget::unsatOverIntegers(const z3::expr& formula, uint64_t cap) {
+  std::optional<z3::expr> overIntegers = readAsIntegers(formula);
+  if (!overIntegers) return false;
+  z3::solver solver = linearIntegerSolver(formula.ctx());
+  limit(solver, cap);
+  solver.add(*overIntegers);
+  return countedCheck(solver, traceLabel_ + " (integers)") == z3::unsat;
 }
 
 std::string SolverBudget::unknownReason(z3::solver& solver) const { return unknownReason(solver, options_.queryRlimit); }

@@ -43,13 +43,16 @@ class SharedSolverContext {
 // never slower (docs/checker.md, "Cheap before solving").
 z3::solver bitVectorSolver(z3::context& ctx);
 
-// A solver for formulas read over the integers (integer_reading.h): Z3's
-// default with its older arithmetic solver (arith.solver=2). On the grouped
-// GEMMs' separation questions (2026-12-07, one question each before the
-// split into blocks and threads) it needed 31 to 52 thousand resource units
-// where the default needed about the same, except gemm_tc's: 1.0 M against
-// the default's 1.9 M.
-z3::solver integerSolver(z3::context& ctx);
+// A solver for integer readings (integer_reading.h) of questions expected to
+// hold: simplify, propagate values, solve equations, then Z3's SMT core with
+// its older arithmetic solver (arith.solver=2). Measured 2026-12-07 on the
+// mbarrier check's stage-parity questions (quotients and remainders by
+// STAGES, an iteration count from cdiv(S, BN)): 1 to 12 ms where the
+// bit-blaster takes 15 to 220, Z3's default solver 8 to 20, and the same
+// tactics with the newer arithmetic solver up to 760 (gemm_wgmma's hardest);
+// on the separation's grouped-order questions 3 to 8 ms where the default
+// with arith.solver=2 took 11 to 54.
+z3::solver linearIntegerSolver(z3::context& ctx);
 
 // A fresh QF_BV solver holding `solver`'s assertions: how to ask a check with
 // more constraints, in place of push/pop. A push turns Z3's QF_BV solver
@@ -89,6 +92,11 @@ class SolverBudget {
   z3::check_result checkExactly(z3::solver& solver);
   z3::check_result check(z3::solver& solver, const z3::expr_vector& assumptions);
   z3::check_result check(z3::optimize& optimize);
+  // Whether `formula` (over bit-vectors) has no model over the integers
+  // (integer_reading.h), asked of linearIntegerSolver within `cap` units: then
+  // it holds in every launch in which no index computation wraps around. False
+  // when the reading does not model an operation, or satisfiable, or undecided.
+  bool unsatOverIntegers(const z3::expr& formula, uint64_t cap);
   // Why a solver answered "unknown", in words for a diagnostic.
   std::string unknownReason(z3::solver& solver) const;
   // The same, for a query that was limited to `cap` units.
