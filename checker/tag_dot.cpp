@@ -237,6 +237,16 @@ std::string axisText(const ir::Param& tensor, int64_t axis, int64_t value) {
 }
 
 bool narrowToFirstElements(TagFlow& flow, z3::solver& solver, const z3::expr& m, const z3::expr& n) {
+  // The small launch and first iterations preferSmall found hold only under its
+  // assumption literals: the checks below, asked without them, may find any launch
+  // (a mutant of attention_wgmma's AG2043 came out at BH = 2^30 + 1). Each size and
+  // iteration stays at most what it found.
+  const z3::model found = solver.get_model();
+  z3::expr within = flow.context().bool_val(true);
+  for (const auto& [name, term] : flow.launchTerms())
+    if (flow.isRuntimeSize(name)) within = within && z3::ule(term, found.eval(term, true));
+  for (const LoopFrame& l : flow.loops()) within = within && z3::ule(l.j, found.eval(l.j, true));
+  solver.add(within);
   for (int64_t bound : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
     solver.push();
     solver.add(z3::ult(m, flow.bv(bound)) && z3::ult(n, flow.bv(bound)));
