@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "checker/grid_stride.h"
-#include "checker/integer_reading.h"
 #include "checker/invariant_check.h"
 #include "checker/invariant_scalar.h"
 #include "checker/layout_encode.h"
