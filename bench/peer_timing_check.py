@@ -8,6 +8,7 @@ import sys, torch
 sys.path.insert(0, "bench")
 import triton_rows
 from peer_timing import median_ms
+from gpu_check import time_graph_ms
 
 def old_median(fn, warmup=20, repeat=30):
     for _ in range(warmup): fn()
@@ -18,15 +19,9 @@ def old_median(fn, warmup=20, repeat=30):
     return sorted(t)[len(t) // 2]
 
 def graph_ms(fn, replays=40):
-    fn(); torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g): fn()
-    for _ in range(5): g.replay()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    t = []
-    for _ in range(replays):
-        s.record(); g.replay(); e.record(); e.synchronize(); t.append(s.elapsed_time(e))
-    return sorted(t)[len(t) // 2]
+    fn()
+    torch.cuda.synchronize()
+    return time_graph_ms(torch, [None], lambda _: fn(), replays)[0]
 
 print(torch.cuda.get_device_name())
 for (m, n) in [(8192, 8192), (16384, 4096)]:
