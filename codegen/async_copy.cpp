@@ -35,18 +35,18 @@ std::string cpAsyncWholeChunkText(int64_t chunkBytes) {
 
 namespace {
 // The 32-bit shared-window address of a shared pointer.
-llvm::Value* sharedWindowAddress(llvm::IRBuilder<>& b, llvm::Value* dst) {
+llvm::Value* sharedWindowAddress(llvm::IRBuilderBase& b, llvm::Value* dst) {
   return b.CreateTrunc(b.CreatePtrToInt(dst, b.getInt64Ty()), b.getInt32Ty());
 }
 }  // namespace
 
-void emitCpAsyncWholeChunk(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, int64_t chunkBytes) {
+void emitCpAsyncWholeChunk(llvm::IRBuilderBase& b, llvm::Value* dst, llvm::Value* src, int64_t chunkBytes) {
   auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), src->getType()}, false);
   auto* asmValue = llvm::InlineAsm::get(fnTy, cpAsyncWholeChunkText(chunkBytes), "r,l,~{memory}", true);
   b.CreateCall(fnTy, asmValue, {sharedWindowAddress(b, dst), src});
 }
 
-void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes, llvm::Value* pred,
+void emitCpAsync(llvm::IRBuilderBase& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes, llvm::Value* pred,
                  int64_t chunkBytes) {
   llvm::Value* dst32 = sharedWindowAddress(b, dst);
   auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), src->getType(), b.getInt32Ty(), b.getInt1Ty()},
@@ -55,12 +55,12 @@ void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm:
   b.CreateCall(fnTy, asmValue, {dst32, src, srcBytes, pred});
 }
 
-void emitCpAsyncCommitGroup(llvm::IRBuilder<>& b) {
+void emitCpAsyncCommitGroup(llvm::IRBuilderBase& b) {
   auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), false);
   b.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, "cp.async.commit_group;", "~{memory}", true));
 }
 
-void emitCpAsyncWaitGroup(llvm::IRBuilder<>& b, int64_t n) {
+void emitCpAsyncWaitGroup(llvm::IRBuilderBase& b, int64_t n) {
   auto* fnTy = llvm::FunctionType::get(b.getVoidTy(), false);
   std::string text = "cp.async.wait_group " + std::to_string(n < 0 ? 0 : n) + ";";
   b.CreateCall(fnTy, llvm::InlineAsm::get(fnTy, text, "~{memory}", true));
@@ -69,14 +69,14 @@ void emitCpAsyncWaitGroup(llvm::IRBuilder<>& b, int64_t n) {
 namespace {
 
 // Base coordinate j of view coordinate `coord` (as memory.cpp computes it).
-llvm::Value* baseCoordinateOf(llvm::IRBuilder<>& b, const Lowered& view, const std::vector<llvm::Value*>& coord,
+llvm::Value* baseCoordinateOf(llvm::IRBuilderBase& b, const Lowered& view, const std::vector<llvm::Value*>& coord,
                               size_t j) {
   size_t lead = view.offsets.size() - coord.size();
   if (j < lead) return view.offsets[j];
   return b.CreateAdd(view.offsets[j], coord[j - lead]);
 }
 
-llvm::Value* isMultipleOf(llvm::IRBuilder<>& b, llvm::Value* x, int64_t power) {
+llvm::Value* isMultipleOf(llvm::IRBuilderBase& b, llvm::Value* x, int64_t power) {
   llvm::Value* low = b.CreateAnd(x, llvm::ConstantInt::get(x->getType(), static_cast<uint64_t>(power - 1)));
   return b.CreateICmpEQ(low, llvm::ConstantInt::get(x->getType(), 0));
 }
@@ -135,20 +135,61 @@ void KernelLowering::emitAsyncChunks(const Lowered& dst, const Lowered& src, DTy
 }
 
 void KernelLowering::emitSyncFallback(const Lowered& dst, const Lowered& src, DType t, const EmittedLayout& chunks,
-                                      int64_t vec) {
+                                      int64_t vec, bool rolled) {
   llvm::Value* zero = constant(t, 0, 0.0);
-  for (int64_t v = 0; v < chunks.map.numValues(); ++v) {
-    std::vector<llvm::Value*> chunk = tileCoord(chunks, v);
-    llvm::Value* first = b_.CreateMul(chunk.back(), b_.getInt32(static_cast<uint32_t>(vec)));
-    for (int64_t e = 0; e < vec; ++e) {
-      std::vector<llvm::Value*> coord = chunk;
-      coord.back() = e == 0 ? first : b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(e)));
-      llvm::Value* value = predicatedGlobalLoad(globalAddress(src.base, t, viewElementIndex(src, coord)), t,
-                                                viewInBounds(src, coord), zero);
-      predicatedStore(ir::MemSpace::Shared, swizzledSharedAddress(dst, t, viewElementIndex(dst, coord)), t, value,
-                      chunks.isOwner);
+  auto copyElement = [&](const std::vector<llvm::Value*>& coord) {
+    llvm::Value* value = predicatedGlobalLoad(globalAddress(src.base, t, viewElementIndex(src, coord)), t,
+                                              viewInBounds(src, coord), zero);
+    predicatedStore(ir::MemSpace::Shared, swizzledSharedAddress(dst, t, viewElementIndex(dst, coord)), t, value,
+                    chunks.isOwner);
+  };
+  std::vector<std::vector<int64_t>> steps;
+  const int64_t elements = chunks.map.numValues() * vec;
+  if (!rolled || elements == 1 || (vec & (vec - 1)) != 0 || !valueBitSteps(chunks.map, steps)) {
+    for (int64_t v = 0; v < chunks.map.numValues(); ++v) {
+      std::vector<llvm::Value*> coord = tileCoord(chunks, v);
+      llvm::Value* first = b_.CreateMul(coord.back(), b_.getInt32(static_cast<uint32_t>(vec)));
+      for (int64_t e = 0; e < vec; ++e) {
+        coord.back() = e == 0 ? first : b_.CreateAdd(first, b_.getInt32(static_cast<uint32_t>(e)));
+        copyElement(coord);
+      }
     }
+    return;
   }
+  // Every element of the thread's chunks in one loop that stays a loop: this path
+  // runs only for unaligned tensors, and unrolled it was most of the kernel's IR
+  // (attention.ag: 128 loads per thread for q alone), which O3 and the backend
+  // paid for on every compile. Element i is element i % vec of value i / vec, whose
+  // coordinate is the sum of its index bits' steps (valueBitSteps).
+  llvm::BasicBlock* before = b_.GetInsertBlock();
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "copy_async.element", kernel_);
+  llvm::BasicBlock* after = llvm::BasicBlock::Create(ctx_, "copy_async.elements_done", kernel_);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt32Ty(), 2);
+  i->addIncoming(b_.getInt32(0), before);
+  int vecBits = 0;
+  while ((int64_t{1} << vecBits) < vec) ++vecBits;
+  llvm::Value* v = b_.CreateLShr(i, b_.getInt32(static_cast<uint32_t>(vecBits)));
+  std::vector<llvm::Value*> coord = chunks.threadCoord;
+  for (size_t bit = 0; bit < steps.size(); ++bit) {
+    llvm::Value* set = b_.CreateAnd(b_.CreateLShr(v, b_.getInt32(static_cast<uint32_t>(bit))), b_.getInt32(1));
+    for (size_t d = 0; d < coord.size(); ++d)
+      if (steps[bit][d] != 0)
+        coord[d] = b_.CreateAdd(coord[d], b_.CreateMul(set, b_.getInt32(static_cast<uint32_t>(steps[bit][d]))));
+  }
+  coord.back() = b_.CreateAdd(b_.CreateMul(coord.back(), b_.getInt32(static_cast<uint32_t>(vec))),
+                              b_.CreateAnd(i, b_.getInt32(static_cast<uint32_t>(vec - 1))));
+  copyElement(coord);
+  llvm::Value* next = b_.CreateAdd(i, b_.getInt32(1));
+  i->addIncoming(next, b_.GetInsertBlock());
+  llvm::BranchInst* back =
+      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(static_cast<uint32_t>(elements))), body, after);
+  llvm::MDNode* noUnroll = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable"));
+  llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx_, {nullptr, noUnroll});
+  loopId->replaceOperandWith(0, loopId);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  b_.SetInsertPoint(after);
 }
 
 bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
@@ -167,7 +208,7 @@ bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
   bool chunksStayWhole = swizzleKeepsChunksWhole(dst.swizzle, vec);
   bool cpAsyncSize = chunkBytes == 4 || chunkBytes == 8 || chunkBytes == 16;
   if (!chunksStayWhole || !cpAsyncSize) {
-    emitSyncFallback(dst, src, type.dtype, *chunks, vec);
+    emitSyncFallback(dst, src, type.dtype, *chunks, vec, /*rolled=*/false);
     return true;
   }
   // Three uniform paths: a tile wholly inside its tensor copies whole chunks with no
@@ -189,7 +230,7 @@ bool KernelLowering::lowerCopyAsync(const ir::Op& op) {
   emitAsyncChunks(dst, src, type.dtype, *chunks, vec, /*tileInside=*/false);
   b_.CreateBr(done);
   b_.SetInsertPoint(slow);
-  emitSyncFallback(dst, src, type.dtype, *chunks, vec);
+  emitSyncFallback(dst, src, type.dtype, *chunks, vec, /*rolled=*/true);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
   return true;

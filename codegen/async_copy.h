@@ -20,16 +20,16 @@ std::string cpAsyncText(int64_t chunkBytes);
 // Issues one cp.async of `chunkBytes` (4, 8 or 16) from global `src` (ptr
 // addrspace 1) to shared `dst` (ptr addrspace 3); `srcBytes` (i32) are read,
 // the rest zero-filled; only where `pred` (i1) holds.
-void emitCpAsync(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes,
+void emitCpAsync(llvm::IRBuilderBase& b, llvm::Value* dst, llvm::Value* src, llvm::Value* srcBytes,
                  llvm::Value* pred, int64_t chunkBytes);
 // "cp.async.cg.shared.global [$0], [$1], 16;": the whole chunk, no zero fill and no
 // predicate, for chunks known to lie inside the tensor and to be copied by their owner.
 std::string cpAsyncWholeChunkText(int64_t chunkBytes);
-void emitCpAsyncWholeChunk(llvm::IRBuilder<>& b, llvm::Value* dst, llvm::Value* src, int64_t chunkBytes);
+void emitCpAsyncWholeChunk(llvm::IRBuilderBase& b, llvm::Value* dst, llvm::Value* src, int64_t chunkBytes);
 // cp.async.commit_group;
-void emitCpAsyncCommitGroup(llvm::IRBuilder<>& b);
+void emitCpAsyncCommitGroup(llvm::IRBuilderBase& b);
 // cp.async.wait_group n;  (n >= 0)
-void emitCpAsyncWaitGroup(llvm::IRBuilder<>& b, int64_t n);
+void emitCpAsyncWaitGroup(llvm::IRBuilderBase& b, int64_t n);
 
 // True when a shared buffer's swizzle keeps every chunk of `vec` consecutive elements
 // contiguous (it moves groups of 2^M elements), so a chunk is one vector access; the

@@ -86,7 +86,7 @@ llvm::Value* KernelLowering::packHalfPair(llvm::Value* lo, llvm::Value* hi, DTyp
   return b_.CreateOr(loBits, b_.CreateShl(hiBits, b_.getInt32(16)));
 }
 
-llvm::Value* KernelLowering::fromMemoryAt(llvm::IRBuilder<>& b, llvm::Value* v, DType t) {
+llvm::Value* KernelLowering::fromMemoryAt(llvm::IRBuilderBase& b, llvm::Value* v, DType t) {
   return t == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
 }
 

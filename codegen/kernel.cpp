@@ -20,7 +20,8 @@ int64_t dtypeBytes(ir::DType t) {
 
 KernelLowering::KernelLowering(const ir::Function& fn, llvm::Module& module, const std::string& arch,
                                DiagnosticSink& diags)
-    : fn_(fn), module_(module), ctx_(module.getContext()), diags_(diags), arch_(arch), b_(ctx_), entry_(ctx_) {
+    : fn_(fn), module_(module), ctx_(module.getContext()), diags_(diags), arch_(arch), b_(ctx_, llvm::InstSimplifyFolder(module.getDataLayout())),
+      entry_(ctx_, llvm::InstSimplifyFolder(module.getDataLayout())) {
   // A multiply feeding an add may become one fma (as nvcc's default --fmad=true does):
   // one rounding instead of two, and half the instructions of softmax's s * scale - m.
   llvm::FastMathFlags contract;
@@ -376,7 +377,7 @@ namespace {
 
 // Emits sum over set bits b of `bitMask` of bit(tid, b) << targetShift(b), grouping
 // runs of consecutive source bits with consecutive targets into one shift and mask.
-llvm::Value* assembleBits(llvm::IRBuilder<>& b, llvm::Value* tid, const std::vector<std::pair<int, int>>& bits) {
+llvm::Value* assembleBits(llvm::IRBuilderBase& b, llvm::Value* tid, const std::vector<std::pair<int, int>>& bits) {
   llvm::Value* result = b.getInt32(0);
   size_t i = 0;
   while (i < bits.size()) {

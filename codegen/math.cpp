@@ -30,18 +30,18 @@ llvm::Value* KernelLowering::poly(llvm::Value* x, std::initializer_list<double> 
 
 namespace {
 
-llvm::Value* fma(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+llvm::Value* fma(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
   return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
 }
 
 // 2^n as an f32, for n in [-126, 127] (an i32).
-llvm::Value* powerOfTwo(llvm::IRBuilder<>& b, llvm::Value* n) {
+llvm::Value* powerOfTwo(llvm::IRBuilderBase& b, llvm::Value* n) {
   return b.CreateBitCast(b.CreateShl(b.CreateAdd(n, b.getInt32(127)), 23), b.getFloatTy());
 }
 
 // p * 2^n for n in [-152, 128], in two exact steps so that neither factor
 // leaves the normal range; only the last multiply rounds (denormal results).
-llvm::Value* scaleByPowerOfTwo(llvm::IRBuilder<>& b, llvm::Value* p, llvm::Value* n) {
+llvm::Value* scaleByPowerOfTwo(llvm::IRBuilderBase& b, llvm::Value* p, llvm::Value* n) {
   llvm::Value* half = b.CreateSDiv(n, b.getInt32(2));
   llvm::Value* rest = b.CreateSub(n, half);
   return b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, half)), powerOfTwo(b, rest));
@@ -97,7 +97,7 @@ llvm::Value* KernelLowering::logParts(llvm::Value* x, llvm::Value** exponent) {
 namespace {
 
 // Special cases shared by log and log2: NaN and x < 0 -> NaN, 0 -> -inf, +inf -> +inf.
-llvm::Value* logSpecials(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* r) {
+llvm::Value* logSpecials(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* r) {
   llvm::Type* f = b.getFloatTy();
   r = b.CreateSelect(b.CreateFCmpOEQ(x, llvm::ConstantFP::getInfinity(f)), x, r);
   r = b.CreateSelect(b.CreateFCmpOEQ(x, llvm::ConstantFP::get(f, 0.0)), llvm::ConstantFP::getInfinity(f, true), r);

@@ -92,7 +92,7 @@ bool KernelLowering::lowerView(const ir::Op& op) {
 
 // Base coordinate j of tile coordinate `coord`: o[j] (+ c[j - (r - k)] on the tile's axes).
 namespace {
-llvm::Value* baseCoordinate(llvm::IRBuilder<>& b, const Lowered& view, const std::vector<llvm::Value*>& coord, size_t j) {
+llvm::Value* baseCoordinate(llvm::IRBuilderBase& b, const Lowered& view, const std::vector<llvm::Value*>& coord, size_t j) {
   size_t lead = view.offsets.size() - coord.size();
   if (j < lead) return view.offsets[j];
   return b.CreateAdd(view.offsets[j], coord[j - lead]);

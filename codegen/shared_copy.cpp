@@ -63,7 +63,7 @@ bool KernelLowering::lowerSharedCopy(const ir::Op& load, const ir::Op& store) {
   const EmittedLayout* chunks = layoutFor(ir::asyncCopyChunkLayout(t, shape), store.range);
   if (!chunks) return false;
   if (!swizzleKeepsChunksWhole(dst.swizzle, vec)) {
-    emitSyncFallback(dst, src, t, *chunks, vec);
+    emitSyncFallback(dst, src, t, *chunks, vec, /*rolled=*/false);
     return true;
   }
   llvm::BasicBlock* vectors = llvm::BasicBlock::Create(ctx_, "copy.vectors", kernel_);
@@ -93,7 +93,7 @@ bool KernelLowering::lowerSharedCopy(const ir::Op& load, const ir::Op& store) {
   }
   b_.CreateBr(done);
   b_.SetInsertPoint(elements);
-  emitSyncFallback(dst, src, t, *chunks, vec);
+  emitSyncFallback(dst, src, t, *chunks, vec, /*rolled=*/false);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
   return true;

@@ -37,6 +37,21 @@ int64_t linearIndex(const std::vector<int64_t>& coord, const std::vector<int64_t
   return index;
 }
 
+bool valueBitSteps(const ThreadLayout& layout, std::vector<std::vector<int64_t>>& steps) {
+  const int64_t n = layout.numValues();
+  if (!isPowerOfTwo(n)) return false;
+  steps.clear();
+  for (int64_t bit = 1; bit < n; bit <<= 1) steps.push_back(layout.valueCoord[static_cast<size_t>(bit)]);
+  for (int64_t v = 0; v < n; ++v) {
+    std::vector<int64_t> predicted(static_cast<size_t>(layout.rank()), 0);
+    for (size_t b = 0; b < steps.size(); ++b)
+      if ((v >> b) & 1)
+        for (size_t d = 0; d < predicted.size(); ++d) predicted[d] += steps[b][d];
+    if (predicted != layout.valueCoord[static_cast<size_t>(v)]) return false;
+  }
+  return true;
+}
+
 bool analyzeThreadLayout(const ir::Layout& layout, int64_t numWarps, ThreadLayout& out,
                          std::string* why) {
   auto fail = [&](const std::string& reason) {

@@ -46,6 +46,13 @@ struct ThreadLayout {
 bool analyzeThreadLayout(const ir::Layout& layout, int64_t numWarps, ThreadLayout& out,
                          std::string* why);
 
+// The coordinate steps of a thread's value-index bits: steps[b][d] is how far
+// bit b of the value index moves dimension d, when the values are bit-linear
+//   valueCoord[v][d] = sum over v's bits b of steps[b][d]
+// (the value count a power of two). False, with `steps` unspecified, otherwise.
+// Lets codegen walk a thread's values in a run-time loop instead of unrolled.
+bool valueBitSteps(const ThreadLayout& layout, std::vector<std::vector<int64_t>>& steps);
+
 // Row-major linear index of `coord` in `shape`.
 int64_t linearIndex(const std::vector<int64_t>& coord, const std::vector<int64_t>& shape);
 

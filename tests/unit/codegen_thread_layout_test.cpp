@@ -24,6 +24,30 @@ TEST(ThreadLayout, OneDimensionalTileOverFourWarps) {
   EXPECT_EQ(map.warpBitsOf(0), 96u);
 }
 
+TEST(ThreadLayout, ValueBitStepsOfATwoDimensionalTile) {
+  ThreadLayout map;
+  ASSERT_TRUE(analyzeThreadLayout(Layout::canonical({128, 16}), 4, map, nullptr));
+  std::vector<std::vector<int64_t>> steps;
+  ASSERT_TRUE(valueBitSteps(map, steps));
+  ASSERT_EQ(static_cast<int64_t>(int64_t{1} << steps.size()), map.numValues());
+  for (int64_t v = 0; v < map.numValues(); ++v) {
+    std::vector<int64_t> sum(2, 0);
+    for (size_t b = 0; b < steps.size(); ++b)
+      if ((v >> b) & 1) sum[0] += steps[b][0], sum[1] += steps[b][1];
+    EXPECT_EQ(sum, map.valueCoord[static_cast<size_t>(v)]) << "value " << v;
+  }
+}
+
+TEST(ThreadLayout, ValuesThatAreNotBitLinearHaveNoSteps) {
+  ThreadLayout map;
+  ASSERT_TRUE(analyzeThreadLayout(Layout::canonical({1024}), 4, map, nullptr));
+  map.valueCoord[3] = {0};  // no longer value 1's step plus value 2's
+  std::vector<std::vector<int64_t>> steps;
+  EXPECT_FALSE(valueBitSteps(map, steps));
+  map.valueCoord.pop_back();  // seven values: not a power of two
+  EXPECT_FALSE(valueBitSteps(map, steps));
+}
+
 TEST(ThreadLayout, SmallTileIsReplicated) {
   ThreadLayout map;
   ASSERT_TRUE(analyzeThreadLayout(Layout::canonical({16}), 4, map, nullptr));
