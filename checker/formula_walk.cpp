@@ -24,3 +24,23 @@ std::vector<z3::expr> postorder(const z3::expr& root) {
 }
 
 }  // namespace argus::checker
+
+namespace argus::checker {
+
+bool mentions(const z3::expr& root, const z3::expr& constant) {
+  std::unordered_set<unsigned> seen{root.id()};
+  std::vector<z3::expr> work{root};
+  while (!work.empty()) {
+    z3::expr e = work.back();
+    work.pop_back();
+    if (z3::eq(e, constant)) return true;
+    if (!e.is_app()) continue;
+    for (unsigned i = 0; i < e.num_args(); ++i) {
+      z3::expr child = e.arg(i);
+      if (seen.insert(child.id()).second) work.push_back(child);
+    }
+  }
+  return false;
+}
+
+}  // namespace argus::checker

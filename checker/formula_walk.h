@@ -12,4 +12,7 @@ namespace argus::checker {
 // The formula's terms, operands first, each once.
 std::vector<z3::expr> postorder(const z3::expr& root);
 
+// Whether `constant` occurs in `root`.
+bool mentions(const z3::expr& root, const z3::expr& constant);
+
 }  // namespace argus::checker

@@ -161,6 +161,8 @@ class TagFlow {
     std::vector<TagMap> carried;
     std::map<ir::ValueId, TagMap> buffers;
   };
+  // Whether some tag of `yield` depends on the iteration index `j` where `head`'s does not.
+  static bool dependsOnIteration(const State& head, const State& yield, const z3::expr& j);
   // The components (carried tile "c<i>" or buffer "b<id>", with a tag) of a loop's state.
   struct Component {
     std::string key;
