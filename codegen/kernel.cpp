@@ -20,8 +20,7 @@ int64_t dtypeBytes(ir::DType t) {
 
 KernelLowering::KernelLowering(const ir::Function& fn, llvm::Module& module, const std::string& arch,
                                DiagnosticSink& diags)
-    : fn_(fn), module_(module), ctx_(module.getContext()), diags_(diags), arch_(arch), b_(ctx_, llvm::InstSimplifyFolder(module.getDataLayout())),
-      entry_(ctx_, llvm::InstSimplifyFolder(module.getDataLayout())) {
+    : fn_(fn), module_(module), ctx_(module.getContext()), diags_(diags), arch_(arch), b_(ctx_), entry_(ctx_) {
   // A multiply feeding an add may become one fma (as nvcc's default --fmad=true does):
   // one rounding instead of two, and half the instructions of softmax's s * scale - m.
   llvm::FastMathFlags contract;

@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include <llvm/Analysis/InstSimplifyFolder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -65,7 +64,7 @@ struct EmittedLayout {
   llvm::Value* isOwner = nullptr;         // i1; null when every thread is a primary owner
 };
 
-using Builder = llvm::IRBuilder<llvm::InstSimplifyFolder>;
+using Builder = llvm::IRBuilder<>;
 
 class KernelLowering {
  public:
@@ -286,9 +285,6 @@ class KernelLowering {
   DiagnosticSink& diags_;
   std::string arch_;
   llvm::Function* kernel_ = nullptr;
-  // Both fold what they build where the result is already known (x + 0, x * 1, a
-  // comparison decided by constants): the per-element address arithmetic is then
-  // a third smaller before O3 sees it, and O3 and the backend run that much faster.
   Builder b_;      // the current insertion point
   Builder entry_;  // the entry block, before its terminator: thread-id arithmetic
   std::vector<Lowered> values_;
