@@ -137,7 +137,12 @@ class MbarrierChecker {
     std::string reason;
   };
 
-  Answer solve(const MbWindow& w, const z3::expr& formula) {
+  // Whether a violation needs a readable witness (a finding) or only the answer (whether
+  // the window reaches back far enough, which incomplete() reads: these are often sat
+  // with the first, short window, and their witness search was wasted).
+  enum class Want { Witness, Answer };
+
+  Answer solve(const MbWindow& w, const z3::expr& formula, Want want = Want::Witness) {
     Answer a;
     if (budget_.spent()) {
       a.result = Result::Unknown;
@@ -182,6 +187,7 @@ class MbarrierChecker {
     }
     a.result = Result::Violated;
     a.model = solver.get_model();
+    if (want == Want::Answer) return a;
     // The earliest iteration and a small launch make the counterexample readable.
     std::set<std::string> names;
     std::set<unsigned> seen;
@@ -342,7 +348,7 @@ class MbarrierChecker {
     Answer a = solve(w, violation);
     if (a.result == Result::Unknown) return cannotProve(e, "mbarrier " + name(e.index, "i") + " is initialized before this use", a.reason);
     if (a.result == Result::Holds) {
-      Answer c = solve(w, w.self.present && !initialized && !w.complete);
+      Answer c = solve(w, w.self.present && !initialized && !w.complete, Want::Answer);
       incomplete(e, "the mbarrier this " + std::string(opWord(e)) + " uses is initialized", c,
                  "its mbarrier_init is more iterations back than the checker looks");
       return;
@@ -391,7 +397,7 @@ class MbarrierChecker {
     if (ans.result == Result::Unknown)
       return cannotProve(e, "this mbarrier_wait waits for the phase of the copies it guards", ans.reason);
     if (ans.result == Result::Holds) {
-      Answer c = solve(w, w.self.present && latest.none && !w.complete);
+      Answer c = solve(w, w.self.present && latest.none && !w.complete, Want::Answer);
       incomplete(e, "this mbarrier_wait waits for the phase of the copies it guards", c,
                  "the previous wait on its mbarrier is more iterations back than the checker looks (" +
                      std::to_string(depth_) + ")");
@@ -476,7 +482,7 @@ class MbarrierChecker {
     if (ans.result == Result::Unknown)
       return cannotProve(e, "this " + std::string(opWord(e)) + " arrives on a phase that has not completed", ans.reason);
     if (ans.result == Result::Holds) {
-      Answer c = solve(w, w.self.present && latest.none && !w.complete);
+      Answer c = solve(w, w.self.present && latest.none && !w.complete, Want::Answer);
       incomplete(e, "this " + std::string(opWord(e)) + " arrives on a phase that has not completed", c,
                  "the previous wait on its mbarrier is more iterations back than the checker looks (" +
                      std::to_string(depth_) + ")");
@@ -557,7 +563,7 @@ class MbarrierChecker {
                                                "' has completed before this " + opWord(e);
     if (ans.result == Result::Unknown) return cannotProve(e, what, ans.reason);
     if (ans.result == Result::Holds) {
-      Answer c = solve(w, touched && !writtenInWindow && !w.complete);
+      Answer c = solve(w, touched && !writtenInWindow && !w.complete, Want::Answer);
       incomplete(e, what, c,
                  "the copy that last wrote the element is more iterations back than the checker looks (" +
                      std::to_string(depth_) + ")");
@@ -639,7 +645,7 @@ class MbarrierChecker {
     std::string what = "no thread still reads the elements this copy_bulk overwrites";
     if (ans.result == Result::Unknown) return cannotProve(e, what, ans.reason);
     if (ans.result == Result::Holds) {
-      Answer c = solve(w, w.self.present && !anyBarrier && !w.complete);
+      Answer c = solve(w, w.self.present && !anyBarrier && !w.complete, Want::Answer);
       incomplete(e, what, c, "no barrier() in the last " + std::to_string(depth_) +
                                  " iterations orders older reads before it");
       return;
