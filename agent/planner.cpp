@@ -233,6 +233,11 @@ void Planner::update(const std::string& action, const nlohmann::json& args, doub
   alternative.count += weight;
 }
 
+namespace {
+// candidateReward of a valid step at about 0.83x its predecessor's speed.
+constexpr double kClearlyWorseReward = 0.3;
+}  // namespace
+
 void Planner::warmStart(const std::vector<ExperienceMemory::ActionStats>& stats, const std::vector<Case>& cases) {
   // An LLM candidate ("llm:<entry>") counts for the entry it applied.
   auto entryOf = [](const std::string& action) { return action.starts_with("llm:") ? action.substr(4) : action; };
@@ -249,8 +254,14 @@ void Planner::warmStart(const std::vector<ExperienceMemory::ActionStats>& stats,
     if (c.action == "baseline") continue;
     const bool llm = c.action.starts_with("llm:");
     auto& alternative = byAlternative_[proposalKey(entryOf(c.action), llm ? nlohmann::json::object() : c.actionArgs)];
-    alternative.sum += 0.5 * std::clamp(c.reward, 0.0, 1.0);
-    alternative.count += 0.5;
+    // Half an observation, but a whole one for a step the other task measured
+    // clearly slower than what it replaced (below about 0.83x) or wrong: sizes
+    // change how much faster a step is far more often than whether it is a
+    // step back (bench/results/agent/h100_softmax_s28: run 2 drew first the
+    // W = 1 that run 1 had measured at 0.59x, about one first draw in eight).
+    const double weight = c.reward < kClearlyWorseReward ? 1.0 : 0.5;
+    alternative.sum += weight * std::clamp(c.reward, 0.0, 1.0);
+    alternative.count += weight;
   }
 }
 

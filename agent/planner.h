@@ -82,7 +82,8 @@ class Planner {
   // Learns from one reward (weight 1 = one observation).
   void update(const std::string& action, const nlohmann::json& args, double reward, double weight = 1);
   // Warm start from memory: action-level statistics and per-alternative cases
-  // of similar tasks (each counted as half an observation).
+  // of similar tasks (each counted as half an observation; a case clearly
+  // slower than its predecessor, or wrong, as a whole one).
   void warmStart(const std::vector<ExperienceMemory::ActionStats>& stats, const std::vector<Case>& cases);
 
   double value(const std::string& action, const nlohmann::json& args) const;

@@ -125,6 +125,27 @@ TEST(AgentPlanner, LlmCandidatesInMemoryCountForTheEntryTheyApplied) {
   EXPECT_EQ(planner.propose(gemmFeatures(), {})[0].action, "a");
 }
 
+TEST(AgentPlanner, ARelatedTasksClearlySlowerStepWeighsAWholeObservation) {
+  KnowledgeBase kb;
+  kb.entries = {entry("a", 0.5)};
+  Planner planner(kb, PlannerOptions{});
+  Evaluation valid;
+  valid.verdict = Verdict::Ok;
+  Case slower;  // measured at 0.59x by the other task
+  slower.action = "a";
+  slower.actionArgs = {{"W", 1}};
+  slower.reward = candidateReward(valid, 0.59);
+  Case faster;  // 1.2x: sizes may change by how much, so half an observation
+  faster.action = "a";
+  faster.actionArgs = {{"W", 8}};
+  faster.reward = candidateReward(valid, 1.2);
+  planner.warmStart({}, {slower, faster});
+  // (prior 0.5 + 1 x 0.14) / 2 with the whole observation; it was (0.5 + 0.5 x 0.14) / 1.5 = 0.38.
+  EXPECT_LT(planner.value("a", {{"W", 1}}), 0.33);
+  const double fasterReward = candidateReward(valid, 1.2);
+  EXPECT_NEAR(planner.value("a", {{"W", 8}}), (0.5 + 0.5 * fasterReward) / 1.5, 1e-9);
+}
+
 // The shipped const_search entry's shape: alternatives from the kernel's consts.
 KnowledgeBase constSearchOnly() {
   KnowledgeBase kb;
