@@ -23,10 +23,6 @@ std::vector<z3::expr> postorder(const z3::expr& root) {
   return order;
 }
 
-}  // namespace argus::checker
-
-namespace argus::checker {
-
 bool mentions(const z3::expr& root, const z3::expr& constant) {
   std::unordered_set<unsigned> seen{root.id()};
   std::vector<z3::expr> work{root};

@@ -64,8 +64,6 @@ struct EmittedLayout {
   llvm::Value* isOwner = nullptr;         // i1; null when every thread is a primary owner
 };
 
-using Builder = llvm::IRBuilder<>;
-
 class KernelLowering {
  public:
   KernelLowering(const ir::Function& fn, llvm::Module& module, const std::string& arch,
@@ -285,8 +283,8 @@ class KernelLowering {
   DiagnosticSink& diags_;
   std::string arch_;
   llvm::Function* kernel_ = nullptr;
-  Builder b_;      // the current insertion point
-  Builder entry_;  // the entry block, before its terminator: thread-id arithmetic
+  llvm::IRBuilder<> b_;      // the current insertion point
+  llvm::IRBuilder<> entry_;  // the entry block, before its terminator: thread-id arithmetic
   std::vector<Lowered> values_;
   std::map<std::string, std::unique_ptr<EmittedLayout>> layouts_;  // by ir::layoutStr
   std::map<uint32_t, llvm::Value*> zeroBitTests_;
