@@ -82,6 +82,8 @@ class ScalarEncoder {
 
   // A model of `assertions` with the earliest iterations and the smallest launch, if found within the budget.
   std::optional<z3::model> minimize(const z3::expr_vector& assertions, SolverBudget& budget);
+  // The iteration index of each loop of the scope, outermost first (the loop variable is lb + j * step).
+  const std::vector<z3::expr>& iterations() const { return iterations_; }
   // Loop variables by source name, outermost first.
   std::vector<std::pair<std::string, int64_t>> iterationValues(const z3::model& model) const;
   // The program ids and runtime sizes the encoding used ("program_id(0)", "N").
